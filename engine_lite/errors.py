@@ -1,0 +1,42 @@
+"""The one error type of the rules core.
+
+`code` is stable (tests, the serial link and the ring's error blink key on
+it); `message` names the field or the rule that was broken. `line` is set by
+`replay` to the 1-based input line. Raising one means nothing was applied.
+"""
+
+
+class EngineError(ValueError):
+    def __init__(self, code, message, line=None):
+        ValueError.__init__(self, message)
+        self.code = code
+        self.message = message
+        self.line = line
+
+    def __str__(self):
+        if self.line is None:
+            return self.message
+        return "line %d: %s" % (self.line, self.message)
+
+
+# Stable error codes. Short strings: they travel over the serial link.
+BAD_JSON = "bad_json"  # the line is not a JSON object
+BAD_EVENT = "bad_event"  # unknown `ev`, or an event the game does not have
+BAD_FIELD = "bad_field"  # a field is missing, unknown or of the wrong type/range
+NOT_STARTED = "not_started"  # first event is not `start`
+ALREADY_STARTED = "already_started"
+GAME_OVER = "game_over"  # play event after the game ended
+NOT_OVER = "not_over"  # portfolio before the game ended
+TURN_INCOMPLETE = "turn_incomplete"  # ending a turn / harvesting too early
+UPKEEP = "upkeep"  # an action after the turn's first harvest
+NO_TOKENS = "no_tokens"  # no Seedy Business token left
+FLUSH_USED = "flush_used"  # second flush by the same player
+EXCHANGE_EMPTY = "exchange_empty"  # nothing to plant or swap
+TOO_MANY = "too_many"  # more than 25 tokens of a flower
+ALREADY_ENTERED = "already_entered"  # second portfolio for a player
+TRIGGERED = "triggered"  # manual crash after an end trigger
+MIXED_TURN = "mixed_turn"  # take and plant in one turn, or two takes
+HAND_SHORT = "hand_short"  # not enough seed cards for a plant
+ORCHID_TAKEN = "orchid_taken"  # an orchid name planted twice
+LAST_ROUND = "last_round"  # take in the last round
+NOTHING_TO_UNDO = "nothing_to_undo"

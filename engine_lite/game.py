@@ -1,0 +1,131 @@
+"""A game as a fold over its log of compact records.
+
+`Game.apply(event_dict)` is the single entry for a table event, on the
+board and on the host: the event is checked and encoded (record.py), judged
+by the game's rules (stalk.py / orchids.py), and only then appended to the
+log. Undo drops the last record and folds the log again from the start, so
+undo is an exact inverse by construction.
+"""
+
+import json
+
+from engine_lite import errors as E
+from engine_lite import record as R
+from engine_lite.log import RamLog
+from engine_lite.stalk import StalkState
+from engine_lite.orchids import OrchidsState
+
+
+def new_state(start):
+    if start[1] == R.STALK:
+        return StalkState(start)
+    return OrchidsState(start)
+
+
+class Game:
+    """One game. `log` is any object with append/pop/records/__len__ (RamLog
+    by default); a log that already holds records is folded at once."""
+
+    def __init__(self, log=None):
+        self.log = RamLog() if log is None else log
+        self.rules = None
+        if len(self.log):
+            self.refold()
+
+    @property
+    def game(self):
+        return None if self.rules is None else (R.STALK if isinstance(self.rules, StalkState) else R.ORCHIDS)
+
+    @property
+    def names(self):
+        return [] if self.rules is None else self.rules.names
+
+    def encode(self, ev):
+        """The compact record of an event dict (fields checked, rules not)."""
+        return R.encode(ev, self.game, self.names)
+
+    def apply(self, ev):
+        """Apply one event dict; EngineError and no change if it is illegal."""
+        self.apply_record(self.encode(ev))
+
+    def apply_record(self, rec):
+        """Apply one compact record (an undo record undoes)."""
+        if rec[0] == R.OP_UNDO:
+            self.undo()
+            return
+        self._judge(rec)
+        self.log.append(rec)
+
+    def _judge(self, rec):
+        if rec[0] == R.OP_START:
+            if self.rules is not None:
+                raise E.EngineError(E.ALREADY_STARTED, "the game has already started")
+            self.rules = new_state(rec)
+        elif self.rules is None:
+            raise E.EngineError(E.NOT_STARTED, "the first event must be start")
+        else:
+            self.rules.apply(rec)
+
+    def undo(self):
+        """Remove the latest event after start (any number of times)."""
+        if len(self.log) <= 1:
+            raise E.EngineError(E.NOTHING_TO_UNDO, "undo: no event after start to undo")
+        self.log.pop()
+        self.refold()
+
+    def refold(self):
+        self.rules = None
+        for rec in self.log.records():
+            self._judge(rec)
+
+    def state(self):
+        """The state as a plain dict (see docs/game-record.md)."""
+        if self.rules is None:
+            return {"game": None}
+        return self.rules.to_dict()
+
+    def events(self):
+        """The effective events, as dicts, oldest first."""
+        out = []
+        game = None
+        names = None
+        for rec in self.log.records():
+            if game is None:
+                game = rec[1]
+                names = R.start_names(rec)
+            out.append(R.decode(rec, game, names))
+        return out
+
+
+def parse_line(text):
+    """One game-record line as an event dict (EngineError if it is not)."""
+    try:
+        ev = json.loads(text)
+    except ValueError:
+        raise E.EngineError(E.BAD_JSON, "not valid JSON")
+    if type(ev) is not dict:
+        raise E.EngineError(E.BAD_JSON, "an event must be a JSON object")
+    return ev
+
+
+def replay(lines, game=None):
+    """Fold a game record (any iterable of JSON lines) into a state dict.
+
+    Blank lines are skipped but counted. An illegal event raises EngineError
+    with `.line` (1-based) and `.code`; nothing is returned then."""
+    g = Game() if game is None else game
+    n = 0
+    for text in lines:
+        n += 1
+        if isinstance(text, bytes):
+            text = str(text, "utf-8")
+        if not text.strip():
+            continue
+        try:
+            g.apply(parse_line(text))
+        except E.EngineError as err:
+            err.line = n
+            raise err
+    if g.rules is None:
+        raise E.EngineError(E.NOT_STARTED, "the record has no start event", n)
+    return g.state()

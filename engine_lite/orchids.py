@@ -1,0 +1,149 @@
+"""Oh My. Orchids! table rules: seeds in hand, flowers planted, the last round.
+
+As in stalk.py, `apply` checks every rule before it changes anything.
+Flowers are kept as (name, kind, points) tuples: names matter for the
+variety bonus and for "each orchid card is unique" (ruling R7).
+"""
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+
+    def const(x):
+        return x
+
+
+from engine_lite import errors as E
+from engine_lite import record as R
+from engine_lite import tables as T
+from engine_lite.ranking import ranked
+
+NONE = const(0)  # what the player has done this turn
+TOOK = const(1)
+PLANTED = const(2)
+
+
+class OrchidsState:
+    def __init__(self, start):
+        self.names = R.start_names(start)
+        self.n = n = len(self.names)
+        self.hand = bytearray(T.STARTING_SEEDS[:n])
+        self.composted = [0] * n
+        self.flowers = [[] for _ in range(n)]
+        self.player = 0
+        self.turn = 1
+        self.done = NONE
+        self.last_round = False
+        self.remaining = 0  # last-round turns still to play
+        self.over = False
+
+    def planted_orchid(self, name):
+        for row in self.flowers:
+            for f in row:
+                if f[1] == "orchid" and f[0] == name:
+                    return True
+        return False
+
+    def apply(self, rec):
+        op = rec[0]
+        p = self.player
+        if self.over:
+            raise E.EngineError(E.GAME_OVER, "the game is over")
+        if op == R.OP_TAKE:
+            if self.last_round:
+                raise E.EngineError(E.LAST_ROUND, "in the last round players may only plant")
+            if self.done != NONE:
+                raise E.EngineError(E.MIXED_TURN, "a turn is one take or plants, never both")
+            hand = self.hand[p] + rec[1]
+            if hand > T.HAND_LIMIT:  # "must immediately compost the excess"
+                self.composted[p] += hand - T.HAND_LIMIT
+                hand = T.HAND_LIMIT
+            self.hand[p] = hand
+            self.done = TOOK
+        elif op == R.OP_SOW:
+            if self.done == TOOK:
+                raise E.EngineError(E.MIXED_TURN, "a turn is one take or plants, never both")
+            name = R.sow_name(rec)
+            kind = R.KINDS[rec[1]]
+            if rec[3] > self.hand[p]:
+                raise E.EngineError(E.HAND_SHORT, "plant: %s costs %d seeds, %s holds %d" % (name, rec[3], self.names[p], self.hand[p]))
+            if kind == "orchid" and self.planted_orchid(name):
+                raise E.EngineError(E.ORCHID_TAKEN, "plant: the orchid %s is already planted (every orchid is unique)" % name)
+            self.hand[p] -= rec[3]
+            self.flowers[p].append((name, kind, rec[2]))
+            self.done = PLANTED
+        elif op == R.OP_END_TURN:
+            if self.done == NONE and not self.last_round:
+                raise E.EngineError(E.TURN_INCOMPLETE, "a turn takes seeds or plants flowers before it ends")
+            if self.last_round:
+                self.remaining -= 1
+                self.over = self.remaining == 0
+            elif len(self.flowers[p]) >= T.LAST_ROUND_FLOWERS:
+                # "All other players now have one last turn"
+                self.last_round = True
+                self.remaining = self.n - 1
+            if not self.over:
+                self.player = (p + 1) % self.n
+                self.turn += 1
+            self.done = NONE
+        else:
+            raise E.EngineError(E.BAD_EVENT, "%s is not an Oh My. Orchids! event" % R.decode(rec, R.ORCHIDS, self.names)["ev"])
+
+    def to_dict(self):
+        players = {}
+        for s in range(self.n):
+            players[self.names[s]] = {
+                "hand": self.hand[s],
+                "flowers": [flower_dict(f) for f in self.flowers[s]],
+                "points": flower_points(self.flowers[s]),
+                "composted": self.composted[s],
+            }
+        d = {
+            "game": "oh-my-orchids",
+            "seats": self.names,
+            "current_player": None if self.over else self.names[self.player],
+            "turn": self.turn,
+            "last_round": self.last_round,
+            "game_over": self.over,
+            "players": players,
+        }
+        if self.over:
+            d["final"] = final_scores(self.names, self.flowers, self.composted)
+        return d
+
+
+def flower_dict(f):
+    return {"name": f[0], "kind": f[1], "points": f[2]}
+
+
+def flower_points(flowers):
+    total = 0
+    for f in flowers:
+        total += f[2]
+    return total
+
+
+def final_scores(names, flowers, composted):
+    """Flower points + variety bonus - composted; ties -> more orchid cards.
+
+    Variety counts distinct flower names: every orchid is its own type,
+    copies of a flora card share one (ruling R7)."""
+    rows = []
+    for s in range(len(names)):
+        fp = flower_points(flowers[s])
+        kinds = set()
+        orchids = 0
+        for f in flowers[s]:
+            kinds.add(f[0])
+            if f[1] == "orchid":
+                orchids += 1
+        vb = T.variety_bonus(len(kinds))
+        rows.append((fp + vb - composted[s], [orchids], s, fp, vb, composted[s]))
+    return {
+        "game": "oh-my-orchids",
+        "players": ranked(
+            rows,
+            names,
+            lambda r: {"flower_points": r[3], "variety_bonus": r[4], "composted": r[5], "orchids": r[1][0]},
+        ),
+    }

@@ -1,0 +1,21 @@
+"""Ranking shared by both games' final scores."""
+
+
+def ranked(rows, names, extra):
+    """Players in rank order. rows: (score, tie-break key, seat, ...).
+
+    Equal score and key share a rank ("the tied players share the
+    victory"); ranks skip after a shared one (1, 1, 3). Shared ranks keep
+    seat order. `extra(row)` adds game-specific fields."""
+    order = sorted(rows, key=lambda r: (-r[0], [-k for k in r[1]], r[2]))
+    out = []
+    rank = 0
+    prev = None
+    for i, row in enumerate(order):
+        if prev is None or row[0] != prev[0] or row[1] != prev[1]:
+            rank = i + 1
+        prev = row
+        p = {"name": names[row[2]], "score": row[0], "rank": rank, "winner": rank == 1}
+        p.update(extra(row))
+        out.append(p)
+    return out
