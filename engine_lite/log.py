@@ -30,12 +30,16 @@ class RamLog:
         self.buf[len(self.buf) - n - 2 :] = b""
         self.count -= 1
 
-    def records(self):
-        """Yield every record, oldest first, as a memoryview (no copies)."""
+    def records(self, start=0):
+        """Yield the records from index `start` on, oldest first, as
+        memoryviews (no copies)."""
         mv = memoryview(self.buf)
         i = 0
+        k = 0
         end = len(self.buf)
         while i < end:
             n = self.buf[i]
-            yield mv[i + 1 : i + 1 + n]
+            if k >= start:
+                yield mv[i + 1 : i + 1 + n]
+            k += 1
             i += n + 2

@@ -89,6 +89,43 @@ class OrchidsState:
         else:
             raise E.EngineError(E.BAD_EVENT, "%s is not an Oh My. Orchids! event" % R.decode(rec, R.ORCHIDS, self.names)["ev"])
 
+    def dump(self):
+        """The mutable state as bytes; `load` is its inverse."""
+        out = bytearray((self.player, self.turn & 255, self.turn >> 8, self.done, self.last_round, self.remaining, self.over))
+        out.extend(self.hand)
+        for s in range(self.n):
+            out.append(self.composted[s] & 255)
+            out.append(self.composted[s] >> 8)
+            out.append(len(self.flowers[s]))
+            for f in self.flowers[s]:
+                raw = f[0].encode()
+                out.extend(bytes((R.KINDS.index(f[1]), f[2], len(raw))))
+                out.extend(raw)
+        return bytes(out)
+
+    def load(self, b):
+        self.player = b[0]
+        self.turn = b[1] | b[2] << 8
+        self.done = b[3]
+        self.last_round = bool(b[4])
+        self.remaining = b[5]
+        self.over = bool(b[6])
+        n = self.n
+        self.hand[:] = b[7 : 7 + n]
+        i = 7 + n
+        for s in range(n):
+            self.composted[s] = b[i] | b[i + 1] << 8
+            k = b[i + 2]
+            i += 3
+            row = []
+            for _ in range(k):
+                m = b[i + 2]
+                row.append((str(bytes(b[i + 3 : i + 3 + m]), "utf-8"), R.KINDS[b[i]], b[i + 1]))
+                i += 3 + m
+            self.flowers[s] = row
+        if i != len(b):
+            raise ValueError("snapshot size")
+
     def to_dict(self):
         players = {}
         for s in range(self.n):

@@ -153,6 +153,40 @@ class StalkState:
             self.portfolios[5 * seat + f] = rec[3 + f]
         self.entered[seat] = 1
 
+    # -- snapshot (boot restore on the board) ---------------------------
+
+    def dump(self):
+        """The mutable state as bytes; `load` is its inverse."""
+        head = bytearray(12)
+        head[0] = self.harvested & 255
+        head[1] = self.harvested >> 8
+        head[2] = self.bag
+        head[3] = self.exchange
+        head[4] = self.player
+        head[5] = self.turn & 255
+        head[6] = self.turn >> 8
+        head[7] = self.actions
+        head[8] = self.upkeep
+        head[9] = self.trigger
+        head[10] = self.over
+        return bytes(head) + bytes(self.values) + bytes(self.tokens) + bytes(self.flushed) + bytes(self.portfolios) + bytes(self.entered)
+
+    def load(self, b):
+        n = self.n
+        self.harvested = b[0] | b[1] << 8
+        self.bag, self.exchange, self.player = b[2], b[3], b[4]
+        self.turn = b[5] | b[6] << 8
+        self.actions = b[7]
+        self.upkeep = bool(b[8])
+        self.trigger = b[9]
+        self.over = bool(b[10])
+        i = 12
+        for arr in (self.values, self.tokens, self.flushed, self.portfolios, self.entered):
+            arr[:] = b[i : i + len(arr)]
+            i += len(arr)
+        if i != len(b) or n != len(self.tokens):
+            raise ValueError("snapshot size")
+
     # -- views ----------------------------------------------------------
 
     def all_entered(self):
