@@ -8,7 +8,7 @@ it); `message` names the field or the rule that was broken. `line` is set by
 
 class EngineError(ValueError):
     def __init__(self, code, message, line=None):
-        ValueError.__init__(self, message)
+        super().__init__(message)
         self.code = code
         self.message = message
         self.line = line

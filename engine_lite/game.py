@@ -24,12 +24,15 @@ def new_state(start):
 
 class Game:
     """One game. `log` is any object with append/pop/records/__len__ (RamLog
-    by default); a log that already holds records is folded at once."""
+    by default); a log that already holds records is folded at once, from
+    `snapshot` (see `snapshot()`) when one is given."""
 
-    def __init__(self, log=None):
+    def __init__(self, log=None, snapshot=None):
         self.log = RamLog() if log is None else log
         self.rules = None
-        if len(self.log):
+        if snapshot is not None:
+            self._restore(snapshot)
+        elif len(self.log):
             self.refold()
 
     @property
@@ -90,23 +93,22 @@ class Game:
 
     @classmethod
     def restore(cls, log, snap):
-        """A Game on `log` from a snapshot: only records after it are folded.
+        """A Game on `log` from a snapshot: only records after it are folded."""
+        return cls(log, snap)
 
-        The snapshot must belong to this log (same start record, no more
+    def _restore(self, snap):
+        """The snapshot must belong to this log (same start record, no more
         records than the log holds); anything else raises ValueError and the
         caller falls back to a full refold."""
         count = snap[0] | snap[1] << 8 | snap[2] << 16 | snap[3] << 24
         k = snap[4]
         start = bytes(snap[5 : 5 + k])
-        if count < 1 or count > len(log) or bytes(next(iter(log.records()))) != start:
+        if count < 1 or count > len(self.log) or bytes(next(iter(self.log.records()))) != start:
             raise ValueError("snapshot does not match the log")
-        g = cls.__new__(cls)
-        g.log = log
-        g.rules = new_state(start)
-        g.rules.load(snap[5 + k :])
-        for rec in log.records(count):
-            g._judge(rec)
-        return g
+        self.rules = new_state(start)
+        self.rules.load(snap[5 + k :])
+        for rec in self.log.records(count):
+            self._judge(rec)
 
     def state(self):
         """The state as a plain dict (see docs/game-record.md)."""
@@ -138,6 +140,20 @@ def parse_line(text):
     return ev
 
 
+def _apply_line(g, text):
+    """Parse and apply one line; the EngineError if it is refused, else None.
+
+    The try lives in this small frame on purpose: every object it guards is
+    also held by the caller, which keeps the replay loop safe on
+    interpreters whose GC does not scan frames inside a try (see
+    tests/mpy_harness.py, KNOWN_WASM_GC_BUG)."""
+    try:
+        g.apply(parse_line(text))
+    except E.EngineError as err:
+        return err
+    return None
+
+
 def replay(lines, game=None):
     """Fold a game record (any iterable of JSON lines) into a state dict.
 
@@ -149,13 +165,11 @@ def replay(lines, game=None):
         n += 1
         if isinstance(text, bytes):
             text = str(text, "utf-8")
-        if not text.strip():
-            continue
-        try:
-            g.apply(parse_line(text))
-        except E.EngineError as err:
-            err.line = n
-            raise err
+        if text.strip():
+            err = _apply_line(g, text)
+            if err is not None:
+                err.line = n
+                raise err
     if g.rules is None:
         raise E.EngineError(E.NOT_STARTED, "the record has no start event", n)
     return g.state()
