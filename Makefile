@@ -1,0 +1,29 @@
+# Bloomkeeper developer entry points. `make test` is what CI runs (.ci/run).
+PY ?= python3
+VENV := .venv
+STAMP := $(VENV)/.installed
+
+.PHONY: install test run bench clean
+
+install: $(STAMP)
+
+# Reinstall only when pyproject.toml changes. editable_mode=compat puts the repo
+# root on the venv's sys.path, so packages created after install are importable too.
+$(STAMP): pyproject.toml
+	test -x $(VENV)/bin/python || $(PY) -m venv $(VENV)
+	$(VENV)/bin/python -m pip install --disable-pip-version-check -q \
+		--config-settings editable_mode=compat -e '.[test]'
+	touch $@
+
+test: $(STAMP)
+	$(VENV)/bin/python -m pytest -q
+
+run: $(STAMP)
+	$(VENV)/bin/bloomkeeper sim
+
+bench: $(STAMP)
+	$(VENV)/bin/python -m bench
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .hypothesis
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -1,0 +1,1 @@
+"""Benchmarks: `python -m bench` prints figures (tests never assert wall-clock times)."""

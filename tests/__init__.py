@@ -1,0 +1,1 @@
+"""Bloomkeeper test suite (CPython, plus MicroPython gates via tests/mpy_harness.py)."""
