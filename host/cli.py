@@ -14,6 +14,7 @@ from host.errors import UserError
 
 COMMAND_MODULES = (
     "host.cmd_rules",
+    "host.cmd_simulate",
 )
 
 
