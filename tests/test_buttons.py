@@ -1,0 +1,254 @@
+"""firmware/buttons.py: debounce, short/long press, the allocation-free queue.
+
+Issue 3, "Buttons": "Debounced (configurable, default ~20 ms), short and long
+press, events queued without allocating. Pure logic driven by an injected
+clock, so tests step time exactly." and "nothing fires twice from a bouncing
+contact". Time is stepped 1 ms per poll unless a test says otherwise.
+"""
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from firmware.buttons import BUTTONS, LONG, SHORT, ButtonEvent, Buttons, ticks_diff
+from tests.mpy_harness import run_mpy
+
+
+class Pin:
+    def __init__(self):
+        self.v = 1
+
+    def value(self):
+        return self.v
+
+
+class Rig:
+    """Eight pins and a clock; `run(ms)` polls once per ms and collects events."""
+
+    def __init__(self, t0=0, **kw):
+        self.t = t0
+        self.pins = [Pin() for _ in BUTTONS]
+        self.b = Buttons(self.pins, lambda: self.t, **kw)
+        self.ev = ButtonEvent()
+        self.log = []  # (time, button, kind)
+
+    def run(self, ms, pattern=None):
+        for k in range(ms):
+            if pattern is not None:
+                pattern(k)
+            self.t += 1
+            self.b.poll()
+            while self.b.get_into(self.ev):
+                self.log.append((self.t, self.ev.button, self.ev.kind))
+
+    def set(self, i, v):
+        self.pins[i].v = v
+
+
+def test_button_order_matches_contract():
+    assert BUTTONS == ("dahlia", "daffodil", "globemaster", "snowdrop", "tulip", "undo", "ok", "menu")
+    assert (SHORT, LONG) == (1, 2)
+
+
+def test_clean_short_press_fires_once_on_release_after_debounce():
+    r = Rig()
+    r.run(5)
+    r.set(2, 0)
+    r.run(100)
+    assert r.log == []  # a short press fires on release, not on press
+    r.set(2, 1)  # the poll at t=106 sees the release edge
+    r.run(20)
+    assert r.log == []  # t=125: held released 19 ms, not yet debounced
+    r.run(1)
+    assert r.log == [(126, 2, SHORT)]  # exactly 20 ms after the edge was sampled
+    r.run(1000)
+    assert r.log == [(126, 2, SHORT)]
+
+
+def test_bouncing_contacts_fire_exactly_once():
+    """Contacts chatter for 8 ms on press and on release (2 ms per level):
+    one SHORT, never two."""
+    r = Rig()
+    bounce = [0, 0, 1, 1, 0, 0, 1, 1]
+    r.run(3, lambda k: r.set(0, bounce[k % 8]))
+    r.run(8, lambda k: r.set(0, bounce[k]))
+    r.set(0, 0)
+    r.run(200)
+    r.run(8, lambda k: r.set(0, 1 - bounce[k]))
+    r.set(0, 1)
+    r.run(200)
+    assert [(b, kind) for _, b, kind in r.log] == [(0, SHORT)]
+
+
+def test_glitch_shorter_than_debounce_is_ignored():
+    r = Rig()
+    r.set(4, 0)
+    r.run(19)  # 19 ms low: noise, not a press
+    r.set(4, 1)
+    r.run(100)
+    assert r.log == []
+
+
+def test_long_press_fires_while_held_and_release_fires_nothing():
+    r = Rig()
+    r.set(5, 0)  # the first poll (t=1) sees the press edge
+    r.run(600)
+    assert r.log == []
+    r.run(1)
+    assert r.log == [(601, 5, LONG)]  # 600 ms after the edge, still held
+    r.run(3000)  # holding on fires no second LONG
+    r.set(5, 1)
+    r.run(500)
+    assert r.log == [(601, 5, LONG)]
+    r.set(5, 0)  # the next press is a fresh one
+    r.run(50)
+    r.set(5, 1)
+    r.run(50)
+    assert r.log[-1][1:] == (5, SHORT)
+
+
+def test_configurable_times():
+    r = Rig(debounce_ms=5, long_ms=100)
+    r.set(1, 0)
+    r.run(99)
+    r.set(1, 1)  # edge sampled at t=100
+    r.run(6)
+    assert r.log == [(105, 1, SHORT)]
+    r.set(1, 0)  # edge sampled at t=106
+    r.run(101)
+    assert r.log[-1] == (206, 1, LONG)
+
+
+def test_button_held_at_start_is_suppressed():
+    r = Rig()
+    r.pins[7].v = 0
+    r.b = Buttons(r.pins, lambda: r.t)
+    r.run(2000)
+    r.set(7, 1)
+    r.run(100)
+    assert r.log == []
+
+
+def test_simultaneous_presses_queue_in_order_and_overflow_drops_new():
+    r = Rig(queue=4)
+    for i in range(8):
+        r.set(i, 0)
+    r.t += 50
+    r.b.poll()  # raw change seen
+    r.t += 50
+    r.b.poll()  # debounced pressed
+    for i in range(8):
+        r.set(i, 1)
+    r.b.poll()
+    r.t += 50
+    r.b.poll()  # 8 SHORTs, room for 4
+    got = []
+    while r.b.get_into(r.ev):
+        got.append((r.ev.button, r.ev.kind))
+    assert got == [(0, SHORT), (1, SHORT), (2, SHORT), (3, SHORT)]
+    assert r.b.dropped == 4
+    assert not r.b.get_into(r.ev)
+
+
+def test_clock_wrap_at_2_pow_30():
+    """MicroPython's ticks_ms wraps at 2**30; a press across the wrap works."""
+    t0 = (1 << 30) - 300
+    r = Rig(t0=t0)
+    r.set(3, 0)
+    r.run(200)
+    r.t = r.t & ((1 << 30) - 1)
+    r.run(450)  # crosses the wrap while held
+    assert [(b, k) for _, b, k in r.log] == [(3, LONG)]
+    assert ticks_diff(5, (1 << 30) - 5) == 10
+    assert ticks_diff(100, 40) == 60
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(
+    st.lists(st.integers(1, 19), min_size=0, max_size=9),
+    st.integers(21, 500),
+    st.lists(st.integers(1, 19), min_size=0, max_size=9),
+)
+def test_any_bounce_shorter_than_debounce_gives_one_event(press_bounce, hold, release_bounce):
+    """Whatever the chatter (each level held < 20 ms), one press (held
+    >= 20 ms) gives one event: SHORT if held < long_ms, LONG otherwise.
+    `hold` counts polls, so the level is held hold-1 ms after its edge."""
+    r = Rig()
+    level = 0
+    for d in press_bounce:
+        r.set(6, level)
+        r.run(d)
+        level ^= 1
+    r.set(6, 0)
+    r.run(hold)
+    level = 1
+    for d in release_bounce:
+        r.set(6, level)
+        r.run(d)
+        level ^= 1
+    r.set(6, 1)
+    r.run(700)
+    kinds = [k for _, b, k in r.log]
+    assert len(kinds) == 1
+    assert kinds[0] == (LONG if hold - 1 >= 600 else SHORT)
+
+
+MPY_SETUP = """
+import micropython, gc
+from firmware.buttons import Buttons, ButtonEvent
+class Pin:
+    def __init__(self):
+        self.v = 1
+    def value(self):
+        return self.v
+T = [0]
+def clock():
+    return T[0]
+PINS = [Pin() for _ in range(8)]
+B = Buttons(PINS, clock)
+EV = ButtonEvent()
+OUT = bytearray(64)
+N = [0]
+def step(ms):
+    for _ in range(ms):
+        T[0] += 1
+        B.poll()
+        while B.get_into(EV):
+            OUT[N[0]] = EV.button * 16 + EV.kind
+            N[0] += 1
+def script():
+    PINS[0].v = 0
+    step(5)
+    PINS[0].v = 1
+    step(3)
+    PINS[0].v = 0
+    step(100)
+    PINS[0].v = 1
+    step(50)
+    PINS[7].v = 0
+    step(700)
+    PINS[7].v = 1
+    step(50)
+"""
+
+
+# Control: the lock really bites in this interpreter (an allocation raises).
+LOCK_WORKS = """
+micropython.heap_lock()
+try:
+    bytearray(16)
+    print('no-lock')
+except MemoryError:
+    print('locked')
+micropython.heap_unlock()
+"""
+
+
+@pytest.mark.mpy
+def test_poll_and_get_into_allocate_nothing_in_real_micropython():
+    """Bouncing short press on dahlia + long press on menu, all under
+    micropython.heap_lock(): any allocation would raise MemoryError."""
+    r = run_mpy(
+        "gc.collect()\nmicropython.heap_lock()\nscript()\nmicropython.heap_unlock()\nprint(list(OUT[:N[0]]))\n" + LOCK_WORKS,
+        setup=MPY_SETUP,
+    )
+    assert r.stdout.splitlines() == [str([0 * 16 + SHORT, 7 * 16 + LONG]), "locked"]
