@@ -15,6 +15,7 @@ from host.errors import UserError
 COMMAND_MODULES = (
     "host.cmd_rules",
     "host.cmd_simulate",
+    "host.cmd_sim",
 )
 
 

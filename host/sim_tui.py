@@ -1,0 +1,668 @@
+"""The terminal simulator behind `make run` / `bloomkeeper sim`.
+
+The board's firmware runs UNCHANGED (firmware/app.py on firmware/hw.py's
+simulated backend, with a real directory-backed firmware/storage.Store) and
+this module is only its case:
+
+* the LED ring: the App's real pixels (what it last wrote to the strip),
+  drawn as a circle of coloured cells;
+* the eight buttons: keys press the simulated pins, so the firmware's own
+  debounce and long-press logic decides what a press was;
+* the game in words (`App.describe()`), the screen name and the last error;
+* the serial link on a pseudo-terminal whose path is shown (when
+  firmware/link.py is there), so `bloomkeeper sync --port PATH` works
+  against the simulator as against a real board.
+
+Keys (shown on screen):  1-5 the five flower buttons (dahlia, daffodil,
+globemaster, snowdrop, tulip); u undo; space or enter ok; m menu. A terminal
+cannot tell how long a key is held, so a LONG press is the shifted key
+(! @ # $ % for 1-5, U, O, M) or the prefix key l followed by the button key.
+q or Ctrl-C quits (the flash directory keeps the game for next time).
+
+Time: `App.step()` runs on a ~10 ms timer and the simulated board's clock is
+fed from real (monotonic) time; a key holds its pin down for a short press
+(80 ms) or past the firmware's long-press threshold.
+
+SimBoard (below) is the UI-free part and is what the tests poke directly
+when they need to; SimApp is the textual application.
+"""
+
+import math
+import os
+import time
+import traceback
+
+# Button order everywhere (firmware/buttons.py BUTTONS).
+BUTTONS = ("dahlia", "daffodil", "globemaster", "snowdrop", "tulip", "undo", "ok", "menu")
+SHORT = 1
+LONG = 2
+
+# key character -> (button index, kind)
+KEYMAP = {}
+for _i, _c in enumerate("12345"):
+    KEYMAP[_c] = (_i, SHORT)
+for _i, _c in enumerate("!@#$%"):
+    KEYMAP[_c] = (_i, LONG)
+KEYMAP.update({
+    "u": (5, SHORT), "U": (5, LONG),
+    " ": (6, SHORT), "o": (6, SHORT), "O": (6, LONG),
+    "m": (7, SHORT), "M": (7, LONG),
+})
+LONG_PREFIX = "l"
+ENTER_KEYS = ("enter", "ctrl+m", "ctrl+j")  # ok (short)
+
+LEGEND = (
+    ("1", "dahlia"), ("2", "daffodil"), ("3", "globemaster"), ("4", "snowdrop"), ("5", "tulip"),
+    ("u", "undo"), ("space/enter", "ok"), ("m", "menu"),
+)
+
+# Legend colours for the flower buttons when firmware/ring.py names none.
+_FALLBACK_COLOURS = ((220, 40, 60), (250, 210, 40), (150, 70, 210), (235, 235, 235), (255, 120, 170))
+
+SHORT_HOLD_MS = 80    # > the firmware's debounce (20 ms) by a wide margin on a 10 ms timer
+GAP_MS = 60           # released time between two queued presses
+LONG_EXTRA_MS = 150   # hold this much past the firmware's long-press threshold
+DEFAULT_LONG_MS = 600
+
+
+class SimUnavailable(Exception):
+    """A firmware piece the simulator needs is not there (message = one line)."""
+
+
+def _import(name):
+    import importlib
+
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as err:
+        if err.name and (err.name == name or name.startswith(err.name + ".")):
+            raise SimUnavailable("the simulator needs %s, which is not in this tree yet" % name.replace(".", "/") + ".py")
+        raise
+
+
+def real_clock():
+    """Milliseconds of real (monotonic) time since this call, as an int."""
+    t0 = time.monotonic()
+    return lambda: int((time.monotonic() - t0) * 1000)
+
+
+def set_hw_clock(hw, ms):
+    """Feed the simulated board's clock (firmware/hw_sim.py SimHW: `.now`, ms)."""
+    if not hasattr(hw, "now") or not hasattr(hw, "press"):
+        raise SimUnavailable("firmware/hw.py did not give the simulated backend (no settable clock)")
+    hw.now = ms
+
+
+def display_rgb(rgb):
+    """An LED's (r, g, b) as a terminal colour. The ring is brightness-limited
+    (a lit pixel may be 40/255), which an LED shows brightly but a screen
+    would draw nearly black; so each pixel is lifted by the eye's gamma
+    (1/2.2) on its brightest channel, all channels scaled alike: hue kept,
+    dim stays dimmer than bright. (0, 0, 0) stays off."""
+    m = max(rgb)
+    if m <= 0:
+        return (0, 0, 0)
+    target = max(48.0, 255 * (m / 255.0) ** (1 / 2.2))
+    k = target / m
+    return tuple(min(255, int(round(v * k))) for v in rgb)
+
+
+def _round_half_away(x):
+    return int(math.floor(x + 0.5)) if x >= 0 else -int(math.floor(-x + 0.5))
+
+
+def ring_layout(count):
+    """Cell positions (row, col) for `count` pixels on a circle: pixel 0 at the
+    top, then clockwise. A pixel is two terminal columns wide (about square),
+    so the circle is laid out on a grid of 2-column cells; the radius grows
+    until no two pixels share a cell. Returns (rows, cols, positions)."""
+    radius = max(3, _round_half_away(count / 4.0))
+    while True:
+        pos = []
+        for i in range(count):
+            a = 2 * math.pi * i / count
+            pos.append((_round_half_away(radius * (1 - math.cos(a))), 2 * (radius + _round_half_away(radius * math.sin(a)))))
+        if len(set(pos)) == count:
+            return 2 * radius + 1, 2 * (2 * radius + 1), pos
+        radius += 1
+
+
+class SimBoard:
+    """The simulated board without a UI: firmware App + SimHW + Store + link.
+
+    `tick()` is one timer tick: set the board clock from `clock()`, move the
+    simulated pins for queued key presses, run `App.step()`. Exceptions from
+    the firmware are caught and kept in `last_error` (and `errors`) so a
+    firmware bug shows on screen instead of killing the terminal.
+    """
+
+    def __init__(self, board="pico", state_dir=None, clock=None, link=True):
+        self.board = board
+        self.state_dir = state_dir
+        self.clock = clock or real_clock()
+        self.want_link = link
+        self.hw = self.store = self.app = self.link = None
+        self.link_path = None
+        self.link_note = None
+        self.last_error = None
+        self.errors = 0        # firmware exceptions caught
+        self.blinks = 0        # error blinks seen on the ring
+        self.refusal = None
+        self.label = board
+        self.queue = []        # pending (button, kind)
+        self.held = None       # (button, kind, pressed_at_ms, hold_ms) while a pin is down
+        self.released_at = None
+        self.last_step = None  # board time of the last App.step()
+        self.history = []      # last presses, for the screen
+        self._pty = None
+
+    # -- start / stop ------------------------------------------------------
+    def start(self):
+        """Build the board as firmware/main.py does, on the simulated backend."""
+        hw_mod = _import("firmware.hw")
+        storage = _import("firmware.storage")
+        app_mod = _import("firmware.app")
+        self.hw = hw_mod.make_hw(self.board, backend="sim")
+        self.label = _board_label(self.board)
+        set_hw_clock(self.hw, self.clock())
+        store_cls = _observed_store(storage.Store, self)
+        if self.state_dir:
+            os.makedirs(self.state_dir, exist_ok=True)
+            self.store = store_cls(root=self.state_dir)
+        else:
+            memfs = _import("firmware.memfs")
+            self.store = store_cls(fs=memfs.MemFS())
+        link_mod = self._open_link() if self.want_link else None
+        self.app = app_mod.App(self.hw, self.store, link=self.link)
+        if self.link is not None:
+            try:
+                board = link_mod.AppBoard(self.app, self.store, board_id="sim-" + self.board, fw=_fw_version())
+                board.remote_buttons = True  # simulator only: the host may press buttons over the link
+                self.link.attach(board)
+            except Exception as err:  # a broken link must not stop the board
+                self.link.port = None  # Link.poll() does nothing without a port
+                self.link_note = "link failed: %s" % _one_line(err)
+                self.link_path = None
+                self.close()
+        return self
+
+    def _open_link(self):
+        """The board's serial link (firmware/link.py, device side) on a pty."""
+        try:
+            link_mod = _import("firmware.link")
+        except SimUnavailable as err:
+            self.link_note = str(err)
+            return None
+        try:
+            self._pty = PtyPort()
+            self.link = link_mod.Link(None, self._pty, clock=self.clock)
+            self.link_path = self._pty.path
+        except Exception as err:
+            self.close()
+            self.link = None
+            self.link_note = "link failed: %s" % _one_line(err)
+            return None
+        return link_mod
+
+    def close(self):
+        if self._pty is not None:
+            self._pty.close()
+            self._pty = None
+
+    # -- running -----------------------------------------------------------
+    def now(self):
+        return self.clock()
+
+    def _buttons_ms(self, name, default):
+        for holder in (getattr(self.app, "buttons", None), self.app):
+            v = getattr(holder, name, None)
+            if isinstance(v, int) and v > 0:
+                return v
+        return default
+
+    def hold_ms(self, kind):
+        """How long a key holds its pin down: well past the firmware's
+        debounce for a short press, past its long-press threshold for a long one."""
+        debounce = self._buttons_ms("debounce_ms", 20)
+        if kind == LONG:
+            return self._buttons_ms("long_ms", DEFAULT_LONG_MS) + LONG_EXTRA_MS
+        return max(SHORT_HOLD_MS, 2 * debounce + 40)
+
+    def gap_ms(self):
+        return max(GAP_MS, 2 * self._buttons_ms("debounce_ms", 20) + 20)
+
+    def press(self, button, kind=SHORT):
+        """Queue a press of button 0..7 (SHORT or LONG)."""
+        self.queue.append((button, kind))
+
+    def busy(self):
+        return bool(self.queue) or self.held is not None
+
+    def tick(self):
+        now = self.clock()
+        set_hw_clock(self.hw, now)
+        self._drive_pins(now)
+        if self._pty is not None:
+            self._pty.flush()
+        view = getattr(self.app, "view", None)
+        blink = getattr(view, "error_at", None)
+        self.refusal = None
+        try:
+            self.app.step()  # polls the link too (App was given it)
+        except Exception as err:
+            self.errors += 1
+            self.last_error = "firmware error: %s" % _one_line(err)
+            self._log_traceback()
+        else:
+            if view is not None and getattr(view, "error_at", None) != blink:
+                self._note_blink(now)
+        self.last_step = now
+        return now
+
+    def note_refused(self, err):
+        """Called by the observed Store: the engine refused a record."""
+        code = getattr(err, "code", None)
+        self.refusal = "%s (%s)" % (err, code) if code else str(err)
+
+    def _note_blink(self, now):
+        """The ring just blinked its error: say why, in words."""
+        what = self.history[-1] if self.history else "a press"
+        where = self.screen_name()
+        if self.refusal:
+            why = "refused by the rules: %s" % self.refusal
+        else:
+            why = "that button does nothing here"
+        self.blinks += 1
+        self.last_error = "%s on %s: %s" % (what, where, why)
+
+    def _drive_pins(self, now):
+        """Move the simulated pins for the queued presses. Timing is judged
+        by what the firmware has SEEN (the time of the last step), so a
+        stalled terminal can stretch a press but never lose one."""
+        seen = self.last_step
+        if self.held is not None:
+            b, kind, t0, need = self.held
+            if seen is not None and seen - t0 >= need:
+                self.hw.release(b)
+                self.held = None
+                self.released_at = now
+        if self.held is None and self.queue:
+            if self.released_at is None or (seen is not None and seen - self.released_at >= self.gap_ms()):
+                b, kind = self.queue.pop(0)
+                self.hw.press(b)
+                self.held = (b, kind, now, self.hold_ms(kind))
+                self.history.append("%s %s" % (BUTTONS[b], "long" if kind == LONG else "short"))
+                del self.history[:-8]
+
+    def _log_traceback(self):
+        if not self.state_dir:
+            return
+        try:
+            with open(os.path.join(self.state_dir, "sim-errors.log"), "a") as f:
+                f.write(time.strftime("%Y-%m-%d %H:%M:%S ") + traceback.format_exc() + "\n")
+        except OSError:
+            pass
+
+    # -- what the screen shows --------------------------------------------
+    def pixels(self):
+        """The App's real pixels: what it last wrote to the simulated strip."""
+        return [tuple(p) for p in self.hw.pixels]
+
+    def describe(self):
+        try:
+            return [str(line) for line in self.app.describe()]
+        except Exception as err:
+            return ["(describe() failed: %s)" % _one_line(err)]
+
+    def screen_name(self):
+        return str(getattr(self.app, "screen", "") or "")
+
+    def error_text(self):
+        """The last error: a refused gesture or event, or a firmware exception."""
+        return self.last_error
+
+    def pressed(self):
+        return None if self.held is None else self.held[0]
+
+
+def _observed_store(base, sim):
+    """The real Store, watched: an engine refusal is noted for the screen's
+    "last error" line (the App turns it into an error blink and says no
+    more), then raised on unchanged. Nothing else differs from the board."""
+
+    class ObservedStore(base):
+        def apply(self, game, rec):
+            try:
+                return base.apply(self, game, rec)
+            except Exception as err:
+                sim.note_refused(err)
+                raise
+
+        def undo(self, game):
+            try:
+                return base.undo(self, game)
+            except Exception as err:
+                sim.note_refused(err)
+                raise
+
+    return ObservedStore
+
+
+class PtyPort:
+    """The simulated board's USB serial: the master side of a pseudo-terminal.
+    `path` (the slave) is what a host opens (`bloomkeeper sync --port PATH`).
+    Non-blocking `read(n)` -> bytes or None, `write(data)`, as firmware/link.py
+    wants. The slave stays open here too, so a host that disconnects and comes
+    back finds the same port (and reads on the master never see EIO)."""
+
+    def __init__(self):
+        import tty
+
+        self.master, self.slave = os.openpty()
+        tty.setraw(self.slave)  # bytes pass unchanged: no echo, no CR/LF mapping
+        os.set_blocking(self.master, False)
+        self.path = os.ttyname(self.slave)
+        self.pending = bytearray()  # what the host has not read yet (kept bounded)
+
+    def read(self, n):
+        try:
+            data = os.read(self.master, n)
+        except (BlockingIOError, InterruptedError):
+            return None
+        except OSError:
+            return None
+        return data or None
+
+    def write(self, data):
+        self.pending.extend(data)
+        self.flush()
+
+    def flush(self):
+        while self.pending:
+            try:
+                k = os.write(self.master, self.pending)
+            except (BlockingIOError, InterruptedError):
+                break
+            except OSError:
+                del self.pending[:]
+                break
+            del self.pending[:k]
+        if len(self.pending) > 1 << 20:  # nobody reads: drop, as a full USB buffer would
+            del self.pending[:]
+
+    def close(self):
+        for fd in (self.master, self.slave):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+def _fw_version():
+    try:
+        import firmware
+
+        return str(getattr(firmware, "VERSION", None) or getattr(firmware, "__version__", None) or "sim")
+    except Exception:
+        return "sim"
+
+
+def _one_line(err):
+    text = " ".join(str(err).split())
+    return "%s: %s" % (type(err).__name__, text) if text else type(err).__name__
+
+
+def _board_label(board):
+    from host.cmd_sim import _PINMAP
+    import json
+
+    try:
+        with open(_PINMAP) as f:
+            return json.load(f)["boards"][board].get("label", board)
+    except (OSError, ValueError, KeyError, AttributeError):
+        return board
+
+
+def button_colours():
+    """Legend colours of the five flower buttons: the ring's own (firmware/ring.py FLOWER_RGB)."""
+    try:
+        import firmware.ring as ring
+
+        c = bytes(ring.FLOWER_RGB)
+        if len(c) >= 15:
+            return tuple(tuple(c[3 * k:3 * k + 3]) for k in range(5))
+    except Exception:
+        pass
+    return _FALLBACK_COLOURS
+
+
+# ---------------------------------------------------------------------------
+# The textual application
+# ---------------------------------------------------------------------------
+
+from rich.text import Text  # noqa: E402
+from textual.app import App, ComposeResult  # noqa: E402
+from textual.binding import Binding  # noqa: E402
+from textual.containers import Horizontal, Vertical  # noqa: E402
+from textual.widget import Widget  # noqa: E402
+from textual.widgets import Static  # noqa: E402
+
+
+class RingView(Widget):
+    """The LED ring: one coloured two-column cell per pixel, on a circle."""
+
+    DEFAULT_CSS = """
+    RingView { width: auto; height: auto; padding: 1 2; }
+    """
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self.pix = []
+        self.centre = ""
+
+    def set_pixels(self, pixels, centre=""):
+        if pixels != self.pix or centre != self.centre:
+            self.pix = list(pixels)
+            self.centre = centre
+            self.refresh(layout=True)
+
+    def get_content_width(self, container, viewport):
+        return ring_layout(max(1, len(self.pix) or 24))[1]
+
+    def get_content_height(self, container, viewport, width):
+        return ring_layout(max(1, len(self.pix) or 24))[0]
+
+    def render(self):
+        count = len(self.pix) or 24
+        rows, cols, pos = ring_layout(count)
+        grid = [[(" ", None)] * cols for _ in range(rows)]
+        for i, (r, c) in enumerate(pos):
+            rgb = self.pix[i] if i < len(self.pix) else (0, 0, 0)
+            if any(rgb):
+                style = "rgb(%d,%d,%d)" % display_rgb(rgb)
+                grid[r][c] = grid[r][c + 1] = ("█", style)
+            else:
+                grid[r][c] = grid[r][c + 1] = ("·", "grey35")
+        centre = self.centre[: cols - 10]
+        if centre:
+            r = rows // 2
+            start = (cols - len(centre)) // 2
+            for k, ch in enumerate(centre):
+                grid[r][start + k] = (ch, "bold")
+        text = Text(no_wrap=True)
+        for r, row in enumerate(grid):
+            for ch, style in row:
+                text.append(ch, style=style)
+            if r < rows - 1:
+                text.append("\n")
+        return text
+
+
+class ButtonsView(Static):
+    """The eight buttons and their keys; the one held down is lit."""
+
+    def show(self, held, long_armed, colours):
+        t = Text(no_wrap=False)
+        for i, (key, name) in enumerate(LEGEND):
+            if i < 5:
+                base = "rgb(%d,%d,%d)" % colours[i]
+            else:
+                base = "white"
+            style = ("reverse bold " + base) if held == i else base
+            t.append(" %s " % key, style="bold reverse" if held == i else "bold")
+            t.append("%s" % name, style=style)
+            t.append("  ")
+        t.append("\nlong press: ", style="bold")
+        t.append("Shift+key (! @ # $ %  U  O  M) or l then the key")
+        if long_armed:
+            t.append("   [LONG armed: next button key is a long press]", style="bold yellow")
+        t.append("   q quit", style="bold")
+        self.update(t)
+
+
+class SimApp(App):
+    """`bloomkeeper sim`: the board in a terminal."""
+
+    TITLE = "Bloomkeeper simulator"
+    CSS = """
+    Screen { layout: vertical; }
+    #top { height: auto; }
+    #info { height: auto; padding: 0 1; color: $text-muted; }
+    #ring { border: round $primary; }
+    #side { width: 1fr; height: auto; padding: 0 1; }
+    #state { height: auto; border: round $secondary; padding: 0 1; }
+    #error { height: auto; padding: 0 1; }
+    #history { height: auto; padding: 0 1; color: $text-muted; }
+    #buttons { height: auto; border: round $accent; padding: 0 1; }
+    """
+    BINDINGS = [
+        Binding("q", "quit", "quit", priority=True),
+        Binding("ctrl+c", "quit", "quit", priority=True, show=False),
+    ]
+    TICK_S = 0.01
+
+    def __init__(self, board="pico", state_dir=None, clock=None, link=True, sim=None):
+        super().__init__()
+        self.sim = sim or SimBoard(board=board, state_dir=state_dir, clock=clock, link=link)
+        self.long_armed = False
+        self.startup_error = None
+        self._shown = None
+        self._colours = _FALLBACK_COLOURS
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="info")
+        with Horizontal(id="top"):
+            yield RingView(id="ring")
+            with Vertical(id="side"):
+                yield Static(id="state")
+                yield Static(id="error")
+                yield Static(id="history")
+        yield ButtonsView(id="buttons")
+
+    def on_mount(self):
+        try:
+            if self.sim.app is None:
+                self.sim.start()
+        except SimUnavailable as err:
+            self.startup_error = str(err)
+        except Exception as err:
+            self.startup_error = "the firmware failed to start: %s" % _one_line(err)
+        self._colours = button_colours()
+        self.query_one("#ring").border_title = "LED ring"
+        self.query_one("#state").border_title = "the game"
+        self.query_one("#buttons").border_title = "buttons (keyboard)"
+        self.refresh_view(force=True)
+        if self.startup_error is None:
+            self.set_interval(self.TICK_S, self.on_tick)
+
+    def on_tick(self):
+        self.sim.tick()
+        self.refresh_view()
+
+    def on_unmount(self):
+        self.sim.close()
+
+    def refresh_view(self, force=False):
+        sim = self.sim
+        if self.startup_error is not None:
+            self.query_one("#info", Static).update(Text("board: %s (simulated)" % sim.board))
+            self.query_one("#error", Static).update(Text("error: " + self.startup_error, style="bold red"))
+            self.query_one("#state", Static).update(Text("The simulator cannot run the firmware yet. q quits."))
+            self.query_one("#buttons", ButtonsView).show(None, self.long_armed, self._colours)
+            return
+        screen = sim.screen_name()
+        shown = (tuple(sim.pixels()), screen, tuple(sim.describe()), sim.error_text(), sim.pressed(),
+                 self.long_armed, tuple(sim.history), sim.link_path, sim.link_note)
+        if shown == self._shown and not force:
+            return
+        self._shown = shown
+        pixels, screen, lines, err, held, armed, history, link_path, link_note = shown
+        self.query_one("#ring", RingView).set_pixels(list(pixels), screen)
+        link = ("link: %s" % link_path) if link_path else ("link: none (%s)" % (link_note or "not started"))
+        info = Text()
+        info.append("board: %s (simulated)   " % sim.label)
+        info.append(link, style="bold")
+        info.append("   flash: %s" % (sim.state_dir or "in memory"))
+        self.query_one("#info", Static).update(info)
+        state = Text()
+        state.append("screen: %s\n" % screen, style="bold")
+        state.append("\n".join(lines) if lines else "(nothing to say)")
+        self.query_one("#state", Static).update(state)
+        self.query_one("#error", Static).update(
+            Text("last error: " + err, style="bold red") if err else Text("last error: none", style="dim"))
+        self.query_one("#history", Static).update(Text("pressed: " + ", ".join(history[-6:]) if history else ""))
+        self.query_one("#buttons", ButtonsView).show(held, armed, self._colours)
+
+    def on_key(self, event):
+        key = event.key
+        ch = event.character
+        if key in ENTER_KEYS:
+            ch = " "
+        elif key == "space":
+            ch = " "
+        if ch == LONG_PREFIX:
+            self.long_armed = not self.long_armed
+            event.stop()
+            self.refresh_view()
+            return
+        if key == "escape":
+            self.long_armed = False
+            event.stop()
+            self.refresh_view()
+            return
+        hit = KEYMAP.get(ch) if ch else None
+        if hit is None:
+            return
+        button, kind = hit
+        if self.long_armed:
+            kind = LONG
+            self.long_armed = False
+        event.stop()
+        if self.startup_error is None:
+            self.sim.press(button, kind)
+        self.refresh_view()
+
+
+def run(board="pico", state_dir=None):
+    """Run the interactive simulator until q / Ctrl-C. Returns the exit status.
+    A firmware piece that is missing or fails to boot is one line (UserError)
+    before the screen is taken over."""
+    from host.errors import UserError
+
+    sim = SimBoard(board=board, state_dir=state_dir)
+    try:
+        sim.start()
+    except SimUnavailable as err:
+        sim.close()
+        raise UserError(str(err))
+    except Exception as err:
+        sim.close()
+        raise UserError("the firmware failed to start: %s" % _one_line(err))
+    app = SimApp(sim=sim)
+    try:
+        app.run()
+    finally:
+        sim.close()
+    if app.startup_error:
+        raise UserError(app.startup_error)
+    return 0
