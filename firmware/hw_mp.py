@@ -1,0 +1,26 @@
+"""MicroPython backend: machine.Pin with pull-ups, the built-in neopixel.
+
+The NeoPixel object is used as the strip directly (it already has
+`__setitem__` and `write()`), and `ticks_ms` is time.ticks_ms itself, so the
+hot path adds no layer of Python calls.
+"""
+
+
+def pin_number(name):
+    """'GP16' -> 16 (machine.Pin takes the GPIO number)."""
+    return int(name[2:]) if name[:2] == "GP" else int(name)
+
+
+class MicroPythonHW:
+    def __init__(self, spec):
+        import machine
+        import neopixel
+        import time
+
+        from firmware.hw import button_pins
+
+        P = machine.Pin
+        self.pins = [P(pin_number(n), P.IN, P.PULL_UP) for n in button_pins(spec)]
+        self.count = spec["pixel_count"]
+        self.strip = neopixel.NeoPixel(P(pin_number(spec["pixel_pin"]), P.OUT), self.count)
+        self.ticks_ms = time.ticks_ms
