@@ -1,0 +1,569 @@
+"""The application: gestures -> table events -> flash -> ring.
+
+Why one object with string screen names and if-chains: it runs on a Pico
+with ~200 KB of RAM, every press must be handled without allocating (a
+heap_lock test proves it for a plant), and the simulator, the serial link
+and the tests must drive exactly the code the board runs. So:
+
+* a gesture (button, SHORT/LONG) goes to the handler of the current
+  screen; table events are the engine's constant records (R.PLANT ...)
+  where they have no fields;
+* `Store.apply` judges the record (EngineError -> error blink, nothing
+  changes) and makes it durable BEFORE the ring shows it (acknowledged);
+* after every change `_sync()` copies the few numbers the ring needs into
+  the preallocated View; `step()` renders it and writes only changed pixels.
+
+Gesture map (docs/controls.md is the player's card):
+  Stalk Exchange play: OK plant, MENU swap, flower = harvest +1 of it
+  (counted, OK confirms), hold OK end turn, hold MENU menu (flush, crash,
+  brightness, new game), UNDO undo. Oh My. Orchids! play: flower k = take k
+  seeds, OK plant (kind, points, seeds), hold OK end turn / pass.
+Setup, menus and number entry live in firmware/setup_flow.py.
+"""
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+
+    def const(x):
+        return x
+
+
+from engine_lite import EngineError
+from engine_lite import record as R
+from firmware import ring as RG
+from firmware.buttons import Buttons, ButtonEvent, SHORT, LONG
+from firmware import setup_flow as SF
+
+B_UNDO = const(5)
+B_OK = const(6)
+B_MENU = const(7)
+FLOWER_NAMES = ("dahlia", "daffodil", "globemaster", "snowdrop", "tulip")
+HIST_MAX = const(48)  # presses remembered for undo inside an entry screen
+
+
+class App:
+    def __init__(self, hw, store, clock=None, link=None):
+        self.hw = hw
+        self.store = store
+        self.clock = clock if clock is not None else hw.ticks_ms
+        self.link = link
+        self.on_event = []  # fn(game_id, index, record) after each durable change
+        self.buttons = Buttons(hw.pins, self.clock)
+        self.ev = ButtonEvent()
+        self.ring = RG.Ring(hw.count)
+        self.view = RG.View()
+        self.shown = bytearray(3 * hw.count)
+        self._first = True
+        self._direct_setup(hw.strip)
+        self.settings = store.settings()
+        self.view.brightness = _brightness(self.settings.get("brightness"))
+        # entry screens: a number, a kind, the presses that built them
+        self.number = 0
+        self.hist = bytearray(HIST_MAX)
+        self.hist_n = 0
+        self.pending = -1  # Stalk harvest being counted: flower or -1
+        self.pending_count = 0
+        self.counts = bytearray(5)  # portfolio being entered
+        self.pf_seat = -1  # whose portfolio `counts` holds
+        self.plant_kind = 0  # 0 orchid, 1..5 flora of flower k-1
+        self.plant_points = 0
+        self.back = "stalk"  # the game's home screen (set by _sync)
+        self.menu_from = "setup_game"  # where the menu returns to
+        self.old_brightness = 48
+        self.menu_sel = 0
+        self.setup = SF.Setup()
+        self.screen = "setup_game"
+        self.last_game = None  # the game finished last (its results)
+        self.game = store.boot()
+        if self.game is None or self.game.rules is None:
+            self.game = None
+            SF.begin(self)
+        else:
+            self._sync()
+
+    # -- the loop --------------------------------------------------------
+
+    def step(self):
+        """Poll buttons, handle their gestures, draw, serve the link."""
+        b = self.buttons
+        ev = self.ev
+        b.poll()
+        while b.get_into(ev):
+            self.press(ev.button, ev.kind)
+        self.show()
+        if self.link is not None:
+            self.link.poll()
+
+    def press(self, button, kind):
+        """Handle one gesture (also the simulator's and the link's entry)."""
+        s = self.screen
+        if s == "stalk":
+            self._stalk(button, kind)
+        elif s == "orchids":
+            self._orchids(button, kind)
+        elif s == "portfolio":
+            self._portfolio(button, kind)
+        elif s == "results":
+            self._results(button, kind)
+        elif s == "plant_kind" or s == "plant_points" or s == "plant_seeds":
+            self._plant(button, kind)
+        else:
+            SF.press(self, button, kind)
+
+    # -- output ----------------------------------------------------------
+
+    def _direct_setup(self, strip):
+        """MicroPython's neopixel keeps a bytearray `buf` in its colour
+        ORDER: writing it directly avoids a tuple per pixel (no allocation).
+        Other strips get strip[i] = (r, g, b) for changed pixels only."""
+        self._sbuf = None
+        buf = getattr(strip, "buf", None)
+        order = getattr(strip, "ORDER", None)
+        bpp = getattr(strip, "bpp", 3)
+        if isinstance(buf, bytearray) and order is not None and len(buf) == bpp * self.hw.count:
+            self._sbuf = buf
+            self._order = order
+            self._bpp = bpp
+
+    def show(self):
+        """Render the view now and push changed pixels to the strip."""
+        buf = self.ring.render(self.view, self.clock())
+        shown = self.shown
+        strip = self.hw.strip
+        changed = self._first
+        self._first = False
+        sbuf = self._sbuf
+        for i in range(len(buf) // 3):
+            j = 3 * i
+            r = buf[j]
+            g = buf[j + 1]
+            b = buf[j + 2]
+            if r == shown[j] and g == shown[j + 1] and b == shown[j + 2] and not changed:
+                continue
+            changed = True
+            shown[j] = r
+            shown[j + 1] = g
+            shown[j + 2] = b
+            if sbuf is not None:
+                o = self._order
+                k = i * self._bpp
+                sbuf[k + o[0]] = r
+                sbuf[k + o[1]] = g
+                sbuf[k + o[2]] = b
+            else:
+                strip[i] = (r, g, b)
+        if changed:
+            strip.write()
+        return buf
+
+    def blink_error(self):
+        """A refused gesture or event: the ring blinks red, nothing changes."""
+        self.view.error_at = self.clock()
+
+    # -- events through the store ------------------------------------------
+
+    def apply(self, rec):
+        """Judge + store one record; True if accepted. Refused -> error blink."""
+        try:
+            self.store.apply(self.game, rec)
+        except EngineError:
+            self.blink_error()
+            return False
+        self._changed(len(self.game.log) - 1, rec)
+        return True
+
+    def undo(self):
+        """Undo the last event (durably); error blink if there is none."""
+        if self.game is None:
+            self.blink_error()
+            return False
+        try:
+            self.store.undo(self.game)
+        except EngineError:
+            self.blink_error()
+            return False
+        self._changed(len(self.game.log), R.UNDO)
+        return True
+
+    def _changed(self, index, rec):
+        for fn in self.on_event:
+            fn(self.store.game_id, index, rec)
+        self.view.ack_at = self.clock()
+        self._sync()
+
+    def new_game(self, start_record):
+        """Start a game from a start record (setup flow or the host)."""
+        self.game = self.store.new_game(start_record)
+        self.pending = -1
+        self.pf_seat = -1
+        self.screen = "stalk"  # any home screen: _sync picks the right one
+        self._changed(0, start_record)
+
+    def finish(self):
+        """Archive the game (over, or abandoned) and go to setup."""
+        if self.game is not None:
+            self.store.finish(self.game)
+            self.last_game = self.game
+        self.game = None
+        self.pending = -1
+        SF.begin(self)
+
+    # -- settings ----------------------------------------------------------
+
+    def push_settings(self, d):
+        """Names / brightness / track starts (from the host or the menu)."""
+        s = self.settings
+        for k in ("names", "brightness", "track_start"):
+            if k in d:
+                if k == "track_start" and type(d[k]) is dict and type(s.get(k)) is dict:
+                    s[k].update(d[k])
+                else:
+                    s[k] = d[k]
+        self.store.save_settings(s)
+        self.view.brightness = _brightness(s.get("brightness"))
+        if self.screen.startswith("setup"):
+            SF.refresh(self)
+
+    # -- state -> screen and view -------------------------------------------
+
+    def _sync(self):
+        """Pick the screen the game is in ("home") and copy it into the
+        view, unless an overlay (menu, brightness, confirm, plant entry)
+        is open: it keeps the ring until it closes and calls _sync again."""
+        g = self.game
+        if g is None or g.rules is None:
+            return
+        st = g.rules
+        self.view.n = st.n
+        if g.game == R.STALK:
+            if not st.over:
+                home = "stalk"
+            elif st.all_entered():
+                home = "results"
+            else:
+                home = "portfolio"
+        else:
+            home = "results" if st.over else "orchids"
+        self.back = home
+        s = self.screen
+        if s == "menu" or s == "brightness" or s == "confirm_new":
+            return
+        if home == "orchids" and (s == "plant_kind" or s == "plant_points" or s == "plant_seeds"):
+            return
+        self.screen = home
+        if home == "stalk":
+            self._view_stalk()
+        elif home == "orchids":
+            self._view_orchids()
+        elif home == "portfolio":
+            self._view_portfolio_seat(st)
+        elif g.game == R.STALK:
+            self._stalk_end(st)
+        else:
+            self._orchids_end(g)
+
+    def _view_portfolio_seat(self, st):
+        """The first seat whose portfolio is missing; a new seat starts
+        from zero counts."""
+        v = self.view
+        seat = 0
+        for s in range(st.n):
+            v.entered[s] = st.entered[s]
+        for s in range(st.n):
+            if not st.entered[s]:
+                seat = s
+                break
+        if seat != self.pf_seat:
+            self._clear_counts()
+            self.pf_seat = seat
+        v.player = seat
+        self._view_portfolio()
+
+    def _view_stalk(self):
+        st = self.game.rules
+        v = self.view
+        v.mode = RG.M_STALK
+        v.player = st.player
+        for f in range(5):
+            v.values[f] = st.values[f]
+        for s in range(st.n):
+            v.tokens[s] = st.tokens[s]
+            v.flushed[s] = st.flushed[s]
+        v.actions = st.actions
+        v.upkeep = 1 if st.upkeep else 0
+        v.until_crash = st.crash_distance()
+        v.bag = st.bag
+        v.trigger = st.trigger
+        v.pending = self.pending
+        v.pending_count = self.pending_count
+
+    def _view_orchids(self):
+        st = self.game.rules
+        v = self.view
+        v.mode = RG.M_ORCHIDS
+        v.player = st.player
+        for s in range(st.n):
+            v.flowers[s] = len(st.flowers[s])
+        v.last_round = 1 if st.last_round else 0
+
+    def _view_portfolio(self):
+        v = self.view
+        v.mode = RG.M_PORTFOLIO
+        for f in range(5):
+            v.counts[f] = self.counts[f]
+
+    def _final_seats(self, final, names):
+        """winner flags and scores per seat from a `final` dict."""
+        v = self.view
+        for s in range(5):
+            v.winner[s] = 0
+            v.scores[s] = 0
+        for row in final["players"]:
+            s = names.index(row["name"])
+            v.winner[s] = 1 if row["winner"] else 0
+            v.scores[s] = row["score"]
+
+    def _stalk_end(self, st):
+        from engine_lite.tables import FLOWERS
+
+        final = self.game.state()["final"]
+        v = self.view
+        v.mode = RG.M_STALK_END
+        for f in range(5):
+            v.values[f] = final["values"][FLOWERS[f]]
+            v.busted[f] = 1 if FLOWERS[f] in final["busted"] else 0
+        self._final_seats(final, st.names)
+
+    def _orchids_end(self, g):
+        self.view.mode = RG.M_ORCHIDS_END
+        self._final_seats(g.state()["final"], g.rules.names)
+
+    # -- Stalk Exchange play ---------------------------------------------
+
+    def _stalk(self, b, kind):
+        if b < 5:
+            if kind == LONG:  # take one back from the harvest being counted
+                if self.pending == b:
+                    self._pending_less()
+                else:
+                    self.blink_error()
+                return
+            self._harvest_more(b)
+        elif b == B_OK:
+            if self.pending >= 0:
+                self._commit_harvest()
+                return
+            if kind == SHORT:
+                self.apply(R.PLANT)
+            else:
+                self.apply(R.END_TURN)
+        elif b == B_MENU:
+            if kind == LONG:
+                self._commit_harvest()
+                SF.open_menu(self)
+            elif self._commit_harvest():
+                self.apply(R.SWAP)
+        elif b == B_UNDO:
+            if self.pending >= 0:
+                self._pending_less()
+            else:
+                self.undo()
+
+    def _harvest_more(self, f):
+        """Count one more harvested token of flower f (OK confirms). The
+        engine's own turn_done() says whether harvesting may start."""
+        st = self.game.rules
+        if st.over or not st.turn_done():
+            self.blink_error()
+            return
+        if self.pending != f:
+            if not self._commit_harvest():
+                return
+            self.pending = f
+            self.pending_count = 0
+        self.pending_count += 1
+        self._sync()
+
+    def _pending_less(self):
+        self.pending_count -= 1
+        if self.pending_count <= 0:
+            self.pending = -1
+            self.pending_count = 0
+        self._sync()
+
+    def _commit_harvest(self):
+        """Apply the counted harvest (if any); False if it was refused."""
+        if self.pending < 0:
+            return True
+        rec = bytes((R.OP_HARVEST, self.pending, self.pending_count))
+        self.pending = -1
+        self.pending_count = 0
+        ok = self.apply(rec)
+        if not ok:
+            self._sync()
+        return ok
+
+    # -- portfolio entry (Stalk Exchange, game over) ------------------------
+
+    def _clear_counts(self):
+        for f in range(5):
+            self.counts[f] = 0
+        self.hist_n = 0
+
+    def _portfolio(self, b, kind):
+        if b < 5:
+            if kind == SHORT:
+                if self.counts[b] >= 25 or self.hist_n >= HIST_MAX:
+                    self.blink_error()
+                    return
+                self.counts[b] += 1
+                self._push_hist(b)
+            else:
+                if self.counts[b] == 0 or self.hist_n >= HIST_MAX:
+                    self.blink_error()
+                    return
+                self.counts[b] -= 1
+                self._push_hist(b | 16)
+            self._view_portfolio()
+        elif b == B_OK:
+            seat = self.view.player
+            c = self.counts
+            rec = bytes((R.OP_PORTFOLIO, seat, 31, c[0], c[1], c[2], c[3], c[4]))
+            self.apply(rec)
+        elif b == B_UNDO:
+            if self.hist_n:
+                self.hist_n -= 1
+                h = self.hist[self.hist_n]
+                if h & 16:
+                    self.counts[h & 15] += 1
+                else:
+                    self.counts[h] -= 1
+                self._view_portfolio()
+            else:
+                self.undo()
+        elif b == B_MENU:
+            SF.open_menu(self)
+
+    def _push_hist(self, h):
+        self.hist[self.hist_n] = h
+        self.hist_n += 1
+
+    # -- results -------------------------------------------------------------
+
+    def _results(self, b, kind):
+        if b == B_OK:
+            self.finish()
+        elif b == B_UNDO:
+            self.undo()
+        elif b == B_MENU:
+            SF.open_menu(self)
+        else:
+            self.blink_error()
+
+    # -- Oh My. Orchids! play ---------------------------------------------
+
+    def _orchids(self, b, kind):
+        if b < 5:
+            if kind == SHORT:
+                self.apply(bytes((R.OP_TAKE, b + 1)))
+            else:
+                self.blink_error()
+        elif b == B_OK:
+            if kind == SHORT:
+                self.screen = "plant_kind"
+                SF.show_kind(self)
+            else:
+                self.apply(R.END_TURN)
+        elif b == B_UNDO:
+            self.undo()
+        elif b == B_MENU:
+            SF.open_menu(self)
+
+    def _plant(self, b, kind):
+        """Plant entry: kind (flower = flora, OK = orchid) -> points -> seeds."""
+        s = self.screen
+        if s == "plant_kind":
+            if b < 5 and kind == SHORT:
+                self.plant_kind = b + 1
+            elif b == B_OK:
+                self.plant_kind = 0
+            elif b == B_UNDO or b == B_MENU:
+                self.screen = "orchids"
+                self._sync()
+                return
+            else:
+                self.blink_error()
+                return
+            self.screen = "plant_points"
+            SF.start_number(self, 0, RG.N_POINTS)
+            return
+        if b == B_OK:
+            if s == "plant_points":
+                self.plant_points = self.number
+                self.screen = "plant_seeds"
+                SF.start_number(self, 0, RG.N_SEEDS)
+            else:
+                self._sow(self.number)
+            return
+        if b == B_MENU:
+            self.screen = "orchids"
+            self._sync()
+            return
+        if b == B_UNDO and not self.hist_n:
+            if s == "plant_points":
+                self.screen = "plant_kind"
+                SF.show_kind(self)
+            else:
+                self.screen = "plant_points"
+                SF.start_number(self, self.plant_points, RG.N_POINTS)
+            return
+        SF.number_press(self, b, kind, 99)
+
+    def plant_name(self):
+        """Generated name that keeps the variety count right: every orchid
+        distinct ("Orchid 3"), flora named by type ("Flora tulip")."""
+        if self.plant_kind:
+            return "Flora " + FLOWER_NAMES[self.plant_kind - 1]
+        st = self.game.rules
+        k = 1
+        for row in st.flowers:
+            for f in row:
+                if f[1] == "orchid":
+                    k += 1
+        name = "Orchid %d" % k
+        while st.planted_orchid(name):
+            k += 1
+            name = "Orchid %d" % k
+        return name
+
+    def _sow(self, seeds):
+        ev = {
+            "ev": "plant",
+            "name": self.plant_name(),
+            "kind": "flora" if self.plant_kind else "orchid",
+            "points": self.plant_points,
+            "seeds": seeds,
+        }
+        try:
+            rec = self.game.encode(ev)
+        except EngineError:
+            self.blink_error()
+            return
+        if self.apply(rec):
+            self.screen = "orchids"
+            self._sync()
+
+    # -- words (simulator) ---------------------------------------------------
+
+    def describe(self):
+        """The state in words, one line each (the simulator shows them)."""
+        from firmware import app_words
+
+        return app_words.describe(self)
+
+
+def _brightness(b):
+    if type(b) is not int or b < 0:
+        return 48
+    return b if b < 256 else 255

@@ -1,0 +1,524 @@
+"""The LED ring's visual language: a pure function View -> pixels.
+
+Why a View object and not the engine state: the ring must be drawable from
+the simulator, the docs renderer and a test without a game, and rendering
+must allocate nothing (it runs every few milliseconds on the board). So the
+app copies the few numbers a screen needs into one preallocated View (ints
+and bytearrays) and `Ring.render(view, now_ms)` writes one preallocated
+bytearray (R,G,B per pixel, pixel 0 at the top, clockwise). Same view and
+same time -> same pixels, always. Integer arithmetic only: a float would be
+a heap object on the Pico.
+
+Layouts (docs/ring.md has a picture of every screen):
+
+* Stalk Exchange play: px 0-14 market (3 px per flower, button order),
+  px 15-19 seats, px 20-23 Seedy Business tokens of the active player.
+* Oh My. Orchids! play and most menus: five sectors of 4 px (px 5k..5k+3),
+  one per seat / option, with one gap pixel between them (px 4, 9, 14, 19).
+* Overlays: crash/bag warning (unlit pixels glow red, faster and stronger
+  as the end nears), last turn (a white comet circling), error (the whole
+  ring blinks red twice), acknowledgement (active seat flashes green).
+"""
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+
+    def const(x):
+        return x
+
+
+# Screens (View.mode)
+M_OFF = const(0)
+M_STALK = const(1)
+M_ORCHIDS = const(2)
+M_CHOICE = const(3)
+M_NUMBER = const(4)
+M_PORTFOLIO = const(5)
+M_STALK_END = const(6)
+M_ORCHIDS_END = const(7)
+
+# Choice palettes (View.choice)
+CH_GAME = const(0)
+CH_PLAYERS = const(1)
+CH_LENGTH = const(2)
+CH_MENU = const(3)
+CH_BRIGHT = const(4)
+CH_KIND = const(5)
+CH_CONFIRM = const(6)
+
+# Number colours (View.num_kind)
+N_TRACK = const(0)
+N_POINTS = const(1)
+N_SEEDS = const(2)
+
+ERROR_MS = const(400)  # two red blinks of 100 ms
+ACK_MS = const(250)
+TICKS_MASK = const(0x3FFFFFFF)  # time.ticks_ms() wraps at 2**30
+
+# Colours as RGB triples in bytes (a tuple literal could be built at run time).
+# Flowers in button order: dahlia, daffodil, globemaster, snowdrop, tulip.
+FLOWER_RGB = bytes((220, 0, 40, 255, 170, 0, 140, 0, 255, 150, 200, 255, 255, 40, 140))
+# Misc colours, indexed by the C_* numbers below.
+MISC_RGB = bytes(
+    (
+        255, 255, 255,  # C_WHITE
+        0, 0, 0,  # C_OFF
+        255, 0, 0,  # C_RED
+        0, 255, 40,  # C_GREEN
+        255, 110, 0,  # C_AMBER (Seedy Business tokens)
+        40, 90, 255,  # C_BLUE (a flushed player's token is flipped blue)
+        255, 190, 0,  # C_GOLD (winner, 7 flowers)
+        190, 0, 255,  # C_ORCHID
+        255, 70, 0,  # C_BAG (bag warning)
+        120, 60, 10,  # C_SEED
+        150, 160, 255,  # C_BLUEWHITE (active seat that has flushed)
+    )
+)
+C_WHITE = const(0)
+C_OFF = const(1)
+C_RED = const(2)
+C_GREEN = const(3)
+C_AMBER = const(4)
+C_BLUE = const(5)
+C_GOLD = const(6)
+C_ORCHID = const(7)
+C_BAG = const(8)
+C_SEED = const(9)
+C_BLUEWHITE = const(10)
+
+# Bar levels of the 3 market pixels: dim -> bright, so two full bars side by
+# side still show where one flower ends (position, not hue).
+BAR_LEVEL = bytes((70, 150, 255))
+# Warning levels 1-4: pulse period (x10 ms) and peak glow.
+WARN_PERIOD = bytes((200, 140, 90, 50))
+WARN_PEAK = bytes((40, 70, 120, 200))
+NUM_COLOUR = bytes((C_WHITE, C_GOLD, C_SEED))
+MENU_COLOUR = bytes((C_BLUE, C_RED, C_WHITE, C_GREEN, C_OFF))
+
+# Current budget (docs/ring.md): ~20 mA per channel at full drive.
+MA_PER_CHANNEL = const(20)
+IDLE_MA_PER_PIXEL = const(1)
+DEFAULT_LIMIT_MA = const(400)  # LEDs; + Pico ~50 mA keeps USB under 500 mA
+
+
+class View:
+    """Everything a screen shows, preallocated. The app writes it, the ring
+    reads it; nothing here refers to the engine."""
+
+    def __init__(self):
+        self.mode = M_OFF
+        self.n = 0  # players
+        self.player = 0  # active seat
+        # Stalk Exchange
+        self.values = bytearray(5)  # market values (or final values at the end)
+        self.tokens = bytearray(5)  # Seedy Business tokens left per seat
+        self.flushed = bytearray(5)
+        self.actions = 0  # basic actions done this turn
+        self.upkeep = 0  # harvesting has begun this turn
+        self.until_crash = 99
+        self.bag = 99
+        self.trigger = 0  # 0 none, 1 crash, 2 bag: the last turn is on
+        self.pending = -1  # flower of a harvest being counted, or -1
+        self.pending_count = 0
+        self.busted = bytearray(5)
+        # Oh My. Orchids!
+        self.flowers = bytearray(5)  # flowers planted per seat
+        self.last_round = 0
+        # Both games at the end: 1 = winner (rank 1), per seat; scores per seat
+        self.winner = bytearray(5)
+        self.scores = [0, 0, 0, 0, 0]
+        # Choice screens: options available (bit per sector) and the selection
+        self.choice = CH_GAME
+        self.options = 0
+        self.sel = 0
+        # Number entry
+        self.number = 0
+        self.num_kind = N_TRACK
+        # Portfolio entry
+        self.counts = bytearray(5)
+        self.entered = bytearray(5)
+        # Feedback timers: time of the event in ms, or -1
+        self.error_at = -1
+        self.ack_at = -1
+        # Output settings
+        self.brightness = 48  # 0..255, applied to every pixel
+
+
+def _since(now, at):
+    """ms since `at` (ticks arithmetic), or a large number if `at` is -1."""
+    if at < 0:
+        return TICKS_MASK
+    return (now - at) & TICKS_MASK
+
+
+def _tri(now, period, peak):
+    """Triangle wave 0..peak..0 over `period` ms (ints only)."""
+    t = now % period
+    half = period >> 1
+    if t >= half:
+        t = period - t
+    return t * peak // half
+
+
+class Ring:
+    """Renders a View into `buf` (3 bytes per pixel, R G B)."""
+
+    def __init__(self, count=24, limit_ma=DEFAULT_LIMIT_MA):
+        self.count = count
+        self.limit_ma = limit_ma
+        self.raw = bytearray(3 * count)  # full-scale colours before brightness
+        self.buf = bytearray(3 * count)  # what goes to the LEDs
+        self.last_ma = 0  # estimated LED current of the last frame
+
+    # -- drawing primitives (all write self.raw) ---------------------------
+
+    def _put(self, i, pal, k, level):
+        """Pixel i = colour k of palette `pal` at level/255."""
+        if i >= self.count:
+            return
+        j = 3 * i
+        k *= 3
+        raw = self.raw
+        raw[j] = pal[k] * level // 255
+        raw[j + 1] = pal[k + 1] * level // 255
+        raw[j + 2] = pal[k + 2] * level // 255
+
+    def _misc(self, i, c, level):
+        self._put(i, MISC_RGB, c, level)
+
+    def _dark(self, i):
+        j = 3 * i
+        raw = self.raw
+        return raw[j] == 0 and raw[j + 1] == 0 and raw[j + 2] == 0
+
+    def _clear(self):
+        raw = self.raw
+        for j in range(len(raw)):
+            raw[j] = 0
+
+    # -- the render entry point ------------------------------------------
+
+    def render(self, view, now_ms):
+        """The frame for `view` at `now_ms`: returns self.buf (reused)."""
+        self._clear()
+        mode = view.mode
+        if mode == M_STALK:
+            self._stalk(view, now_ms)
+        elif mode == M_ORCHIDS:
+            self._orchids(view, now_ms)
+        elif mode == M_CHOICE:
+            self._choice(view, now_ms)
+        elif mode == M_NUMBER:
+            self._number(view.number, NUM_COLOUR[view.num_kind], now_ms)
+        elif mode == M_PORTFOLIO:
+            self._portfolio(view, now_ms)
+        elif mode == M_STALK_END:
+            self._stalk_end(view, now_ms)
+        elif mode == M_ORCHIDS_END:
+            self._orchids_end(view, now_ms)
+        if _since(now_ms, view.error_at) < ERROR_MS:
+            self._error(now_ms - view.error_at)
+        self._output(view.brightness)
+        return self.buf
+
+    # -- Stalk Exchange ---------------------------------------------------
+
+    def _market(self, values, pending, now):
+        """px 0-14: each flower's bar, 0-3 px, relative to the leader.
+        The first pixel of an empty segment glows dimly so every flower's
+        place on the ring stays visible."""
+        top = 0
+        for f in range(5):
+            if values[f] > top:
+                top = values[f]
+        blink = (now // 125) & 1
+        for f in range(5):
+            base = 3 * f
+            v = values[f]
+            if f == pending and blink:
+                for j in range(3):
+                    self._put(base + j, FLOWER_RGB, f, 255)
+                continue
+            if v == 0:
+                self._put(base, FLOWER_RGB, f, 25)
+                continue
+            lit = (3 * v + top - 1) // top
+            for j in range(lit):
+                self._put(base + j, FLOWER_RGB, f, BAR_LEVEL[j])
+
+    def _stalk(self, v, now):
+        self._market(v.values, v.pending, now)
+        if v.pending >= 0:
+            # The status arc becomes the harvest counter (px 15-23).
+            self._count(15, 9, v.pending_count, FLOWER_RGB, v.pending)
+            return
+        self._seats(v, now)
+        # Tokens of the active player, px 20-23 (a 5th token: first pip white).
+        t = v.tokens[v.player]
+        lit = t if t < 4 else 4
+        nxt = -1
+        if v.actions >= 2 and not v.upkeep and t > 0 and not v.trigger:
+            nxt = lit - 1  # the token the next extra action costs: blinking
+        for j in range(lit):
+            if j == nxt and (now // 400) & 1:
+                continue
+            self._misc(20 + j, C_AMBER, 200)
+        if t > 4 and nxt != 0:
+            self._misc(20, C_WHITE, 200)
+        if v.trigger:
+            self._comet(now)
+        else:
+            self._warning(v.until_crash, v.bag, now)
+
+    def _seats(self, v, now):
+        """px 15-19: one per seat. Active seat bright (amber in the upkeep),
+        flushed players blue; green flash = event accepted."""
+        for s in range(v.n):
+            if s == v.player:
+                if _since(now, v.ack_at) < ACK_MS:
+                    self._misc(15 + s, C_GREEN, 255)
+                elif v.upkeep:
+                    self._misc(15 + s, C_AMBER, 255)
+                elif v.flushed[s]:
+                    self._misc(15 + s, C_BLUEWHITE, 255)
+                else:
+                    self._misc(15 + s, C_WHITE, 255)
+            elif v.flushed[s]:
+                self._misc(15 + s, C_BLUE, 50)
+            else:
+                self._misc(15 + s, C_WHITE, 30)
+
+    def _warning(self, until_crash, bag, now):
+        """The end approaches: unlit pixels glow, stronger and faster as the
+        crash distance (red) or the bag (orange) shrinks."""
+        lc = 0
+        if until_crash <= 1:
+            lc = 4
+        elif until_crash <= 2:
+            lc = 3
+        elif until_crash <= 4:
+            lc = 2
+        elif until_crash <= 6:
+            lc = 1
+        lb = 0
+        if bag <= 4:
+            lb = 4
+        elif bag <= 8:
+            lb = 3
+        elif bag <= 14:
+            lb = 2
+        elif bag <= 20:
+            lb = 1
+        level = lc if lc >= lb else lb
+        if level == 0:
+            return
+        colour = C_RED if lc >= lb else C_BAG
+        glow = 8 + _tri(now, 10 * WARN_PERIOD[level - 1], WARN_PEAK[level - 1])
+        for i in range(self.count):
+            if self._dark(i):
+                self._misc(i, colour, glow)
+
+    def _comet(self, now):
+        """Last turn: a white comet with a two-pixel tail circles the ring."""
+        n = self.count
+        head = (now % 1200) * n // 1200
+        self._misc(head, C_WHITE, 255)
+        self._misc((head + n - 1) % n, C_WHITE, 90)
+        self._misc((head + n - 2) % n, C_WHITE, 30)
+
+    # -- Oh My. Orchids! --------------------------------------------------
+
+    def _orchids(self, v, now):
+        """Five sectors of 4 px, one per seat: each pixel holds two flowers
+        (dim = one, bright = two), so 7 flowers = 3.5 px; gold once 7 are
+        reached. The active seat's unlit pixels glow white."""
+        for s in range(v.n):
+            base = 5 * s
+            f = v.flowers[s]
+            colour = C_GOLD if f >= 7 else C_GREEN
+            for j in range(4):
+                c = f - 2 * j
+                if c >= 2:
+                    self._misc(base + j, colour, 255)
+                elif c == 1:
+                    self._misc(base + j, colour, 60)
+                elif s == v.player:
+                    self._misc(base + j, C_WHITE, 35)
+            if s == v.player and _since(now, v.ack_at) < ACK_MS:
+                self._misc(base, C_GREEN, 255)
+        if v.last_round:
+            for g in range(4):
+                self._misc(5 * g + 4, C_RED, 160)
+            self._comet(now)
+
+    def _orchids_end(self, v, now):
+        """Final scores as bars relative to the best; winners gold, pulsing."""
+        top = 1
+        for s in range(v.n):
+            if v.scores[s] > top:
+                top = v.scores[s]
+        pulse = 120 + _tri(now, 1000, 135)
+        for s in range(v.n):
+            sc = v.scores[s] if v.scores[s] > 0 else 0
+            lit = (4 * sc + top - 1) // top
+            for j in range(lit):
+                if v.winner[s]:
+                    self._misc(5 * s + j, C_GOLD, pulse)
+                else:
+                    self._misc(5 * s + j, C_WHITE, 60)
+
+    # -- end of a Stalk Exchange game --------------------------------------
+
+    def _stalk_end(self, v, now):
+        """Final (busted) values on the market arc, busted flowers' first
+        pixel blinking red; winner seats gold and pulsing."""
+        self._market(v.values, -1, now)
+        blink = (now // 300) & 1
+        for f in range(5):
+            if v.busted[f] and blink:
+                self._misc(3 * f, C_RED, 255)
+        pulse = 120 + _tri(now, 1000, 135)
+        for s in range(v.n):
+            if v.winner[s]:
+                self._misc(15 + s, C_GOLD, pulse)
+            else:
+                self._misc(15 + s, C_WHITE, 30)
+
+    def _portfolio(self, v, now):
+        """Tokens entered so far as coloured runs in button order, separated
+        by a dim white pixel (px 0-18; a red px 18 = more than fits); the
+        seats (px 19-23): being entered = blinking white, entered = green."""
+        i = 0
+        for f in range(5):
+            for _ in range(v.counts[f]):
+                if i >= 18:
+                    break
+                self._put(i, FLOWER_RGB, f, 255)
+                i += 1
+            if f < 4 and i < 18:
+                self._misc(i, C_WHITE, 25)
+                i += 1
+        if i >= 18:
+            total = 0
+            for f in range(5):
+                total += v.counts[f]
+            if total + 4 > 18:
+                self._misc(18, C_RED, 255)
+        for s in range(v.n):
+            if v.entered[s]:
+                self._misc(19 + s, C_GREEN, 120)
+            elif s == v.player:
+                self._misc(19 + s, C_WHITE, 255 if (now // 400) & 1 else 80)
+            else:
+                self._misc(19 + s, C_WHITE, 25)
+
+    # -- setup and menus ----------------------------------------------------
+
+    def _choice(self, v, now):
+        """Options sit in the five sectors (the flower button below the
+        sector picks it); the selected one is bright."""
+        kind = v.choice
+        sel = v.sel
+        if kind == CH_PLAYERS:  # n players = n lit sectors
+            for s in range(sel + 1):
+                self._sector(s, MISC_RGB, C_WHITE, 200)
+            return
+        if kind == CH_BRIGHT:  # level k = k+1 lit sectors
+            for s in range(sel + 1):
+                self._sector(s, MISC_RGB, C_WHITE, 255)
+            return
+        for s in range(5):
+            if not v.options & (1 << s):
+                continue
+            level = 255 if s == sel else 40
+            if kind == CH_KIND:
+                level = 160
+            if kind == CH_GAME:
+                if s == 0:  # Stalk Exchange: the five flower colours
+                    for j in range(4):
+                        self._put(j, FLOWER_RGB, j, level)
+                else:
+                    self._sector(s, MISC_RGB, C_ORCHID, level)
+            elif kind == CH_LENGTH:  # long: 4 px, short: 2 px
+                for j in range(4 if s == 0 else 2):
+                    self._misc(5 * s + j, C_WHITE, level)
+            elif kind == CH_MENU:
+                self._sector(s, MISC_RGB, MENU_COLOUR[s], level)
+                if MENU_COLOUR[s] == C_OFF:
+                    self._misc(5 * s + (now // 250) % 4, C_WHITE, level)
+            elif kind == CH_KIND:
+                self._sector(s, FLOWER_RGB, s, level)
+            elif kind == CH_CONFIRM:
+                self._sector(s, MISC_RGB, C_RED, 60 + _tri(now, 600, 195))
+        if kind == CH_KIND:  # ok = orchid: the gap pixels glow orchid purple
+            for g in range(4):
+                self._misc(5 * g + 4, C_ORCHID, 255)
+
+    def _sector(self, s, pal, k, level):
+        for j in range(4):
+            self._put(5 * s + j, pal, k, level)
+
+    def _number(self, value, colour, now):
+        """0-24: that many pixels, every fifth brighter; above 24: units on
+        px 0-9, tens in white on px 12-23. Zero: one dim pixel."""
+        if value <= 0:
+            self._misc(0, colour, 40)
+            return
+        if value <= self.count:
+            for i in range(value):
+                self._misc(i, colour, 255 if i % 5 == 4 else 110)
+            return
+        units = value % 10
+        tens = value // 10
+        for i in range(units):
+            self._misc(i, colour, 255 if i % 5 == 4 else 110)
+        for i in range(tens if tens < 12 else 12):
+            self._misc(12 + i, C_WHITE, 255 if i % 5 == 4 else 110)
+
+    def _count(self, start, width, value, pal, k):
+        """`value` pixels of an arc; beyond its width the arc turns white."""
+        if value > width:
+            for i in range(width):
+                self._misc(start + i, C_WHITE, 200)
+            return
+        for i in range(value):
+            self._put(start + i, pal, k, 255)
+
+    def _error(self, age):
+        """Refused event: the whole ring blinks red twice (on-off-on-off)."""
+        on = (age // 100) & 1 == 0
+        for i in range(self.count):
+            if on:
+                self._misc(i, C_RED, 255)
+            else:
+                self._misc(i, C_OFF, 0)
+
+    # -- brightness and the current budget ---------------------------------
+
+    def _output(self, brightness):
+        """raw x brightness -> buf, then scaled down if the frame would draw
+        more than limit_ma (estimate: 20 mA per channel at 255)."""
+        raw = self.raw
+        buf = self.buf
+        total = 0
+        for j in range(len(raw)):
+            c = raw[j] * brightness // 255
+            buf[j] = c
+            total += c
+        ma = total * MA_PER_CHANNEL // 255
+        if ma > self.limit_ma:
+            scale = self.limit_ma * 256 // ma
+            total = 0
+            for j in range(len(buf)):
+                c = buf[j] * scale >> 8
+                buf[j] = c
+                total += c
+            ma = total * MA_PER_CHANNEL // 255
+        self.last_ma = ma + IDLE_MA_PER_PIXEL * self.count
+        return buf
+
+    def pixel(self, i):
+        """(r, g, b) of pixel i in the last frame (allocates: tests/docs)."""
+        j = 3 * i
+        return (self.buf[j], self.buf[j + 1], self.buf[j + 2])

@@ -1,0 +1,56 @@
+"""`bloomkeeper sim --headless --buttons FILE`: play a button script on the
+simulated board, print the engine state as JSON.
+
+Why through the whole firmware: the script presses simulated pins, so the
+debounce, long-press timing, App screens and the flash store (a fresh
+in-memory one, so runs never depend on earlier ones) all run exactly as on
+the board. The output has the shape of `bloomkeeper replay`, so a script and
+a game record can be compared directly. Format: docs/controls.md.
+"""
+
+import json
+import sys
+
+from firmware import script as S
+
+
+def run_script_text(text, board="pico"):
+    """Parse and play `text`; returns the App (ScriptError on a bad line)."""
+    from firmware.hw import make_hw
+    from firmware.memfs import MemFS
+    from firmware.storage import Store
+    from firmware.app import App
+
+    gestures = S.parse(text)
+    hw = make_hw(board, backend="sim")
+    app = App(hw, Store(fs=MemFS()))
+    S.play(app, hw, gestures)
+    return app
+
+
+def final_state(app):
+    """The state of the game on the board, or of the one just finished."""
+    g = app.game if app.game is not None else app.last_game
+    if g is None:
+        return {"game": None}
+    return g.state()
+
+
+def run_buttons(path, board="pico"):
+    """Play the script at `path` ('-' = stdin); print the state; exit status."""
+    try:
+        if path == "-":
+            text = sys.stdin.read()
+        else:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+    except (OSError, UnicodeDecodeError) as err:
+        sys.stderr.write("bloomkeeper: sim: cannot read %s: %s\n" % (path, getattr(err, "strerror", None) or err))
+        return 2
+    try:
+        app = run_script_text(text, board or "pico")
+    except S.ScriptError as err:
+        sys.stderr.write("bloomkeeper: sim: %s %s\n" % (path, err))
+        return 2
+    print(json.dumps(final_state(app)))
+    return 0
