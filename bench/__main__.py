@@ -1,9 +1,112 @@
-"""Entry point for `python -m bench` (make bench)."""
+"""`make bench`: every benchmark and fault campaign, one table, bench/results.json.
+
+Each bench module exposes `measure() -> dict` of figures from measurement
+only (deterministic ones exact, timed ones medians of several runs). This
+runner merges them, records the machine, prints one table and writes
+bench/results.json; `--readme` also rewrites the table between the
+BENCH markers in README.md.
+"""
+
+import importlib
+import json
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results.json"
+
+# (module, what it measures). Order = order of the table.
+MODULES = (
+    ("bench.bench_engine", "rules core in MicroPython"),
+    ("bench.bench_board", "firmware in MicroPython, power cuts"),
+    ("bench.bench_link", "serial link and sync"),
+    ("bench.bench_sim", "full-rules simulator"),
+)
+
+# The keys issue 7 names, with the unit shown in the table.
+HEADLINE = (
+    ("mpy_bytes_total", "bytes", "everything that goes on the board (.mpy, armv6m)"),
+    ("heap_min_kb_full_game", "KB", "smallest heap for a full 5-player game in MicroPython"),
+    ("frame_alloc_bytes", "bytes", "allocated by one ring frame render"),
+    ("fuel_per_event", "fuel", "MicroPython fuel: one button event + redraw"),
+    ("sync_bytes_per_event", "bytes", "on the wire per event"),
+    ("sync_seconds_5p_game_115200", "s", "sync a 5-player game at 115200 baud"),
+    ("sim_games_per_second", "games/s", "complete 4-player Stalk Exchange games"),
+    ("powercut_points_tried", "cuts", "power cuts injected"),
+    ("powercut_events_lost", "events", "acknowledged events lost"),
+    ("fuzz_frames", "frames", "random frames into the board's link"),
+    ("fuzz_failures", "frames", "that crashed it or changed state"),
+)
 
 
-def main():
-    print("no benchmarks yet")
+def machine():
+    return {
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "cpus": os.cpu_count(),
+        "processor": platform.processor() or platform.machine(),
+        "date": time.strftime("%Y-%m-%d"),
+    }
+
+
+def run_all():
+    results = {}
+    timings = {}
+    for name, what in MODULES:
+        t0 = time.monotonic()
+        mod = importlib.import_module(name)
+        print("== %s (%s)" % (name, what), flush=True)
+        results.update(mod.measure())
+        timings[name] = round(time.monotonic() - t0, 1)
+    results["machine"] = machine()
+    results["bench_seconds"] = timings
+    return results
+
+
+def fmt(v):
+    if isinstance(v, float):
+        return "%.3g" % v if v < 100 else "%d" % round(v)
+    return str(v)
+
+
+def table(results):
+    lines = ["| figure | value | unit | what |", "|---|---:|---|---|"]
+    for key, unit, what in HEADLINE:
+        lines.append("| `%s` | %s | %s | %s |" % (key, fmt(results.get(key, "missing")), unit, what))
+    m = results["machine"]
+    lines.append("")
+    lines.append("Measured on %s, Python %s, %s CPUs, %s." % (m["platform"], m["python"], m["cpus"], m["date"]))
+    return "\n".join(lines)
+
+
+def update_readme(text):
+    readme = ROOT / "README.md"
+    s = readme.read_text()
+    a, b = "<!-- BENCH:BEGIN -->", "<!-- BENCH:END -->"
+    if a in s and b in s:
+        s = s[: s.index(a) + len(a)] + "\n" + text + "\n" + s[s.index(b) :]
+        readme.write_text(s)
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    results = run_all()
+    RESULTS.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n")
+    text = table(results)
+    print()
+    print(text)
+    print("\nall figures: %s" % RESULTS.relative_to(ROOT))
+    if "--readme" in argv:
+        update_readme(text)
+    missing = [k for k, _, _ in HEADLINE if k not in results]
+    if missing:
+        print("missing figures: %s" % ", ".join(missing))
+        return 1
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
