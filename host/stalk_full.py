@@ -235,6 +235,23 @@ class StalkGame:
                     return
                 ex[s] = bag.pop()
 
+    def move_exchange(self):
+        """Upkeep step 4: "Move the rightmost flower on the Stalk Exchange into
+        the Compost bag. Then shift the remaining Flower tokens as far right as
+        possible. Lastly, refill the Stalk Exchange from the Greenhouse Bag."
+
+        Rightmost means the rightmost token present (a gap left by a plant
+        is skipped); the shift keeps the tokens' order."""
+        ex = self.exchange
+        for s in range(SLOTS - 1, -1, -1):
+            if ex[s] is not None:
+                self.compost.append(ex[s])
+                ex[s] = None
+                break
+        kept = [t for t in ex if t is not None]
+        self.exchange = [None] * (SLOTS - len(kept)) + kept
+        self._refill()
+
     # -- the turn ----------------------------------------------------------
 
     def begin_turn(self, st):
@@ -283,15 +300,7 @@ class StalkGame:
         self.garden.bloom()
         # Step 4: move the exchange.
         self.g.apply_record(self._rec_end)
-        ex = self.exchange
-        for s in range(SLOTS - 1, -1, -1):
-            if ex[s] is not None:
-                self.compost.append(ex[s])
-                ex[s] = None
-                break
-        kept = [t for t in ex if t is not None]
-        self.exchange = ex = [None] * (SLOTS - len(kept)) + kept
-        self._refill()
+        self.move_exchange()
         self.turns += 1
         st = self.g.state()
         self.seat = (self.seat + 1) % self.n
