@@ -605,8 +605,10 @@ class SimApp(App):
         info.append("   flash: %s" % (sim.state_dir or "in memory"))
         self.query_one("#info", Static).update(info)
         state = Text()
-        state.append("screen: %s\n" % screen, style="bold")
-        state.append("\n".join(lines) if lines else "(nothing to say)")
+        if not lines or not lines[0].startswith("screen:"):
+            state.append("screen: %s\n" % screen, style="bold")
+        for k, line in enumerate(lines):
+            state.append(line + ("\n" if k < len(lines) - 1 else ""), style="bold" if line.startswith("screen:") else "")
         self.query_one("#state", Static).update(state)
         self.query_one("#error", Static).update(
             Text("last error: " + err, style="bold red") if err else Text("last error: none", style="dim"))
