@@ -351,8 +351,9 @@ class App:
                 return
             self._harvest_more(b)
         elif b == B_OK:
-            if self.pending >= 0:
-                self._commit_harvest()
+            if self.pending >= 0:  # OK confirms the count; held OK also ends the turn
+                if self._commit_harvest() and kind == LONG:
+                    self.apply(R.END_TURN)
                 return
             if kind == SHORT:
                 self.apply(R.PLANT)

@@ -1,0 +1,57 @@
+"""Board entry point: hardware, flash store, application, serial link, loop.
+
+Why so little here: everything testable lives in App (firmware/app.py),
+which the tests and the simulator drive on the simulated backend; this file
+only wires the real pieces together. `machine`, `time` and the USB port are
+imported inside main(), never at import, like every firmware module.
+On the board this file runs as __main__ (copy it to the flash root as main.py).
+"""
+
+
+def _sleeper():
+    import time
+
+    if hasattr(time, "sleep_ms"):
+        return time.sleep_ms
+
+    def sleep_ms(ms):  # CircuitPython / Blinka
+        time.sleep(ms / 1000)
+
+    return sleep_ms
+
+
+def make_link(app, store, board):
+    """The serial link on USB, or None if this port has none (the ring and
+    buttons keep working without a host)."""
+    import sys
+
+    try:
+        from firmware import link as L
+
+        if sys.implementation.name == "circuitpython":
+            port = L.CdcDataPort()
+        else:
+            port = L.StdioPort()
+        return L.Link(L.AppBoard(app, store, board_id=board or sys.implementation.name), port)
+    except Exception as e:  # no USB data channel (e.g. boot.py not set up)
+        print("bloomkeeper: serial link off:", e)
+        return None
+
+
+def main(board=None, root="/bk"):
+    from firmware.hw import make_hw
+    from firmware.storage import Store
+    from firmware.app import App
+
+    hw = make_hw(board)
+    store = Store(root)
+    app = App(hw, store)
+    app.link = make_link(app, store, board)
+    sleep_ms = _sleeper()
+    while True:
+        app.step()
+        sleep_ms(5)
+
+
+if __name__ == "__main__":
+    main()
