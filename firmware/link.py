@@ -1,0 +1,447 @@
+"""The board's side of the serial link (docs/protocol.md).
+
+`Link(board, port)` answers requests that arrive as frames (firmware/frame.py)
+on `port` and pushes new events to a subscribed host. It never blocks: the
+application calls `poll()` once per loop (App.step does, when given a link).
+
+Payload of every frame: kind (1 byte), seq (2 bytes LE), body.
+  host -> board  'Q'  body = a JSON object {"op": ..., args}
+  board -> host  'R'  body = a JSON object (the answer)
+                 'X'  body = a JSON object {"code": ..., "msg": ...} (error; nothing changed)
+                 'E'  body = binary events (see events())
+                 'P'  body = binary live event (seq = push counter)
+
+`board` is any object with this duck-typed interface (AppBoard below wraps
+the real App and Store; the tests may use a stand-in):
+  board_id, fw                      strings for the hello
+  current() -> game id or None       the game in progress
+  records(gid) -> list of bytes       its effective records (KeyError: unknown)
+  archived() -> list of (gid, synced)
+  mark_synced(gid)
+  status() -> dict                    extra fields for the status answer
+  settings() -> dict / push_settings(dict)
+  new_game(start_record) / erase(gid) the two dangerous requests
+  watch(fn)                           call fn(gid, index, record) after each durable change
+  remote_buttons (bool), press(i, kind)  simulator only
+
+Every request that is not understood gets an 'X' reply and changes nothing;
+dangerous requests (new_game, erase) change something only when they carry
+the one-time token that the board gave in its "confirm" error reply.
+MicroPython-compatible; no allocation while idle.
+"""
+
+import binascii
+import json
+
+from firmware import frame
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+
+    def const(x):
+        return x
+
+
+PROTO = const(1)
+K_REQ = const(0x51)  # 'Q'
+K_OK = const(0x52)  # 'R'
+K_ERR = const(0x58)  # 'X'
+K_EVENTS = const(0x45)  # 'E'
+K_PUSH = const(0x50)  # 'P'
+MAX_PUSH = const(16)  # live events queued between two polls
+READ_MAX = const(256)  # bytes read per poll
+
+OPS = ("hello", "status", "games", "events", "mark_synced", "subscribe", "settings", "new_game", "erase", "press")
+SETTING_KEYS = ("names", "brightness", "track_start")
+TRACK_KEYS = ("2-long", "2-short", "3", "4", "5")
+
+
+class LinkError(Exception):
+    """A request is refused: `code` and a message go back in an 'X' reply."""
+
+    def __init__(self, code, msg, extra=None):
+        Exception.__init__(self, msg)
+        self.code = code
+        self.msg = msg
+        self.extra = extra
+
+
+def prefix_crc(records, upto):
+    """crc32 chained over the first `upto` records, each as (length byte, bytes):
+    the host sends its own to prove it holds the same prefix."""
+    c = 0
+    i = 0
+    for rec in records:
+        if i >= upto:
+            break
+        c = binascii.crc32(bytes((len(rec),)), c)
+        c = binascii.crc32(rec, c)
+        i += 1
+    return c & 0xFFFFFFFF
+
+
+def _u16(v):
+    return bytes((v & 0xFF, v >> 8 & 0xFF))
+
+
+def _u32(v):
+    return bytes((v & 0xFF, v >> 8 & 0xFF, v >> 16 & 0xFF, v >> 24 & 0xFF))
+
+
+def _gid(req):
+    g = req.get("game")
+    if type(g) is not str or not 0 < len(g) <= 32:
+        raise LinkError("bad_arg", "game must be a game id string")
+    return g
+
+
+def _int(req, key, lo, hi, default=None):
+    v = req.get(key, default)
+    if type(v) is not int or v < lo or v > hi:
+        raise LinkError("bad_arg", "%s must be a whole number from %d to %d" % (key, lo, hi))
+    return v
+
+
+def check_settings(s):
+    """Validated copy of a settings dict pushed by the host (LinkError if not)."""
+    from engine_lite import record as R
+
+    if type(s) is not dict or not s:
+        raise LinkError("bad_arg", "set must be a non-empty object")
+    out = {}
+    for k in s:
+        if k not in SETTING_KEYS:
+            raise LinkError("bad_arg", "unknown setting %s" % k)
+    if "names" in s:
+        names = s["names"]
+        if type(names) is not list or len(names) > 5:
+            raise LinkError("bad_arg", "names must be a list of up to 5 names")
+        for i in range(len(names)):
+            if not R.check_name(names[i]) or names[i] in names[:i]:
+                raise LinkError("bad_arg", "names: each name 1-12 printable ASCII characters, no repeats")
+        out["names"] = list(names)
+    if "brightness" in s:
+        out["brightness"] = _int(s, "brightness", 0, 255)
+    if "track_start" in s:
+        t = s["track_start"]
+        if type(t) is not dict:
+            raise LinkError("bad_arg", "track_start must be an object")
+        out["track_start"] = {}
+        for k in t:
+            if k not in TRACK_KEYS:
+                raise LinkError("bad_arg", "track_start: unknown key %s" % k)
+            out["track_start"][k] = _int(t, k, 1, 255)
+    return out
+
+
+class Link:
+    def __init__(self, board=None, port=None, clock=None):
+        self.port = port
+        self.clock = clock
+        self.rx = frame.Deframer()
+        self.sub = False
+        self.pushes = []  # pending live-event frames
+        self.push_seq = 0
+        self.token = 0  # one-time confirm token (0 = none)
+        self.token_for = None
+        self.nreq = 0
+        self.errors = 0
+        self.board = None
+        if board is not None:
+            self.attach(board)
+
+    def attach(self, board):
+        self.board = board
+        board.watch(self.on_event)
+
+    # -- the loop side -------------------------------------------------
+    def poll(self):
+        """Read what has arrived, answer it, send queued live events."""
+        port = self.port
+        if port is None:
+            return
+        data = port.read(READ_MAX)
+        if data:
+            for b in data:
+                p = self.rx.feed_byte(b)
+                if p is not None:
+                    port.write(self.handle(p))
+        while self.pushes:
+            port.write(self.pushes.pop(0))
+
+    def feed(self, data):
+        """Bytes in, reply bytes out (tests, fuzzing, the simulator)."""
+        out = bytearray()
+        for b in data:
+            p = self.rx.feed_byte(b)
+            if p is not None:
+                out.extend(self.handle(p))
+        while self.pushes:
+            out.extend(self.pushes.pop(0))
+        return bytes(out)
+
+    def on_event(self, gid, index, rec):
+        if not self.sub or len(self.pushes) >= MAX_PUSH:
+            return  # the host sees the gap in index and asks for the events
+        g = gid.encode()
+        body = bytes((K_PUSH,)) + _u16(self.push_seq) + bytes((len(g),)) + g + _u16(index) + bytes((len(rec),)) + bytes(rec)
+        self.push_seq = (self.push_seq + 1) & 0xFFFF
+        self.pushes.append(frame.encode(body))
+
+    # -- requests --------------------------------------------------------
+    def handle(self, payload):
+        """One payload in, one framed reply out. Never raises (but lets
+        KeyboardInterrupt through: Ctrl-C must stop the application)."""
+        seq = 0
+        try:
+            if len(payload) < 4 or payload[0] != K_REQ:
+                raise LinkError("bad_request", "not a request frame")
+            seq = payload[1] | payload[2] << 8
+            try:
+                req = json.loads(str(payload[3:], "utf-8"))
+            except (ValueError, UnicodeError):
+                raise LinkError("bad_request", "body is not JSON")
+            if type(req) is not dict or type(req.get("op")) is not str:
+                raise LinkError("bad_request", "body must be an object with an op")
+            op = req["op"]
+            if op not in OPS:
+                raise LinkError("unknown_op", "unknown request %s" % op[:20])
+            fn = getattr(self, "op_" + op)
+            if op not in ("new_game", "erase"):
+                self.token = 0  # a confirm token is valid for the very next request only
+            self.nreq += 1
+            ans = fn(req)
+            if type(ans) is bytes:
+                return frame.encode(bytes((K_EVENTS,)) + _u16(seq) + ans)
+            return frame.encode(bytes((K_OK,)) + _u16(seq) + json.dumps(ans).encode())
+        except LinkError as e:
+            err = {"code": e.code, "msg": e.msg}
+            if e.extra:
+                err.update(e.extra)
+        except Exception as e:  # a bug or a refused board call: report, never die
+            code = getattr(e, "code", None)
+            err = {"code": code if type(code) is str else "internal", "msg": str(e)[:80]}
+        self.errors += 1
+        return frame.encode(bytes((K_ERR,)) + _u16(seq) + json.dumps(err).encode())
+
+    def op_hello(self, req):
+        b = self.board
+        return {"proto": PROTO, "fw": b.fw, "board": b.board_id, "game": b.current(), "max": len(self.rx.buf) - 4}
+
+    def op_status(self, req):
+        b = self.board
+        gid = b.current()
+        ans = {"game": gid, "events": len(b.records(gid)) if gid else 0, "sub": self.sub}
+        ans.update(b.status())
+        return ans
+
+    def op_games(self, req):
+        return {"current": self.board.current(), "archived": [[g, bool(s)] for g, s in self.board.archived()]}
+
+    def _records(self, gid):
+        try:
+            return self.board.records(gid)
+        except KeyError:
+            raise LinkError("unknown_game", "no game %s on the board" % gid)
+
+    def op_events(self, req):
+        """'E' body: gid length, gid, start u16, total u16, crc32 of records[:start] u32,
+        count, then count x (length, record). At most what fits one frame;
+        the host asks again from start + count until it has total. The crc
+        lets the host check that its copy of records[:start] is still the
+        board's (an undo on the board can change the tail of the game)."""
+        gid = _gid(req)
+        start = _int(req, "from", 0, 0xFFFF)
+        recs = self._records(gid)
+        total = len(recs)
+        start = min(start, total)  # an undo shortened the log: the host sees start != from
+        g = gid.encode()
+        out = bytearray((len(g),))
+        out.extend(g)
+        out.extend(_u16(start))
+        out.extend(_u16(total))
+        out.extend(_u32(prefix_crc(recs, start)))
+        out.append(0)
+        room = len(self.rx.buf) - 4 - 3 - len(out)
+        n = 0
+        i = start
+        while i < total and n < 255:
+            rec = recs[i]
+            if len(rec) + 1 > room:
+                break
+            out.append(len(rec))
+            out.extend(rec)
+            room -= len(rec) + 1
+            n += 1
+            i += 1
+        out[len(g) + 9] = n
+        return bytes(out)
+
+    def op_mark_synced(self, req):
+        gid = _gid(req)
+        for g, _ in self.board.archived():
+            if g == gid:
+                self.board.mark_synced(gid)
+                return {"game": gid, "synced": True}
+        raise LinkError("unknown_game", "no archived game %s" % gid)
+
+    def op_subscribe(self, req):
+        on = req.get("on", True)
+        if type(on) is not bool:
+            raise LinkError("bad_arg", "on must be true or false")
+        self.sub = on
+        del self.pushes[:]
+        gid = self.board.current()
+        return {"on": on, "game": gid, "events": len(self.board.records(gid)) if gid else 0}
+
+    def op_settings(self, req):
+        if "set" in req:
+            self.board.push_settings(check_settings(req["set"]))
+        return {"settings": self.board.settings()}
+
+    def _confirm(self, req, what):
+        """Dangerous request: first time -> 'confirm' error with a token;
+        again with "confirm": token -> go ahead."""
+        tok = req.get("confirm")
+        if tok is not None and tok == self.token and self.token_for == what:
+            self.token = 0
+            return
+        seed = (self.clock() if self.clock else 0) ^ (self.nreq * 40503) ^ frame.crc(what.encode())
+        self.token = (seed & 0xFFFF) | 0x10000
+        self.token_for = what
+        raise LinkError("confirm", "%s: send again with this confirm token" % what, {"token": self.token})
+
+    def op_new_game(self, req):
+        from engine_lite import Game, EngineError
+
+        ev = req.get("start")
+        if type(ev) is not dict or ev.get("ev") != "start":
+            raise LinkError("bad_arg", "start must be a start event")
+        try:
+            rec = Game().encode(ev)
+        except EngineError as e:
+            raise LinkError("bad_arg", e.message[:80])
+        self._confirm(req, "new_game " + binascii.hexlify(rec).decode())
+        self.board.new_game(rec)
+        return {"game": self.board.current()}
+
+    def op_erase(self, req):
+        gid = _gid(req)
+        if gid not in [g for g, _ in self.board.archived()]:
+            raise LinkError("unknown_game", "no archived game %s" % gid)
+        self._confirm(req, "erase " + gid)
+        self.board.erase(gid)
+        return {"erased": gid}
+
+    def op_press(self, req):
+        if not getattr(self.board, "remote_buttons", False):
+            raise LinkError("unknown_op", "unknown request press")
+        self.board.press(_int(req, "button", 0, 7), _int(req, "kind", 1, 2, 1))
+        return {"screen": self.board.status().get("screen")}
+
+
+class StdioPort:
+    """MicroPython on the Pico: the link shares USB CDC with the REPL.
+    Reads only what is waiting (select.poll), never blocks. Ctrl-C stays
+    armed: frames never contain 0x01-0x05 (firmware/frame.py), so a Ctrl-C
+    from mpremote interrupts the app and mpremote's Ctrl-A reaches the REPL."""
+
+    def __init__(self):
+        import sys
+        import select
+
+        self.inp = sys.stdin.buffer
+        self.out = sys.stdout.buffer
+        self.p = select.poll()
+        self.p.register(sys.stdin, select.POLLIN)
+        self.buf = bytearray(1)
+
+    def read(self, n):
+        data = None
+        while n > 0 and self.p.poll(0):
+            if self.inp.readinto(self.buf) != 1:
+                break
+            if data is None:
+                data = bytearray()
+            data.append(self.buf[0])
+            n -= 1
+        return data
+
+    def write(self, data):
+        self.out.write(data)
+
+
+class CdcDataPort:
+    """CircuitPython: the second USB serial channel (usb_cdc.data, enabled in
+    boot.py with usb_cdc.enable(console=True, data=True)); the REPL keeps
+    the console channel to itself."""
+
+    def __init__(self):
+        import usb_cdc
+
+        self.s = usb_cdc.data
+        self.s.timeout = 0
+
+    def read(self, n):
+        w = self.s.in_waiting
+        return self.s.read(min(n, w)) if w else None
+
+    def write(self, data):
+        self.s.write(data)
+
+
+class AppBoard:
+    """The board interface over the real App and Store (firmware/app.py,
+    firmware/storage.py)."""
+
+    remote_buttons = False
+
+    def __init__(self, app, store, board_id="pico", fw="0"):
+        self.app = app
+        self.store = store
+        self.board_id = board_id
+        self.fw = fw
+
+    def current(self):
+        return self.store.game_id if self.app.game is not None else None
+
+    def records(self, gid):
+        if gid is None:
+            raise KeyError(gid)
+        try:
+            return self.store.records(gid)
+        except (OSError, ValueError, KeyError):
+            raise KeyError(gid)
+
+    def archived(self):
+        return self.store.archived()
+
+    def mark_synced(self, gid):
+        self.store.mark_synced(gid)
+
+    def status(self):
+        g = self.app.game
+        return {"screen": self.app.screen, "over": bool(g is not None and g.rules is not None and g.rules.over)}
+
+    def settings(self):
+        return self.store.settings()
+
+    def push_settings(self, s):
+        self.app.push_settings(s)
+
+    def new_game(self, rec):
+        if not hasattr(self.app, "new_game"):
+            raise LinkError("unsupported", "this firmware cannot start a game from the host")
+        self.app.new_game(rec)
+
+    def erase(self, gid):
+        if not hasattr(self.store, "erase"):
+            raise LinkError("unsupported", "this firmware cannot erase games")
+        self.store.erase(gid)
+
+    def watch(self, fn):
+        self.app.on_event.append(fn)
+
+    def press(self, i, kind):
+        self.app.press(i, kind)

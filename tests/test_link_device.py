@@ -1,0 +1,283 @@
+"""The board's side of the serial link (firmware/link.py, docs/protocol.md).
+
+Issue 4: "versioned hello carrying the board's id, firmware version, protocol
+version and current game id; request/response with sequence numbers ...
+Dangerous requests (new game, erase) need an explicit confirm. Every malformed
+or unknown request gets an error reply and changes nothing. Reflashing with
+mpremote must still work while the application runs."
+"""
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from firmware import frame
+from firmware import link as L
+from host.link import parse_events, parse_push
+from tests.linkkit import StoreBoard
+
+REC = "tests/records/"
+
+
+def board_with_games():
+    b = StoreBoard()
+    b.load(open(REC + "stalk-4p.jsonl"), finish=True)
+    b.load(open(REC + "orchids-2p.jsonl").readlines()[:20])
+    return b
+
+
+def request(dev, op, seq=7, **args):
+    args["op"] = op
+    wire = frame.encode(bytes((L.K_REQ, seq & 0xFF, seq >> 8)) + json.dumps(args).encode())
+    out = frame.Deframer(4096).feed(dev.feed(wire))
+    return out
+
+
+def answer(dev, op, seq=7, **args):
+    out = request(dev, op, seq, **args)
+    assert len(out) == 1
+    p = out[0]
+    assert p[1] | p[2] << 8 == seq, "the reply carries the request's sequence number"
+    if p[0] == L.K_EVENTS:
+        return "E", parse_events(p[3:])
+    return chr(p[0]), json.loads(p[3:])
+
+
+@pytest.fixture
+def dev():
+    return L.Link(board_with_games())
+
+
+def test_hello_is_versioned(dev):
+    kind, ans = answer(dev, "hello", seq=513)
+    assert kind == "R"
+    assert ans == {"proto": L.PROTO, "fw": "test", "board": "test-board", "game": "0002", "max": frame.MAX_PAYLOAD}
+
+
+def test_status_and_games(dev):
+    assert answer(dev, "status")[1]["events"] == 20
+    assert answer(dev, "games")[1] == {"current": "0002", "archived": [["0001", False]]}
+
+
+def test_events_from_index_in_chunks(dev):
+    recs = dev.board.records("0001")
+    got, have = [], 0
+    while True:
+        kind, (start, total, pcrc, chunk) = answer(dev, "events", game="0001", **{"from": have})
+        assert kind == "E" and start == have and total == len(recs)
+        assert pcrc == L.prefix_crc(recs, start)
+        got += chunk
+        have += len(chunk)
+        if have == total:
+            break
+        assert chunk, "a chunk always makes progress"
+    assert got == recs
+
+
+def test_events_past_the_end_says_where_the_log_ends(dev):
+    kind, (start, total, _, chunk) = answer(dev, "events", game="0002", **{"from": 500})
+    assert (kind, start, total, chunk) == ("E", 20, 20, [])
+
+
+def test_mark_synced_only_archived_games(dev):
+    assert answer(dev, "mark_synced", game="0002")[1]["code"] == "unknown_game"
+    assert answer(dev, "mark_synced", game="0001") == ("R", {"game": "0001", "synced": True})
+    assert dev.board.archived() == [("0001", True)]
+
+
+def test_push_settings_validated(dev):
+    kind, ans = answer(dev, "settings", set={"names": ["Ann", "Bo"], "brightness": 30})
+    assert kind == "R" and ans["settings"]["names"] == ["Ann", "Bo"] and ans["settings"]["brightness"] == 30
+    before = dev.board.snapshot()
+    for bad in ({"names": ["Ann", "Ann"]}, {"names": ["x" * 13]}, {"brightness": 300}, {"brightness": True},
+                {"colour": 1}, {}, [], {"track_start": {"9": 20}}, {"track_start": {"3": 0}}):
+        kind, ans = answer(dev, "settings", set=bad)
+        assert kind == "X" and ans["code"] == "bad_arg", bad
+    assert dev.board.snapshot() == before
+    assert answer(dev, "settings", set={"track_start": {"3": 24}})[1]["settings"]["track_start"]["3"] == 24
+
+
+def test_live_subscription_pushes_each_new_event(dev):
+    b = dev.board
+    assert answer(dev, "subscribe", on=True)[1] == {"on": True, "game": "0002", "events": 20}
+    b.play({"ev": "start", "game": "stalk-exchange", "players": ["Ann", "Bo"]})
+    b.play({"ev": "plant"})
+    pushes = [parse_push(p) for p in frame.Deframer().feed(dev.feed(b""))]
+    assert pushes == [("0003", 0, b.records("0003")[0]), ("0003", 1, b"\x02")]
+    b.play({"ev": "undo"})
+    assert [parse_push(p) for p in frame.Deframer().feed(dev.feed(b""))] == [("0003", 1, b"\x0b")]
+    answer(dev, "subscribe", on=False)
+    b.play({"ev": "plant"})
+    assert dev.feed(b"") == b""
+
+
+def test_dangerous_requests_need_the_confirm_token(dev):
+    start = {"ev": "start", "game": "stalk-exchange", "players": ["Ann", "Bo"]}
+    before = dev.board.snapshot()
+    kind, ans = answer(dev, "new_game", start=start)
+    assert kind == "X" and ans["code"] == "confirm" and dev.board.snapshot() == before
+    token = ans["token"]
+    assert answer(dev, "new_game", start=start, confirm=token + 1)[1]["code"] == "confirm"
+    assert dev.board.snapshot() == before, "a wrong token changes nothing"
+    kind, ans = answer(dev, "new_game", start=start)
+    token = ans["token"]
+    answer(dev, "status")  # any other request in between voids the token
+    assert answer(dev, "new_game", start=start, confirm=token)[1]["code"] == "confirm"
+    token = answer(dev, "new_game", start=start)[1]["token"]
+    kind, ans = answer(dev, "new_game", start=start, confirm=token)
+    assert kind == "R" and ans["game"] == "0003"
+    assert dev.board.records("0003") == [dev.board.game_encode(start)]
+    assert dev.board.archived()[-1][0] == "0002", "the unfinished game was archived, not lost"
+
+
+def test_new_game_with_a_bad_start_is_refused_before_any_confirm(dev):
+    for bad in (None, {"ev": "plant"}, {"ev": "start", "game": "chess", "players": ["A", "B"]}):
+        assert answer(dev, "new_game", start=bad)[1]["code"] == "bad_arg"
+
+
+def test_erase_needs_confirm_and_reports_unsupported(dev):
+    kind, ans = answer(dev, "erase", game="0001")
+    assert ans["code"] == "confirm"
+    assert answer(dev, "erase", game="0001", confirm=ans["token"])[1]["code"] == "unsupported"
+    assert answer(dev, "erase", game="9999")[1]["code"] == "unknown_game"
+
+
+def test_press_is_refused_unless_the_board_allows_remote_buttons(dev):
+    assert answer(dev, "press", button=0)[1]["code"] == "unknown_op"
+
+
+MALFORMED = [
+    b"",
+    b"Q",
+    b"Q\x01\x00",
+    b"Q\x01\x00not json",
+    b"Q\x01\x00\xff\xfe",
+    b"Q\x01\x00[1,2]",
+    b"Q\x01\x00{}",
+    b'Q\x01\x00{"op":5}',
+    b'Q\x01\x00{"op":"format_flash"}',
+    b'Q\x01\x00{"op":"__init__"}',
+    b'Q\x01\x00{"op":"events"}',
+    b'Q\x01\x00{"op":"events","game":"0001","from":-1}',
+    b'Q\x01\x00{"op":"events","game":"0001","from":1.5}',
+    b'Q\x01\x00{"op":"events","game":"nope","from":0}',
+    b'Q\x01\x00{"op":"events","game":7,"from":0}',
+    b'Q\x01\x00{"op":"subscribe","on":"yes"}',
+    b'Q\x01\x00{"op":"mark_synced","game":"0002"}',
+    b'Q\x01\x00{"op":"settings","set":{"names":"Ann"}}',
+    b'R\x01\x00{"op":"hello"}',
+    b'X\x01\x00{"op":"hello"}',
+]
+
+
+@pytest.mark.parametrize("payload", MALFORMED)
+def test_malformed_request_gets_an_error_reply_and_changes_nothing(dev, payload):
+    before = dev.board.snapshot()
+    out = frame.Deframer().feed(dev.feed(frame.encode(payload) if payload else b"\x00\x00"))
+    if payload:
+        assert len(out) == 1 and out[0][0] == L.K_ERR
+        assert json.loads(out[0][3:])["code"] in ("bad_request", "unknown_op", "bad_arg", "unknown_game")
+    else:
+        assert out == []
+    assert dev.board.snapshot() == before
+
+
+# -- fuzzing: never crash, never change anything (bench/ does 100k+ frames) -------
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.binary(max_size=80), max_size=6))
+def test_fuzz_garbage_bytes(dev, chunks):
+    before = dev.board.snapshot()
+    for c in chunks:
+        out = dev.feed(c)
+        for p in frame.Deframer().feed(out):
+            assert p[0] == L.K_ERR
+    assert dev.board.snapshot() == before
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-70000, 70000) | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+ops = st.sampled_from(L.OPS + ("", "boot", "op_hello", "events ", "HELLO"))
+arg_names = st.sampled_from(("game", "from", "on", "set", "start", "confirm", "button", "kind", "x"))
+
+
+@settings(max_examples=400, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ops, st.dictionaries(arg_names, json_values | st.sampled_from(["0001", "0002", 0, 1])), st.integers(0, 0xFFFF))
+def test_fuzz_structured_requests(dev, op, args, seq):
+    """Random requests of every op with random arguments: exactly one reply with
+    the same seq; an error reply means nothing changed; only mark_synced and
+    settings may change the board when they succeed (a confirm token cannot be guessed)."""
+    before = dev.board.snapshot()
+    args = dict(args, op=op)
+    wire = frame.encode(bytes((L.K_REQ, seq & 0xFF, seq >> 8)) + json.dumps(args).encode())
+    out = frame.Deframer(4096).feed(dev.feed(wire))
+    if len(wire) > frame.MAX_PAYLOAD + 8:  # too long for the board's buffer: dropped unanswered
+        assert out == [] or len(json.dumps(args).encode()) + 3 <= frame.MAX_PAYLOAD
+    if not out:
+        assert dev.board.snapshot() == before
+        return
+    assert len(out) == 1 and (out[0][1] | out[0][2] << 8) == seq
+    if out[0][0] == L.K_ERR or op not in ("mark_synced", "settings"):
+        assert dev.board.snapshot() == before, (op, args)
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.binary(min_size=1, max_size=200))
+def test_fuzz_random_frames_with_good_checksums(dev, payload):
+    before = dev.board.snapshot()
+    out = frame.Deframer(4096).feed(dev.feed(frame.encode(payload)))
+    assert len(out) == 1
+    if out[0][0] == L.K_ERR:
+        assert dev.board.snapshot() == before
+
+
+# -- mpremote must still get in -------------------------------------------------
+
+class KbdIntrPort:
+    """A stand-in for MicroPython's USB CDC with kbd_intr(3) armed: a Ctrl-C
+    byte raises KeyboardInterrupt in the running program instead of being read."""
+
+    def __init__(self, *arrivals):
+        self.arrivals = [bytearray(a) for a in arrivals]  # what has arrived by each poll
+        self.out = bytearray()
+
+    def read(self, n):
+        if not self.arrivals:
+            return None
+        data = self.arrivals[0]
+        if 0x03 in data[:n]:
+            raise KeyboardInterrupt
+        chunk = data[:n]
+        del data[:n]
+        if not data:
+            self.arrivals.pop(0)
+        return chunk
+
+    def write(self, data):
+        self.out.extend(data)
+
+
+def test_mpremote_ctrl_c_stops_the_app_while_the_link_runs(dev):
+    """mpremote enters the raw REPL with `\\r\\x03\\x03` then `\\r\\x01`: Ctrl-C must
+    interrupt the application even in the middle of link traffic, and the link
+    must not swallow the KeyboardInterrupt."""
+    req = frame.encode(b'Q\x03\x00{"op":"hello"}')  # seq 3: the byte 0x03 travels escaped
+    port = KbdIntrPort(req, req[:9], b"\r\x03\x03\r\x01")
+    dev.port = port
+    with pytest.raises(KeyboardInterrupt):
+        for _ in range(100):
+            dev.poll()
+    assert len(frame.Deframer().feed(bytes(port.out))) == 1, "the whole frame was answered before Ctrl-C"
+
+
+def test_link_traffic_alone_never_interrupts(dev):
+    reqs = b"".join(frame.encode(bytes((L.K_REQ, s & 0xFF, s >> 8)) + b'{"op":"status"}') for s in range(0, 2000, 7))
+    port = KbdIntrPort(reqs)
+    dev.port = port
+    for _ in range(1000):
+        dev.poll()
+    assert len(frame.Deframer(4096).feed(bytes(port.out))) == len(range(0, 2000, 7))
