@@ -1,0 +1,481 @@
+"""Crash-safe game storage on the board's flash (layout: docs/storage.md).
+
+Why this shape: a power cut can come at any instant, including in the
+middle of a write. So nothing on flash is ever rewritten in place:
+
+* the game log is append-only; each record is one frame
+  [len][record][crc32 LE], written by ONE write call, so a cut leaves at
+  worst a torn LAST frame, which its checksum exposes and boot cuts off;
+* undo is a frame too (the R.UNDO record), so undo survives a cut exactly
+  like any event; the effective log is computed on read (a stack walk);
+* a snapshot (engine state + the log offset it covers) is written to a
+  temp file and renamed over the old one (rename is atomic), so boot folds
+  only the frames after it: boot time does not grow with the game;
+* finishing a game is a rename (.log -> .fin), syncing one is a rename
+  (.fin -> .syn); settings are temp + rename.
+
+An event is acknowledged when `Store.apply` returns; the frame write is the
+LAST flash op of `apply` (a due snapshot is taken before it), so after a
+cut the board boots holding exactly the acknowledged events.
+"""
+
+import binascii
+
+from engine_lite import Game
+from engine_lite import record as R
+
+LOG = ".log"  # game in progress
+SNP = ".snp"  # its snapshot
+FIN = ".fin"  # finished, not yet synced to the host
+SYN = ".syn"  # finished and synced (may be pruned)
+TMP = ".tmp"  # half-made files: removed at boot
+SETTINGS = "settings.json"
+SNAP_MAGIC = b"BKS1"
+
+
+def default_settings():
+    from engine_lite import tables
+
+    return {"names": [], "brightness": 48, "track_start": dict(tables.TRACK_START_PLACEHOLDER)}
+
+
+def _u32(b, i):
+    return b[i] | b[i + 1] << 8 | b[i + 2] << 16 | b[i + 3] << 24
+
+
+def _put32(b, i, v):
+    b[i] = v & 255
+    b[i + 1] = v >> 8 & 255
+    b[i + 2] = v >> 16 & 255
+    b[i + 3] = v >> 24 & 255
+
+
+def _crc(b):
+    return binascii.crc32(b) & 0xFFFFFFFF
+
+
+def frame(rec):
+    """One log frame: [len 1..255][record][crc32 of len+record, LE]."""
+    n = len(rec)
+    if not 0 < n < 256:
+        raise ValueError("record length")
+    b = bytearray(n + 5)
+    b[0] = n
+    b[1 : n + 1] = rec
+    _put32(b, n + 1, _crc(memoryview(b)[: n + 1]))
+    return b
+
+
+class _OsFS:
+    """The real flash: the `os` module and the builtin `open`."""
+
+    def __init__(self):
+        import os
+
+        self.os = os
+
+    def open(self, path, mode="r"):
+        return open(path, mode)
+
+    def listdir(self, path):
+        return self.os.listdir(path)
+
+    def stat(self, path):
+        return self.os.stat(path)
+
+    def mkdir(self, path):
+        self.os.mkdir(path)
+
+    def remove(self, path):
+        self.os.remove(path)
+
+    def rename(self, old, new):
+        rep = getattr(self.os, "replace", None)  # CPython on Windows: rename won't overwrite
+        (rep or self.os.rename)(old, new)
+
+
+def _write_file(fs, path, data):
+    """Write a whole file atomically: temp file, then rename over `path`."""
+    tmp = path + TMP
+    f = fs.open(tmp, "wb")
+    f.write(data)
+    f.flush()
+    f.close()
+    try:
+        fs.rename(tmp, path)
+    except OSError:  # a filesystem whose rename refuses an existing target (FAT)
+        fs.remove(path)
+        fs.rename(tmp, path)
+
+
+def _read_file(fs, path):
+    f = fs.open(path, "rb")
+    b = f.read()
+    f.close()
+    return b
+
+
+class FlashLog:
+    """The engine's log interface (append/pop/records/__len__) on one flash file.
+
+    RAM holds no records, only: `base` effective records lie before byte
+    `base_off` (known from the snapshot), and `tail` lists the file offsets
+    of the effective records after it (a few dozen at most between
+    snapshots). `records(start)` for start >= base reads just the tail; an
+    earlier start walks the whole file (undo's refold, sync)."""
+
+    def __init__(self, fs, path):
+        self.fs = fs
+        self.path = path
+        self.buf = bytearray(260)  # one frame
+        self.base = 0
+        self.base_off = 0
+        self.tail = []
+        self.end = 0  # bytes of valid frames
+        self.size = 0  # bytes in the file (more than end: a torn last frame)
+        self.since = 0  # frames written since base_off
+
+    def __len__(self):
+        return self.base + len(self.tail)
+
+    def load(self, off=0, count=0):
+        """Scan the file from `off` (where `count` effective records end).
+        False if that start point is not consistent with the file."""
+        self.size = self.fs.stat(self.path)[6]
+        if off > self.size:
+            return False
+        stack = []
+        f = self.fs.open(self.path, "rb")
+        f.seek(off)
+        end, under = self._scan(f, off, stack)
+        f.close()
+        if under:
+            return False
+        self.base, self.base_off, self.tail, self.end = count, off, stack, end
+        self.since = len(stack)
+        return True
+
+    def _frame(self, f):
+        """Read one frame at f's position into self.buf; its record length,
+        or 0 if there is no whole, intact frame there (end or torn)."""
+        buf = self.buf
+        mv = memoryview(buf)
+        if f.readinto(mv[:1]) != 1:
+            return 0
+        n = buf[0]
+        if n == 0 or f.readinto(mv[1 : n + 5]) != n + 4:
+            return 0
+        if _crc(mv[: n + 1]) != _u32(buf, n + 1):
+            return 0
+        return n
+
+    def _scan(self, f, off, stack):
+        """Walk frames from `off`, keeping `stack` = offsets of effective
+        records. Returns (end of the last intact frame, underflow) where
+        underflow means an undo reached back before `off`."""
+        while True:
+            n = self._frame(f)
+            if not n:
+                return off, False
+            if n == 1 and self.buf[1] == R.OP_UNDO:
+                if not stack:
+                    return off, True
+                stack.pop()
+            else:
+                stack.append(off)
+            off += n + 5
+
+    def _offsets(self):
+        stack = []
+        f = self.fs.open(self.path, "rb")
+        self._scan(f, 0, stack)
+        f.close()
+        return stack
+
+    def _write(self, rec):
+        fr = frame(rec)
+        f = self.fs.open(self.path, "ab")
+        f.write(fr)
+        f.flush()
+        f.close()  # on littlefs/FAT, close commits the data
+        off = self.end
+        self.end += len(fr)
+        self.size = self.end
+        self.since += 1
+        return off
+
+    def append(self, rec):
+        self.tail.append(self._write(rec))
+
+    def pop(self):
+        if not len(self):
+            raise IndexError("pop from an empty log")
+        self._write(R.UNDO)
+        if self.tail:
+            self.tail.pop()
+        else:  # undo reached before the snapshot point: index the whole file
+            self.base = 0
+            self.base_off = 0
+            self.tail = self._offsets()
+
+    def _read(self, f, off):
+        f.seek(off)
+        n = self._frame(f)
+        return bytes(self.buf[1 : n + 1])
+
+    def records(self, start=0):
+        """Effective records from index `start`, oldest first, as bytes."""
+        if start < self.base and start == 0:
+            # The start record is the first frame and is never undone, so
+            # reading it (snapshot/restore do) needs no walk of the file.
+            f = self.fs.open(self.path, "rb")
+            rec = self._read(f, 0)
+            f.close()
+            yield rec
+            start = 1
+        if start < self.base:
+            offs = self._offsets()
+        else:
+            offs = self.tail
+            start -= self.base
+        f = self.fs.open(self.path, "rb")
+        for k in range(start, len(offs)):
+            yield self._read(f, offs[k])
+        f.close()
+
+
+class Store:
+    """Games on flash under `root`: the game in progress, the archive of
+    finished games (the newest `keep`; unsynced ones are never pruned) and
+    the settings. `fs` is os-like (default: the real flash)."""
+
+    def __init__(self, root="/bk", fs=None, keep=20, snapshot_every=32):
+        self.root = root.rstrip("/")
+        self.fs = _OsFS() if fs is None else fs
+        self.keep = keep
+        self.snapshot_every = snapshot_every
+        self.game_id = None  # id of the current game (kept after finish)
+        self.log = None  # FlashLog of the game in progress, None if none
+        self._next = None
+
+    def _path(self, gid, ext):
+        return "%s/%s%s" % (self.root, gid, ext)
+
+    def _names(self):
+        try:
+            return self.fs.listdir(self.root)
+        except OSError:
+            self.fs.mkdir(self.root)
+            return []
+
+    def _ids(self, names, ext):
+        return sorted(n[: -len(ext)] for n in names if n.endswith(ext))
+
+    def boot(self):
+        """Clean up after a cut and restore the game in progress (or None)."""
+        fs = self.fs
+        names = self._names()
+        top = 0
+        for n in names:
+            if n.endswith(TMP):
+                fs.remove(self._path(n, ""))
+            elif n[:1].isdigit():
+                top = max(top, int(n.split(".")[0]))
+        self._next = top + 1
+        logs = self._ids(names, LOG)
+        for gid in self._ids(names, SNP):
+            if gid not in logs:
+                fs.remove(self._path(gid, SNP))
+        self.log = None
+        if not logs:
+            return None
+        gid = logs[-1]
+        self.game_id = gid
+        log = FlashLog(fs, self._path(gid, LOG))
+        snap = self._load_snapshot(gid)
+        if snap is None or not log.load(_u32(snap, 4), _u32(snap, 8)):
+            snap = None
+            log.load()
+        if log.end < log.size:  # torn last frame: keep only the intact prefix
+            self._truncate(log.path, log.end)
+            log.size = log.end
+        if not len(log):  # even the start record never made it
+            fs.remove(log.path)
+            return None
+        self.log = log
+        game = None
+        if snap is not None:
+            try:
+                game = Game.restore(log, snap[12 : len(snap) - 4])
+            except ValueError:
+                game = None
+        if game is None:
+            log.load()
+            game = Game(log)
+        return game
+
+    def _load_snapshot(self, gid):
+        try:
+            b = _read_file(self.fs, self._path(gid, SNP))
+        except OSError:
+            return None
+        n = len(b) - 4
+        if n < 12 or b[:4] != SNAP_MAGIC or _crc(memoryview(b)[:n]) != _u32(b, n):
+            return None
+        return b
+
+    def _truncate(self, path, size):
+        """Rewrite the first `size` bytes of `path` (temp + rename): files
+        cannot be truncated in place on MicroPython."""
+        src = self.fs.open(path, "rb")
+        dst = self.fs.open(path + TMP, "wb")
+        buf = bytearray(256)
+        left = size
+        while left:
+            k = src.readinto(memoryview(buf)[: min(left, 256)])
+            if not k:
+                break
+            dst.write(memoryview(buf)[:k])
+            left -= k
+        src.close()
+        dst.flush()
+        dst.close()
+        self.fs.rename(path + TMP, path)
+
+    def _snapshot(self, game):
+        """Snapshot file: magic, log offset, records covered, engine
+        snapshot, crc32. Then the log's RAM index restarts there."""
+        log = self.log
+        snap = game.snapshot()
+        n = 12 + len(snap)
+        b = bytearray(n + 4)
+        b[:4] = SNAP_MAGIC
+        _put32(b, 4, log.end)
+        _put32(b, 8, len(log))
+        b[12:n] = snap
+        _put32(b, n, _crc(memoryview(b)[:n]))
+        _write_file(self.fs, self._path(self.game_id, SNP), b)
+        log.base = len(log)
+        log.base_off = log.end
+        log.tail = []
+        log.since = 0
+
+    def _due(self, game):
+        if self.log is not None and game.log is self.log and self.log.since >= self.snapshot_every:
+            self._snapshot(game)
+
+    def new_game(self, start_record):
+        """Start a new game (a game still in progress is archived first)."""
+        Game().apply_record(start_record)  # judge first: EngineError, nothing written
+        if self._next is None:
+            self.boot()
+        if self.log is not None:
+            self._archive()
+        gid = "%04d" % self._next
+        self._next += 1
+        self.log = FlashLog(self.fs, self._path(gid, LOG))
+        self.game_id = gid
+        game = Game(self.log)
+        game.apply_record(start_record)
+        return game
+
+    def apply(self, game, rec):
+        """Judge `rec` and make it durable; returns once it is on flash.
+        EngineError: refused, nothing written."""
+        self._due(game)
+        try:
+            game.apply_record(rec)
+        except OSError:  # flash full/failing: the RAM state must match flash
+            game.refold()
+            raise
+
+    def undo(self, game):
+        """Undo the last event, durably (an undo frame)."""
+        self._due(game)
+        game.undo()
+
+    def finish(self, game=None):
+        """Archive the game in progress (it may still get records, e.g. a
+        late portfolio; they go to the archived file)."""
+        if self.log is not None:
+            self._archive()
+        self._prune()
+
+    def _archive(self):
+        """The rename is the commit point and the last op: the snapshot goes
+        first (a cut between the two only costs one full refold at boot)."""
+        log = self.log
+        gid = log.path[len(self.root) + 1 : -len(LOG)]
+        try:
+            self.fs.remove(self._path(gid, SNP))
+        except OSError:
+            pass
+        fin = self._path(gid, FIN)
+        self.fs.rename(log.path, fin)
+        log.path = fin
+        self.log = None
+
+    def archived(self):
+        """Finished games, oldest first: [(game_id, synced)]."""
+        out = []
+        for n in sorted(self._names()):
+            if n.endswith(FIN) or n.endswith(SYN):
+                out.append((n[:-4], n.endswith(SYN)))
+        return out
+
+    def _prune(self):
+        games = self.archived()
+        extra = len(games) - self.keep
+        for gid, synced in games:
+            if extra <= 0:
+                break
+            if synced:
+                self.fs.remove(self._path(gid, SYN))
+                extra -= 1
+
+    def _find(self, gid):
+        for ext in (LOG, FIN, SYN):
+            p = self._path(gid, ext)
+            try:
+                self.fs.stat(p)
+                return p
+            except OSError:
+                pass
+        return None
+
+    def records(self, game_id):
+        """Effective records (bytes) of any stored game; KeyError if unknown."""
+        p = self._find(game_id)
+        if p is None:
+            raise KeyError(game_id)
+        log = FlashLog(self.fs, p)
+        log.load()
+        return list(log.records())
+
+    def mark_synced(self, game_id):
+        """The host holds this game: it may now be pruned. False if unknown."""
+        p = self._find(game_id)
+        if p is None:
+            return False
+        if p.endswith(FIN):
+            self.fs.rename(p, self._path(game_id, SYN))
+            self._prune()
+        return True
+
+    def settings(self):
+        s = default_settings()
+        try:
+            import json
+
+            stored = json.loads(_read_file(self.fs, self._path("", SETTINGS)))
+            if type(stored) is dict:
+                s.update(stored)
+        except (OSError, ValueError):
+            pass
+        return s
+
+    def save_settings(self, d):
+        import json
+
+        self._names()  # the root exists
+        _write_file(self.fs, self._path("", SETTINGS), json.dumps(d).encode())

@@ -1,0 +1,91 @@
+"""A scripted table session for the storage tests (CPython and MicroPython).
+
+`session()` is a list of steps built from a full 5-player Stalk Exchange
+record (tests/records/stalk-5p-bag.jsonl: both ends, portfolios, scores):
+every event applied through Store.apply, with undos sprinkled in (single
+ones, a run of three that crosses a snapshot, and an undo sent as an
+R.UNDO record), an illegal event that must write nothing, `finish`, and the
+start of a second game. `play(store, steps, shadow)` runs it while keeping
+`shadow` = what the board has ACKNOWLEDGED (a step counts only once its
+Store call returned).
+"""
+
+import json
+
+import engine_lite
+from engine_lite import record as R
+
+RECORD = "tests/records/stalk-5p-bag.jsonl"
+
+
+def load_events(path=RECORD, root=""):
+    with open(root + path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def session(events):
+    g = engine_lite.Game()
+    recs = []
+    for ev in events:
+        rec = g.encode(ev)
+        g.apply_record(rec)
+        recs.append(rec)
+    steps = [("new", recs[0])]
+    for i in range(1, len(recs)):
+        steps.append(("apply", recs[i]))
+        if i % 9 == 4:
+            steps.append(("undo", None))
+            steps.append(("apply", recs[i]))
+        if i == 40:
+            steps += [("undo", None), ("undo", None), ("apply", R.UNDO)]
+            steps += [("apply", recs[38]), ("apply", recs[39]), ("apply", recs[40])]
+        if i == 20:
+            steps.append(("refused", bytes((R.OP_PORTFOLIO, 0, 31, 1, 1, 1, 1, 1))))  # before game end
+    steps.append(("finish", None))
+    steps.append(("new", recs[0]))
+    steps.append(("apply", recs[1]))
+    return steps
+
+
+class Shadow:
+    """What the board acknowledged: the current game (a RAM Game) or None,
+    and the finished games' events in order."""
+
+    def __init__(self):
+        self.game = None
+        self.finished = []
+
+    def events(self):
+        return None if self.game is None else self.game.events()
+
+
+def play(store, steps, shadow, game=None):
+    """Run the steps; raise whatever the store raises (PowerCut). Returns
+    the number of steps completed."""
+    done = 0
+    for kind, rec in steps:
+        if kind == "new":
+            game = store.new_game(rec)
+            if shadow.game is not None:
+                shadow.finished.append(shadow.game.events())
+            shadow.game = engine_lite.Game()
+            shadow.game.apply_record(rec)
+        elif kind == "apply":
+            store.apply(game, rec)
+            shadow.game.apply_record(rec)
+        elif kind == "undo":
+            store.undo(game)
+            shadow.game.undo()
+        elif kind == "refused":
+            try:
+                store.apply(game, rec)
+            except engine_lite.EngineError:
+                pass
+            else:
+                raise AssertionError("an illegal record was accepted")
+        elif kind == "finish":
+            store.finish(game)
+            shadow.finished.append(shadow.game.events())
+            shadow.game = None
+        done += 1
+    return done
