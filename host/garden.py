@@ -179,7 +179,7 @@ class Garden:
     Change the garden only through seed/plant/harvest/bloom, which keep the
     two views in step."""
 
-    __slots__ = ("layout", "cells", "tokens", "empty", "bulbs", "bloomed")
+    __slots__ = ("layout", "cells", "tokens", "empty", "bulbs", "bloomed", "_groups")
 
     def __init__(self, layout=None):
         self.layout = default_layout() if layout is None else layout
@@ -189,10 +189,12 @@ class Garden:
         self.empty = self.layout.mask
         self.bulbs = 0
         self.bloomed = [0] * len(FLOWERS)
+        self._groups = None  # group_masks() cache, valid while `bloomed` is unchanged
 
     def _sync(self):
         """Rebuild the bitboards from `cells` (after a drawing sets them)."""
         bits = self.layout.bits
+        self._groups = None
         self.empty = 0
         self.bulbs = 0
         self.bloomed = [0] * len(FLOWERS)
@@ -286,6 +288,7 @@ class Garden:
         self.tokens[i] = token
         self.empty ^= b
         self.bloomed[flower] |= b
+        self._groups = None
 
     def plant(self, i, flower, token=None):
         """Plant: "places it in any unoccupied space in the Garden, Bulb side up"."""
@@ -303,27 +306,33 @@ class Garden:
         A group is a maximal set of adjacent bloomed flowers of one type. Its
         frontier is the set of empty spaces it touches: every other neighbour
         is a different type, a bulb or the border, so a group with an empty
-        frontier is surrounded. (The flood fill is Layout.reach inlined: this
-        is the greedy policy's inner loop.)"""
-        L = self.layout
-        w = L.width
-        v = w - 1
+        frontier is surrounded.
+
+        Groups depend only on the bloomed flowers, which change only in the
+        upkeep; plants only fill empty spaces. So the flood fills (the greedy
+        policy's inner loop) are cached until a flower blooms, is seeded or is
+        harvested, and only the frontiers are recomputed against `empty`."""
+        if self._groups is None:
+            L = self.layout
+            w = L.width
+            v = w - 1
+            found = []
+            for f in range(len(FLOWERS)):
+                m = self.bloomed[f]
+                rest = m
+                while rest:
+                    r = rest & -rest
+                    while True:  # Layout.reach, inlined
+                        s = r | (r << 1) | (r >> 1) | (r << w) | (r >> w) | (r << v) | (r >> v)
+                        n = s & m
+                        if n == r:
+                            break
+                        r = n
+                    rest &= ~r
+                    found.append((f, r, s))
+            self._groups = found
         empty = self.empty
-        out = []
-        for f in range(len(FLOWERS)):
-            m = self.bloomed[f]
-            rest = m
-            while rest:
-                r = rest & -rest
-                while True:
-                    s = r | (r << 1) | (r >> 1) | (r << w) | (r >> w) | (r << v) | (r >> v)
-                    n = s & m
-                    if n == r:
-                        break
-                    r = n
-                rest &= ~r
-                out.append((f, r, s & empty))
-        return out
+        return [(f, r, s & empty) for f, r, s in self._groups]
 
     def groups(self):
         """group_masks() with space indexes instead of bitboards."""
@@ -368,6 +377,7 @@ class Garden:
                 tokens[i] = None
             self.bloomed[f] &= ~m
             self.empty |= m
+            self._groups = None
         return out
 
     def bloom(self):
@@ -382,6 +392,7 @@ class Garden:
         cells = self.cells
         bits = self.layout.bits
         self.bulbs &= ~flips
+        self._groups = None
         k = 0
         for i in self.layout.indexes(flips):
             c = cells[i] & 7

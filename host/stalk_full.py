@@ -123,6 +123,7 @@ class StalkGame:
         self._rec_harvest = {}
         self.seat = 0
         self.turns = 0
+        self.garden_changed = True  # the first upkeep checks the seeded garden
         self.end_reason = None
         self.final = None
         self.values = [0] * NF
@@ -190,6 +191,7 @@ class StalkGame:
         self.g.apply_record(self._rec_plant)
         self.exchange[slot] = None
         self.garden.plant(cell, t // PER_FLOWER, t)
+        self.garden_changed = True
         self.actions += 1
         self.stats[PLANT] += 1
         if extra:
@@ -284,20 +286,25 @@ class StalkGame:
                 self.do_flush()
             else:
                 raise ValueError("unknown action %r" % (act,))
-        # Upkeep step 1 + 3: harvest, and tell the engine per flower.
-        harvested = self.garden.harvest()
-        for f in range(NF):
-            got = harvested[f]
-            if got:
-                key = (f, len(got))
-                rec = self._rec_harvest.get(key)
-                if rec is None:
-                    rec = self._rec_harvest[key] = self.g.encode({"ev": "harvest", "flower": FLOWERS[f], "count": len(got)})
-                self.g.apply_record(rec)
-                self.market.extend(got)
-                self.stats["harvest_events"] += 1
-        # Step 2: bloom.
-        self.garden.bloom()
+        if self.garden_changed:
+            # Upkeep step 1 + 3: harvest, and tell the engine per flower.
+            harvested = self.garden.harvest()
+            for f in range(NF):
+                got = harvested[f]
+                if got:
+                    key = (f, len(got))
+                    rec = self._rec_harvest.get(key)
+                    if rec is None:
+                        rec = self._rec_harvest[key] = self.g.encode({"ev": "harvest", "flower": FLOWERS[f], "count": len(got)})
+                    self.g.apply_record(rec)
+                    self.market.extend(got)
+                    self.stats["harvest_events"] += 1
+            # Step 2: bloom.
+            self.garden.bloom()
+            self.garden_changed = False
+        # (Unchanged since the last upkeep: an upkeep leaves no surrounded
+        # group and no bulb next to an empty space, and swaps and flushes
+        # never touch the garden, so steps 1-3 would find nothing.)
         # Step 4: move the exchange.
         self.g.apply_record(self._rec_end)
         self.move_exchange()
@@ -431,7 +438,7 @@ class RandomPolicy:
             # Draw a random occupied slot, then a move for it: plant it on a
             # random empty space, or swap it for a random different held type.
             while True:
-                slot = r.randrange(SLOTS)
+                slot = int(r.random() * SLOTS)
                 if ex[slot] is not None:
                     break
             a = ex[slot] // PER_FLOWER
@@ -442,11 +449,11 @@ class RandomPolicy:
             if can_plant and (not give or r.random() < 0.5):
                 cells = garden.cells
                 while True:
-                    cell = r.randrange(len(cells))
+                    cell = int(r.random() * len(cells))
                     if cells[cell] == EMPTY:
                         return (PLANT, slot, cell)
             if give:
-                return (SWAP, slot, give[r.randrange(len(give))])
+                return (SWAP, slot, give[int(r.random() * len(give))])
             if not can_plant:
                 swaps = game.legal_swaps()  # another slot may still allow a swap
                 if swaps:

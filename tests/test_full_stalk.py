@@ -79,7 +79,7 @@ def test_both_end_triggers_occur_and_match_their_definitions():
             # crash: H + max(values) >= S + 1 (ruling R1), checked on the raw values
             assert game.end_reason == "crash"
             assert st_["harvested"] + max(st_["values"].values()) >= st_["track_start"] + 1
-            assert len(game.bag) > 0
+            # (the bag may empty too at that turn's refill: the first trigger names the end)
         seen[game.end_reason] = seen.get(game.end_reason, 0) + 1
     assert set(seen) == {"bag", "crash"}, seen
 

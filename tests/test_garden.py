@@ -261,3 +261,40 @@ def test_bitboard_harvest_and_bloom_match_the_naive_rules(codes):
     assert g.cells == after
     b, u, e = g.counts()
     assert e == after.count(EMPTY) and b + u + e == 37
+
+
+def naive_groups(layout, cells):
+    out = set()
+    seen = set()
+    for i, c in enumerate(cells):
+        if c == EMPTY or c & BULB or i in seen:
+            continue
+        group = {i}
+        todo = [i]
+        while todo:
+            for j in layout.neighbours[todo.pop()]:
+                if cells[j] == c and j not in group:
+                    group.add(j)
+                    todo.append(j)
+        seen |= group
+        frontier = {j for k in group for j in layout.neighbours[k] if cells[j] == EMPTY}
+        out.add((c - 1, frozenset(group), frozenset(frontier)))
+    return out
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from(CODES), min_size=37, max_size=37), st.lists(st.integers(0, 36), max_size=6))
+def test_groups_and_their_frontiers_stay_right_while_bulbs_are_planted(codes, plants):
+    # group_masks() caches the flood fills until a flower blooms or leaves;
+    # plants in between must still show up in the frontiers.
+    g = Garden()
+    g.cells = list(codes)
+    g._sync()
+    for space in plants:
+        got = {(f, frozenset(m), frozenset(fr)) for f, m, fr in g.groups()}
+        assert got == naive_groups(g.layout, g.cells)
+        if g.cells[space] == EMPTY:
+            g.plant(space, TULIP)
+    g.harvest()
+    g.bloom()
+    assert {(f, frozenset(m), frozenset(fr)) for f, m, fr in g.groups()} == naive_groups(g.layout, g.cells)
