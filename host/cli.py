@@ -16,6 +16,7 @@ COMMAND_MODULES = (
     "host.cmd_rules",
     "host.cmd_simulate",
     "host.cmd_sim",
+    "host.cmd_sync",
 )
 
 

@@ -1,0 +1,218 @@
+"""`bloomkeeper sync`, `follow`, `plays`, `export`, `names`: the board's
+games into the plays database and out again (docs/protocol.md)."""
+
+import json
+import sys
+import time
+
+import engine_lite
+
+from host import db as D
+from host import export as X
+from host.errors import UserError
+from host.link import connect
+
+
+def _port_arg(p):
+    p.add_argument("--port", default="auto", metavar="auto|PATH|URL", help="serial port of the board (default: find it by USB id)")
+    p.add_argument("--timeout", type=float, default=60.0, metavar="S", help="cap on the whole exchange, seconds (default 60)")
+
+
+def _db_arg(p):
+    p.add_argument("--db", default=None, metavar="FILE", help="plays database (default: in your user data directory)")
+
+
+def sync_cmd(args):
+    link = connect(args.port, cap=args.timeout)
+    db = D.Database(args.db)
+    try:
+        res = D.sync(link, db)
+    finally:
+        link.close()
+        db.close()
+    marked = (", marked %d finished game(s) synced on the board" % len(res["marked"])) if res["marked"] else ""
+    print("synced board %s: %d game(s), %d new event(s)%s -> %s" % (res["board"], res["games"], res["added"], marked, db.path))
+    return 0
+
+
+def plays_cmd(args):
+    db = D.Database(args.db)
+    plays = db.plays()
+    db.close()
+    if args.json:
+        sys.stdout.write(X.to_json(plays))
+        return 0
+    if not plays:
+        print("no plays in %s" % db.path)
+    for p in plays:
+        res = {r["name"]: r for r in p.get("final", {}).get("players", [])}
+        who = ", ".join("%s %s" % (n, res[n]["score"]) if n in res else n for n in p["players"])
+        state = "scored" if res else ("over" if p["over"] else "in progress")
+        print("%s  %-14s %s/%s  %3d events  %-11s %s" % (p["date"], p["game"], p["board"], p["game_id"], len(p["events"]), state, who))
+    return 0
+
+
+def export_cmd(args):
+    db = D.Database(args.db)
+    plays = db.plays()
+    db.close()
+    sys.stdout.write(X.FORMATS[args.format](plays))
+    return 0
+
+
+def names_cmd(args):
+    from engine_lite import record as R
+
+    for n in args.names:
+        if not R.check_name(n):
+            raise UserError("player name %r must be 1-12 printable ASCII characters" % n)
+    if len(set(args.names)) != len(args.names) or len(args.names) > 5:
+        raise UserError("give up to 5 different names")
+    link = connect(args.port, cap=args.timeout)
+    try:
+        s = link.settings({"names": list(args.names)})
+    finally:
+        link.close()
+    print("names on the board: %s" % ", ".join(s.get("names", [])))
+    return 0
+
+
+# -- follow ---------------------------------------------------------------
+
+def scoreboard(g):
+    """The game in progress, in words (one string, several lines)."""
+    st = g.state()
+    if st.get("game") is None:
+        return "no game"
+    names = list(g.names)
+    lines = []
+    if st["game"] == "stalk-exchange":
+        vals = "  ".join("%s %d" % (k, v) for k, v in st["values"].items())
+        lines.append("Stalk Exchange  values: %s" % vals)
+        lines.append("bag %d  exchange %d  harvested %d" % (st["bag"], st["exchange"], st["harvested"]))
+        for i, n in enumerate(names):
+            mark = ">" if i == st["current_player"] and not st["game_over"] else " "
+            tok = st["tokens"][n] if isinstance(st["tokens"], dict) else st["tokens"][i]
+            fl = st["flush_used"][n] if isinstance(st["flush_used"], dict) else st["flush_used"][i]
+            lines.append("%s %-12s tokens %d%s" % (mark, n, tok, "  flushed" if fl else ""))
+        if st.get("tokens_until_crash") is not None and not st["game_over"]:
+            lines.append("crash in %s harvested token(s) at the earliest" % st["tokens_until_crash"])
+        if st.get("end_triggered"):
+            lines.append("LAST TURN: end triggered (%s)" % st["end_triggered"])
+    else:
+        lines.append("Oh My. Orchids!%s" % ("  LAST ROUND" if st.get("last_round") else ""))
+        for i, n in enumerate(names):
+            p = st["players"][n]
+            mark = ">" if i == st["current_player"] and not st["game_over"] else " "
+            lines.append("%s %-12s hand %d  flowers %d  points %d  composted %d" % (mark, n, p["hand"], len(p["flowers"]), p["points"], p["composted"]))
+    if st["game_over"]:
+        lines.append("GAME OVER")
+    if "final" in st:
+        lines.append("final: " + ", ".join("%d. %s %s" % (r["rank"], r["name"], r["score"]) for r in st["final"]["players"]))
+    return "\n".join(lines)
+
+
+class Follower:
+    """The board's game in progress, kept current by live events."""
+
+    def __init__(self, link):
+        self.link = link
+        self.gid = None
+        self.game = None
+
+    def refetch(self):
+        self.gid = self.link.call("subscribe", on=True)["game"]
+        self.game = engine_lite.Game()
+        if self.gid is None:
+            return
+        have = 0
+        while True:
+            start, total, _, recs = self.link.events(self.gid, have)
+            for r in recs:
+                self.game.apply_record(r)
+            have += len(recs)
+            if have >= total or not recs:
+                return
+
+    def take(self, push):
+        """Apply one live event; False if a refetch was needed instead."""
+        gid, index, rec = push
+        if gid == self.gid and self.game is not None and rec and rec[0] != 11 and index == len(self.game.log):
+            try:
+                self.game.apply_record(rec)
+                return True
+            except engine_lite.EngineError:
+                pass
+        self.refetch()
+        return False
+
+
+def follow_cmd(args):
+    link = connect(args.port, cap=10 ** 9)
+    f = Follower(link)
+    f.refetch()
+    plain = args.plain or not sys.stdout.isatty()
+    end = time.monotonic() + args.seconds if args.seconds else None
+    seen = 0
+
+    def show():
+        if plain:
+            sys.stdout.write("--- %s\n%s\n" % (f.gid, scoreboard(f.game) if f.game else "no game"))
+            sys.stdout.flush()
+
+    try:
+        if plain:
+            show()
+            while end is None or time.monotonic() < end:
+                push = link.wait_push(0.2)
+                if push is not None:
+                    f.take(push)
+                    seen += 1
+                    show()
+                    if args.events and seen >= args.events:
+                        break
+        else:
+            from rich.live import Live
+            from rich.panel import Panel
+
+            with Live(Panel(scoreboard(f.game), title="game %s" % f.gid), refresh_per_second=20) as live:
+                while end is None or time.monotonic() < end:
+                    push = link.wait_push(0.2)
+                    if push is not None:
+                        f.take(push)
+                        seen += 1
+                        live.update(Panel(scoreboard(f.game), title="game %s" % f.gid))
+                        if args.events and seen >= args.events:
+                            break
+    finally:
+        link.close()
+    return 0
+
+
+def register(sub):
+    p = sub.add_parser("sync", help="pull every new event from the board into the plays database")
+    _port_arg(p)
+    _db_arg(p)
+    p.set_defaults(func=sync_cmd)
+
+    p = sub.add_parser("follow", help="live scoreboard of the game on the board")
+    _port_arg(p)
+    p.add_argument("--plain", action="store_true", help="print each update as text (default when not a terminal)")
+    p.add_argument("--seconds", type=float, default=0, help="stop after S seconds (default: run until Ctrl-C)")
+    p.add_argument("--events", type=int, default=0, help="stop after N live events")
+    p.set_defaults(func=follow_cmd)
+
+    p = sub.add_parser("plays", help="the plays in the database")
+    _db_arg(p)
+    p.add_argument("--json", action="store_true", help="as JSON (same as export --format json)")
+    p.set_defaults(func=plays_cmd)
+
+    p = sub.add_parser("export", help="export the plays database: json, csv or bgstats (BG Stats app)")
+    _db_arg(p)
+    p.add_argument("--format", choices=sorted(X.FORMATS), default="json")
+    p.set_defaults(func=export_cmd)
+
+    p = sub.add_parser("names", help="push player names to the board")
+    _port_arg(p)
+    p.add_argument("names", nargs="+", metavar="NAME")
+    p.set_defaults(func=names_cmd)

@@ -1,0 +1,274 @@
+"""The host's side of the serial link (docs/protocol.md).
+
+`connect(port)` opens the port (`auto` = find the board by USB VID:PID
+2E8A:0005 and its hello), says hello and checks the protocol version.
+`HostLink` sends requests and waits for the reply with the same sequence
+number; every read has a timeout (`read_timeout`), every request a
+deadline with retries, and the whole exchange a cap (`cap` seconds): the
+host never hangs. Every failure is a `host.errors.UserError` with one line.
+"""
+
+import errno
+import json
+import random
+import time
+from collections import deque
+
+import serial
+from serial.tools import list_ports
+
+from firmware import frame
+from firmware import link as L
+from host.errors import UserError
+
+VID = 0x2E8A  # Raspberry Pi
+PID = 0x0005  # MicroPython on RP2040
+BAUD = 115200
+
+
+class BoardError(UserError):
+    """The board answered with an error reply ('X'): nothing changed on it."""
+
+    def __init__(self, op, reply):
+        self.code = reply.get("code", "?")
+        self.reply = reply
+        UserError.__init__(self, "board refused %s: %s (%s)" % (op, reply.get("msg", ""), self.code))
+
+
+class HostLink:
+    def __init__(self, ser, name="board", read_timeout=0.05, request_timeout=1.0, cap=60.0, retries=3):
+        self.ser = ser
+        self.name = name
+        ser.timeout = read_timeout
+        self.request_timeout = request_timeout
+        self.retries = retries
+        self.deadline = time.monotonic() + cap
+        self.cap = cap
+        self.rx = frame.Deframer(max_payload=4096)
+        self.seq = random.randrange(1, 0xFFFF)
+        self.pushes = deque()
+        self.info = None
+        self.bytes_in = 0
+        self.bytes_out = 0
+
+    # -- transport ---------------------------------------------------------
+    def _check_cap(self):
+        if time.monotonic() > self.deadline:
+            raise UserError("%s: gave up after %.0f s (the exchange is capped; try again)" % (self.name, self.cap))
+
+    def _write(self, data):
+        try:
+            self.ser.write(data)
+            self.bytes_out += len(data)
+        except (serial.SerialException, OSError) as err:
+            raise UserError("%s: lost the connection (%s)" % (self.name, _why(err)))
+
+    def _read(self):
+        """One read (at most read_timeout): the payloads it completed."""
+        try:
+            data = self.ser.read(max(1, getattr(self.ser, "in_waiting", 0) or 0))
+        except (serial.SerialException, OSError) as err:
+            raise UserError("%s: lost the connection (%s)" % (self.name, _why(err)))
+        self.bytes_in += len(data)
+        return self.rx.feed(data) if data else []
+
+    def _next_seq(self):
+        self.seq = self.seq % 0xFFFF + 1
+        return self.seq
+
+    def send(self, op, seq, **args):
+        args["op"] = op
+        body = json.dumps(args, separators=(",", ":")).encode()
+        self._write(frame.encode(bytes((L.K_REQ, seq & 0xFF, seq >> 8)) + body))
+
+    def call(self, op, retry=True, timeout=None, **args):
+        """Send a request, return its answer: a dict ('R') or bytes ('E').
+        An 'X' reply raises BoardError. Timeouts retry (if `retry`)."""
+        tries = self.retries if retry else 1
+        for _ in range(tries):
+            self._check_cap()
+            seq = self._next_seq()
+            self.send(op, seq, **args)
+            end = min(time.monotonic() + (timeout or self.request_timeout), self.deadline)
+            while time.monotonic() < end:
+                done, ans = False, None
+                for p in self._read():  # every payload of the read: a push may follow the answer
+                    kind = p[0]
+                    if kind == L.K_PUSH:
+                        self.pushes.append(parse_push(p))
+                    elif not done and len(p) >= 3 and (p[1] | p[2] << 8) == seq:
+                        done, ans = self._answer(op, kind, p)
+                if done:
+                    if isinstance(ans, BoardError):
+                        raise ans
+                    return ans
+        self._check_cap()
+        raise UserError("%s: no answer to %s (tried %d times): is the Bloomkeeper app running?" % (self.name, op, tries))
+
+    @staticmethod
+    def _answer(op, kind, p):
+        """(True, answer) for a reply payload to this request, (False, None)
+        for one that cannot be read (late or damaged: keep waiting)."""
+        if kind == L.K_EVENTS:
+            return True, bytes(p[3:])
+        try:
+            ans = json.loads(p[3:].decode("utf-8"))
+        except ValueError:
+            return False, None
+        if kind == L.K_ERR:
+            return True, BoardError(op, ans)
+        if kind == L.K_OK:
+            return True, ans
+        return False, None
+
+    # -- requests ------------------------------------------------------------
+    def hello(self):
+        self._write(b"\x00\x00")  # end whatever half frame the board holds
+        info = self.call("hello")
+        if info.get("proto") != L.PROTO:
+            raise UserError(
+                "%s speaks link protocol %s, this bloomkeeper speaks %d: update the firmware or the host tool"
+                % (self.name, info.get("proto"), L.PROTO)
+            )
+        self.info = info
+        return info
+
+    def events(self, gid, start):
+        """(start, total, board's prefix crc of records[:start], [records])."""
+        body = self.call("events", game=gid, **{"from": start})
+        return parse_events(body)
+
+    def games(self):
+        return self.call("games")
+
+    def status(self):
+        return self.call("status")
+
+    def mark_synced(self, gid):
+        return self.call("mark_synced", game=gid)
+
+    def subscribe(self, on=True):
+        return self.call("subscribe", on=on)
+
+    def settings(self, new=None):
+        if new is None:
+            return self.call("settings")["settings"]
+        return self.call("settings", set=new)["settings"]
+
+    def confirmed(self, op, **args):
+        """A dangerous request: ask, receive the one-time token, send it back."""
+        try:
+            return self.call(op, retry=False, **args)
+        except BoardError as err:
+            if err.code != "confirm":
+                raise
+            return self.call(op, retry=False, confirm=err.reply["token"], **args)
+
+    def wait_push(self, timeout):
+        """The next live event (gid, index, record), or None after `timeout`."""
+        end = time.monotonic() + timeout
+        while not self.pushes and time.monotonic() < end:
+            for p in self._read():
+                if p[0] == L.K_PUSH:
+                    self.pushes.append(parse_push(p))
+        return self.pushes.popleft() if self.pushes else None
+
+    def close(self):
+        try:
+            self.ser.close()
+        except Exception:
+            pass
+
+
+def parse_events(body):
+    k = body[0]
+    gid = body[1 : 1 + k].decode()  # noqa: F841 (the board echoes the id)
+    i = 1 + k
+    start = body[i] | body[i + 1] << 8
+    total = body[i + 2] | body[i + 3] << 8
+    pcrc = int.from_bytes(body[i + 4 : i + 8], "little")
+    n = body[i + 8]
+    i += 9
+    recs = []
+    for _ in range(n):
+        m = body[i]
+        recs.append(bytes(body[i + 1 : i + 1 + m]))
+        i += 1 + m
+    return start, total, pcrc, recs
+
+
+def parse_push(p):
+    k = p[3]
+    gid = p[4 : 4 + k].decode()
+    i = 4 + k
+    index = p[i] | p[i + 1] << 8
+    m = p[i + 2]
+    return gid, index, bytes(p[i + 3 : i + 3 + m])
+
+
+def _why(err):
+    return " ".join(str(getattr(err, "strerror", None) or err).split()) or type(err).__name__
+
+
+def _busy(err):
+    text = str(err).lower()
+    return getattr(err, "errno", None) in (errno.EBUSY, errno.EACCES, errno.EAGAIN) or "lock" in text or "busy" in text
+
+
+def open_serial(path, baud=BAUD):
+    """pyserial port for PATH or URL, with one-line errors (busy, missing)."""
+    try:
+        if "://" in path:
+            return serial.serial_for_url(path, baudrate=baud, timeout=0.05)
+        return serial.Serial(path, baudrate=baud, timeout=0.05, exclusive=True)
+    except (serial.SerialException, OSError, ValueError) as err:
+        if _busy(err):
+            raise UserError("port %s is busy: another program has it open (mpremote, a serial monitor, another bloomkeeper?)" % path)
+        if getattr(err, "errno", None) == errno.ENOENT or "no such file" in str(err).lower():
+            raise UserError("no such port %s (see `--port auto`)" % path)
+        raise UserError("cannot open %s: %s" % (path, _why(err)))
+
+
+def candidate_ports():
+    return sorted(p.device for p in list_ports.comports() if p.vid == VID and p.pid == PID)
+
+
+def connect(port="auto", cap=60.0, request_timeout=1.0):
+    """A HostLink to the board, hello done."""
+    if port in (None, "", "auto"):
+        return discover(cap=cap, request_timeout=request_timeout)
+    link = HostLink(open_serial(port), name=port, cap=cap, request_timeout=request_timeout)
+    try:
+        link.hello()
+    except UserError:
+        link.close()
+        raise
+    return link
+
+
+def discover(cap=60.0, request_timeout=1.0, ports=None):
+    ports = candidate_ports() if ports is None else ports
+    if not ports:
+        raise UserError("no board found: no USB serial device with VID:PID 2E8A:0005 (plugged in? or give --port PATH)")
+    found, busy, silent = [], [], []
+    for dev in ports:
+        try:
+            link = HostLink(open_serial(dev), name=dev, cap=cap, request_timeout=request_timeout, retries=2)
+        except UserError as err:
+            (busy if "busy" in str(err) else silent).append(dev)
+            continue
+        try:
+            link.hello()
+            found.append(link)
+        except UserError:
+            link.close()
+            silent.append(dev)
+    if len(found) == 1:
+        return found[0]
+    for link in found:
+        link.close()
+    if len(found) > 1:
+        raise UserError("several boards found (%s): choose one with --port" % ", ".join(x.name for x in found))
+    if busy:
+        raise UserError("the board on %s is busy: another program has it open (mpremote, a serial monitor?)" % busy[0])
+    raise UserError("%s does not answer the hello: is the Bloomkeeper app running (not the REPL)?" % ", ".join(silent))

@@ -1,0 +1,83 @@
+"""`bloomkeeper sim --headless --record FILE`: a simulated board holding a
+game record, its serial link served on a pseudo-terminal.
+
+The board is the real firmware: SimHW + Store on MemFS + App (built by
+host/sim_tui.SimBoard, as the terminal simulator does). The record is
+loaded through the App's own entry points (App.new_game / apply / undo),
+so it is stored and announced exactly as if it had been played on the
+buttons. The first stdout line is `link: /dev/pts/N`; then the board runs
+(App.step, which serves the link) until it is killed.
+"""
+
+import json
+import select
+import sys
+import time
+
+import engine_lite
+
+from host.errors import UserError
+from host.io_util import read_text
+
+
+def record_events(path):
+    """The record's events, checked by the rules (UserError naming the line)."""
+    lines = read_text(path).splitlines()
+    try:
+        engine_lite.replay(lines)
+    except engine_lite.EngineError as err:
+        raise UserError("%s: %s" % (path, err))
+    return [json.loads(t) for t in lines if t.strip()]
+
+
+def load_into(app, events):
+    """Play the events into the App as if pressed on the board."""
+    for i, ev in enumerate(events, 1):
+        if ev["ev"] == "start":
+            app.new_game(engine_lite.Game().encode(ev))
+            ok = True
+        elif ev["ev"] == "undo":
+            ok = app.undo()
+        else:
+            ok = app.apply(app.game.encode(ev))
+        if not ok:
+            raise UserError("event %d refused by the board" % i)
+
+
+def build(path, board="pico"):
+    """A started SimBoard (host/sim_tui.py) with the record loaded."""
+    from host.sim_tui import SimBoard, SimUnavailable
+
+    events = record_events(path)
+    try:
+        sb = SimBoard(board=board, state_dir=None).start()
+    except SimUnavailable as err:
+        raise UserError(str(err))
+    if sb.link is None or sb.link_path is None:
+        raise UserError("the simulated board has no serial link: %s" % (sb.link_note or "unknown reason"))
+    load_into(sb.app, events)
+    sb.tick()
+    return sb
+
+
+def serve(sb, stop=None, period=0.005):
+    """Run the board: a step whenever the host sent something, at least every `period` s."""
+    pty = getattr(sb, "_pty", None)
+    fds = [pty.master] if pty is not None else []
+    while stop is None or not stop():
+        if fds:
+            select.select(fds, [], [], period)
+        else:
+            time.sleep(period)
+        sb.tick()
+
+
+def run_record(path, board="pico", **_ignored):
+    sb = build(path, board=board)
+    sys.stdout.write("link: %s\n" % sb.link_path)
+    sys.stdout.flush()
+    try:
+        serve(sb)
+    finally:
+        sb.close()
+    return 0

@@ -1,0 +1,165 @@
+"""End to end over a real pseudo-terminal pair with pyserial (issue 4, Proof):
+
+"`bloomkeeper sim --headless --record FILE` as the board, `sync` into a fresh
+database, `export --format json` gives back exactly the loaded game; a second
+sync adds nothing; live follow sees a button press within 50 ms."
+
+The board is the real firmware (App + Store on MemFS + SimHW) in its own
+process; the host is the `bloomkeeper` command and host/link.py. The 50 ms
+figure is measured in bench/bench_link.py; here only a generous sanity
+bound is asserted (tests never assert wall-clock budgets).
+"""
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+
+import engine_lite
+
+from host.link import connect
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RECORDS = os.path.join(REPO, "tests", "records")
+
+
+def bk(*args, timeout=60):
+    return subprocess.run(
+        [sys.executable, "-m", "host.cli", *args], cwd=REPO, capture_output=True, text=True, timeout=timeout
+    )
+
+
+class SimBoardProcess:
+    def __init__(self, record):
+        self.p = subprocess.Popen(
+            [sys.executable, "-m", "host.cli", "sim", "--headless", "--record", record],
+            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        line = self.p.stdout.readline()
+        if not line.startswith("link: "):
+            self.p.kill()
+            raise AssertionError("sim did not print its link first: %r %s" % (line, self.p.stderr.read()))
+        self.path = line.split(" ", 1)[1].strip()
+
+    def close(self):
+        self.p.kill()
+        self.p.wait(10)
+
+
+@pytest.fixture
+def sim(request):
+    boards = []
+
+    def start(record):
+        b = SimBoardProcess(record)
+        boards.append(b)
+        return b
+
+    yield start
+    for b in boards:
+        b.close()
+
+
+def effective_events(path):
+    g = engine_lite.Game()
+    with open(path) as f:
+        engine_lite.replay(f, g)
+    return g.events()
+
+
+@pytest.mark.parametrize("name", ["stalk-5p-crash.jsonl", "orchids-5p.jsonl"])
+def test_sync_then_export_gives_back_the_loaded_game(sim, tmp_path, name):
+    record = os.path.join(RECORDS, name)
+    board = sim(record)
+    db = str(tmp_path / "plays.sqlite3")
+    r = bk("sync", "--port", board.path, "--db", db)
+    assert r.returncode == 0, r.stderr
+    n = len(effective_events(record))
+    assert "%d new event(s)" % n in r.stdout
+
+    r = bk("export", "--db", db, "--format", "json")
+    assert r.returncode == 0, r.stderr
+    plays = json.loads(r.stdout)
+    assert len(plays) == 1
+    assert plays[0]["events"] == effective_events(record)
+    assert plays[0]["final"] == engine_lite.replay(open(record))["final"]
+
+    r = bk("sync", "--port", board.path, "--db", db)
+    assert r.returncode == 0 and " 0 new event(s)" in r.stdout, r.stdout + r.stderr
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT COUNT(*) FROM events").fetchone()[0] == n
+    assert con.execute("SELECT COUNT(*) FROM (SELECT DISTINCT board, game_id, idx FROM events)").fetchone()[0] == n
+
+    for fmt in ("csv", "bgstats"):
+        r = bk("export", "--db", db, "--format", fmt)
+        assert r.returncode == 0 and r.stdout, r.stderr
+
+
+def test_live_follow_sees_a_button_press(sim, tmp_path):
+    rec = tmp_path / "start.jsonl"
+    rec.write_text('{"ev":"start","game":"stalk-exchange","players":["Ann","Bo","Cy"]}\n')
+    board = sim(str(rec))
+    link = connect(board.path, cap=60)
+    try:
+        from host.cmd_sync import Follower
+
+        f = Follower(link)
+        f.refetch()
+        assert len(f.game.log) == 1
+        lat = []
+        for _ in range(5):
+            for button, expect in ((6, b"\x02"), (5, b"\x0b")):  # ok short = plant; undo
+                t0 = time.monotonic()
+                link.call("press", retry=False, button=button, kind=1)
+                push = link.wait_push(5.0)
+                lat.append(time.monotonic() - t0)
+                assert push is not None and push[2] == expect
+                f.take(push)
+        assert f.game.state()["actions"] == 0 and len(f.game.log) == 1
+        assert max(lat) < 2.0, lat  # sanity only; the figure is in bench/bench_link.py
+    finally:
+        link.close()
+
+
+def test_follow_command_prints_the_scoreboard(sim):
+    board = sim(os.path.join(RECORDS, "orchids-2p.jsonl"))
+    r = bk("follow", "--port", board.path, "--plain", "--seconds", "0.5")
+    assert r.returncode == 0, r.stderr
+    assert "Oh My. Orchids!" in r.stdout and "GAME OVER" in r.stdout
+
+
+def test_names_are_pushed_to_the_board(sim):
+    board = sim(os.path.join(RECORDS, "stalk-2p.jsonl"))
+    r = bk("names", "--port", board.path, "Ann", "Bo", "Cy")
+    assert r.returncode == 0 and "Ann, Bo, Cy" in r.stdout, r.stderr
+    r = bk("names", "--port", board.path, "Ann", "Ann")
+    assert r.returncode == 2 and r.stderr.count("\n") == 1
+
+
+def test_one_line_errors_for_missing_and_silent_ports(tmp_path):
+    r = bk("sync", "--port", str(tmp_path / "nope"), "--db", str(tmp_path / "db"))
+    assert r.returncode == 2 and r.stderr.startswith("bloomkeeper: no such port") and r.stderr.count("\n") == 1
+    # a port where nobody answers (a pty with no board behind it): clear message, bounded time
+    m, s = os.openpty()
+    try:
+        t0 = time.monotonic()
+        r = bk("sync", "--port", os.ttyname(s), "--db", str(tmp_path / "db"))
+        assert r.returncode == 2 and "no answer" in r.stderr and r.stderr.count("\n") == 1, r.stderr
+        assert time.monotonic() - t0 < 30
+    finally:
+        os.close(m)
+        os.close(s)
+
+
+def test_busy_port_is_reported(sim, tmp_path):
+    board = sim(os.path.join(RECORDS, "stalk-2p.jsonl"))
+    first = connect(board.path)
+    try:
+        r = bk("sync", "--port", board.path, "--db", str(tmp_path / "db"))
+        assert r.returncode == 2 and "busy" in r.stderr and r.stderr.count("\n") == 1, r.stderr
+    finally:
+        first.close()
