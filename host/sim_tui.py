@@ -93,16 +93,21 @@ def set_hw_clock(hw, ms):
     hw.now = ms
 
 
-def display_rgb(rgb):
-    """An LED's (r, g, b) as a terminal colour. The ring is brightness-limited
-    (a lit pixel may be 40/255), which an LED shows brightly but a screen
-    would draw nearly black; so each pixel is lifted by the eye's gamma
-    (1/2.2) on its brightest channel, all channels scaled alike: hue kept,
-    dim stays dimmer than bright. (0, 0, 0) stays off."""
+def display_rgb(rgb, brightness=255):
+    """An LED's (r, g, b) as a terminal colour, drawn as the eye sees the LED.
+
+    The ring is brightness-limited (default 48/255): an LED at that level
+    still glows brightly, but a screen would draw it nearly black. So the
+    brightness setting is divided out first (a full-level colour shows at
+    full), then each pixel is lifted by the eye's gamma (1/2.2) on its
+    brightest channel, all channels scaled alike: hue kept, dim stays dimmer
+    than bright, a faint marker stays visible. (0, 0, 0) stays off."""
     m = max(rgb)
     if m <= 0:
         return (0, 0, 0)
-    target = max(48.0, 255 * (m / 255.0) ** (1 / 2.2))
+    k = 255.0 / max(1, min(255, brightness))
+    top = min(255.0, m * k)
+    target = max(48.0, 255 * (top / 255.0) ** (1 / 2.2))
     k = target / m
     return tuple(min(255, int(round(v * k))) for v in rgb)
 
@@ -304,6 +309,11 @@ class SimBoard:
             pass
 
     # -- what the screen shows --------------------------------------------
+    def brightness(self):
+        """The ring's brightness setting (0-255) the App renders with."""
+        b = getattr(getattr(self.app, "view", None), "brightness", 255)
+        return b if isinstance(b, int) and b > 0 else 255
+
     def pixels(self):
         """The App's real pixels: what it last wrote to the simulated strip."""
         return [tuple(p) for p in self.hw.pixels]
@@ -452,18 +462,20 @@ class RingView(Widget):
     """The LED ring: one coloured two-column cell per pixel, on a circle."""
 
     DEFAULT_CSS = """
-    RingView { width: auto; height: auto; padding: 1 2; }
+    RingView { width: auto; height: auto; padding: 0 1; }
     """
 
     def __init__(self, **kw):
         super().__init__(**kw)
         self.pix = []
         self.centre = ""
+        self.brightness = 255
 
-    def set_pixels(self, pixels, centre=""):
-        if pixels != self.pix or centre != self.centre:
+    def set_pixels(self, pixels, centre="", brightness=255):
+        if pixels != self.pix or centre != self.centre or brightness != self.brightness:
             self.pix = list(pixels)
             self.centre = centre
+            self.brightness = brightness
             self.refresh(layout=True)
 
     def get_content_width(self, container, viewport):
@@ -479,7 +491,7 @@ class RingView(Widget):
         for i, (r, c) in enumerate(pos):
             rgb = self.pix[i] if i < len(self.pix) else (0, 0, 0)
             if any(rgb):
-                style = "rgb(%d,%d,%d)" % display_rgb(rgb)
+                style = "rgb(%d,%d,%d)" % display_rgb(rgb, self.brightness)
                 grid[r][c] = grid[r][c + 1] = ("█", style)
             else:
                 grid[r][c] = grid[r][c + 1] = ("·", "grey35")
@@ -592,17 +604,18 @@ class SimApp(App):
             return
         screen = sim.screen_name()
         shown = (tuple(sim.pixels()), screen, tuple(sim.describe()), sim.error_text(), sim.pressed(),
-                 self.long_armed, tuple(sim.history), sim.link_path, sim.link_note)
+                 self.long_armed, tuple(sim.history), sim.link_path, sim.link_note, sim.brightness())
         if shown == self._shown and not force:
             return
         self._shown = shown
-        pixels, screen, lines, err, held, armed, history, link_path, link_note = shown
-        self.query_one("#ring", RingView).set_pixels(list(pixels), screen)
+        pixels, screen, lines, err, held, armed, history, link_path, link_note, bright = shown
+        self.query_one("#ring", RingView).set_pixels(list(pixels), screen, bright)
         link = ("link: %s" % link_path) if link_path else ("link: none (%s)" % (link_note or "not started"))
         info = Text()
         info.append("board: %s (simulated)   " % sim.label)
         info.append(link, style="bold")
         info.append("   flash: %s" % (sim.state_dir or "in memory"))
+        info.append("   brightness %d" % bright)
         self.query_one("#info", Static).update(info)
         state = Text()
         if not lines or not lines[0].startswith("screen:"):

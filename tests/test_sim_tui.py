@@ -60,7 +60,8 @@ def ring_cells(app):
 
 def drawn_matches_pixels(app):
     """Every ring cell on screen shows exactly the App's pixel (lit or not)."""
-    want = [display_rgb(p) if any(p) else None for p in app.sim.pixels()]
+    b = app.sim.brightness()
+    want = [display_rgb(p, b) if any(p) else None for p in app.sim.pixels()]
     return ring_cells(app) == want
 
 
@@ -126,6 +127,9 @@ def test_display_keeps_hue_and_order_and_off_stays_off():
     r, g, b = display_rgb((40, 20, 0))
     assert b == 0 and abs(r - 2 * g) <= 1
     assert display_rgb((255, 255, 255)) == (255, 255, 255)
+    # the brightness setting is divided out: a full colour at 48/255 shows full
+    assert display_rgb((48, 0, 0), brightness=48) == (255, 0, 0)
+    assert display_rgb((24, 0, 0), brightness=48)[0] < 255
 
 
 # -- the simulator as a user drives it ------------------------------------------
