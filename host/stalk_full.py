@@ -470,10 +470,11 @@ class GreedyPolicy:
     It values a flower at its Stalk Value, or at the busted value when that
     flower leads (a leader will lose half). A swap gains the value of what it
     takes minus what it gives. A plant gains, for every bloomed group that
-    the planted bulb surrounds (the group's last empty neighbour), the
-    group's size times how many of that flower it holds above an average
-    share (a third of that for the second-to-last empty neighbour, which sets
-    the harvest up); harvesting a leading flower counts against it. Any plant
+    the planted bulb surrounds (the group's last empty neighbour), how much
+    that harvest would raise its score above a typical opponent's (one
+    holding an even share of every flower), bust included, were the game to
+    end now; a third of that for the second-to-last empty neighbour, which
+    sets the harvest up. The bulb it plants is the flower it holds most. Any plant
     is worth `plant_bonus` and any swap costs `swap_cost`, because bulbs are
     what moves the market and a swap for a flower worth the same is a waste.
     Extra actions are bought only for a gain of at least `extra_threshold`;
@@ -499,10 +500,31 @@ class GreedyPolicy:
         counts = game.counts(game.seat)
         share = sum(counts) / NF
         eff = [v // 2 if v == top and top > 0 else v for v in values]
+        # How many of each flower it holds above a typical opponent's share.
         want = [counts[f] - share for f in range(NF)]
-        for f in range(NF):
-            if top > 0 and values[f] >= top - 1:
-                want[f] = -counts[f]  # pushing it to the top makes it bust
+
+        def lead(vals):
+            # its score minus a typical opponent's, were the game to end now
+            top = max(vals)
+            total = 0.0
+            for t in range(NF):
+                v = vals[t]
+                if v == top and top > 0:
+                    v = top // 2  # the bust, as the policy expects it
+                total += want[t] * v
+            return total
+
+        base = lead(values)
+        harvest_gain = {}
+
+        def gain_of(flower, size):
+            key = flower * 64 + size
+            g = harvest_gain.get(key)
+            if g is None:
+                vals = list(values)
+                vals[flower] += size
+                g = harvest_gain[key] = lead(vals) - base
+            return g
 
         best = None
         best_gain = -1e9
@@ -534,11 +556,11 @@ class GreedyPolicy:
                 rest = frontier ^ low
                 if not rest:
                     # The last empty neighbour: planting there harvests it now.
-                    w = members.bit_count() * want[flower]
+                    w = gain_of(flower, members.bit_count())
                     gains[low] = gains.get(low, pb) + w
                 elif not rest & (rest - 1):
                     # One of the last two: sets the harvest up for later.
-                    w = members.bit_count() * want[flower] * 0.3
+                    w = gain_of(flower, members.bit_count()) * 0.3
                     gains[low] = gains.get(low, pb) + w
                     gains[rest] = gains.get(rest, pb) + w
             # The bulb to plant: the flower it most wants to see harvested later.
