@@ -1,0 +1,261 @@
+"""The ring's visual language (docs/ring.md): a pure function View -> pixels.
+
+Each test names what a player must be able to read from across the table."""
+
+import pytest
+
+from firmware import ring as RG
+
+
+def frame(view, now=0, ring=None):
+    ring = ring or RG.Ring(24)
+    buf = ring.render(view, now)
+    return [tuple(buf[3 * i : 3 * i + 3]) for i in range(24)]
+
+
+def lit(p):
+    return sum(p) > 0
+
+
+def stalk_view(**kw):
+    v = RG.View()
+    v.mode = RG.M_STALK
+    v.brightness = 255
+    v.n = 4
+    for s, t in enumerate((3, 3, 3, 4)):
+        v.tokens[s] = t
+    for k, val in kw.items():
+        setattr(v, k, val)
+    return v
+
+
+def test_render_is_a_pure_function_into_one_buffer():
+    ring = RG.Ring(24)
+    v = stalk_view(until_crash=2)
+    a = bytes(ring.render(v, 1234))
+    b = ring.render(v, 1234)
+    assert bytes(b) == a
+    assert ring.render(v, 99) is b  # preallocated: the same buffer every frame
+    assert bytes(RG.Ring(24).render(v, 1234)) == a  # nothing but (view, time) matters
+
+
+def test_each_flower_has_its_place_on_the_market_arc():
+    """Readable without hue: flower f is always px 3f..3f+2 (button order),
+    the bar grows away from its first pixel and brightens along it."""
+    for f in range(5):
+        v = stalk_view()
+        v.values[f] = 6
+        fr = frame(v)
+        market = [i for i in range(15) if lit(fr[i])]
+        others = [3 * g for g in range(5) if g != f]  # empty flowers: one dim pixel each
+        assert sorted(market) == sorted(others + [3 * f, 3 * f + 1, 3 * f + 2])
+        assert sum(fr[3 * f]) < sum(fr[3 * f + 1]) < sum(fr[3 * f + 2])
+
+
+def test_market_bars_are_relative_to_the_leader():
+    v = stalk_view()
+    v.values[:] = bytes((6, 3, 1, 0, 6))
+    fr = frame(v)
+    bars = [sum(1 for i in range(3 * f, 3 * f + 3) if lit(fr[i])) for f in range(5)]
+    assert bars == [3, 2, 1, 1, 3]  # the empty flower keeps its dim place-holder pixel
+    assert sum(fr[9]) < sum(fr[6])  # ... dimmer than a real value
+
+
+def test_turn_seat_tokens_and_flush():
+    v = stalk_view(player=1)
+    v.flushed[3] = 1
+    fr = frame(v, 1000)
+    seats = [sum(fr[15 + s]) for s in range(5)]
+    assert seats[1] == max(seats) and seats[4] == 0  # active seat brightest, no 5th player
+    assert fr[18][2] > fr[18][0]  # a flushed player's seat is blue
+    assert [lit(fr[i]) for i in range(20, 24)] == [True, True, True, False]  # 3 tokens left
+
+
+def test_five_tokens_show_a_white_first_pip():
+    v = stalk_view(player=4, n=5)
+    v.tokens[4] = 5
+    fr = frame(v)
+    assert all(lit(fr[i]) for i in range(20, 24))
+    assert fr[20][0] == fr[20][1] == fr[20][2]
+
+
+def test_the_token_an_extra_action_costs_blinks():
+    v = stalk_view(actions=2)
+    on = [frame(v, t)[22] for t in range(0, 1600, 100)]
+    assert any(lit(p) for p in on) and any(not lit(p) for p in on)
+    v.actions = 1
+    assert all(lit(frame(v, t)[22]) for t in range(0, 1600, 100))
+
+
+def _peak_glow(v):
+    return max(frame(v, t)[17][0] for t in range(0, 2000, 10))  # px 17: seat 3, empty in a 2p game
+
+
+@pytest.mark.parametrize("field,values", [("until_crash", (7, 6, 4, 2, 1)), ("bag", (25, 20, 14, 8, 4))])
+def test_end_warning_grows_stronger_near_the_end(field, values):
+    glows = []
+    for x in values:
+        v = stalk_view(n=2)
+        setattr(v, field, x)
+        glows.append(_peak_glow(v))
+    assert glows[0] == 0
+    assert glows[1:] == sorted(glows[1:]) and len(set(glows[1:])) == 4
+
+
+def test_crash_warning_is_red_bag_warning_orange():
+    v = stalk_view(n=2, until_crash=1)
+    p = max((frame(v, t)[17] for t in range(0, 500, 10)), key=sum)
+    assert p[0] > 0 and p[1] == 0
+    v = stalk_view(n=2, bag=3)
+    p = max((frame(v, t)[17] for t in range(0, 500, 10)), key=sum)
+    assert p[0] > 0 and p[1] > 0
+
+
+def test_last_turn_is_a_comet_not_a_glow():
+    """After an end trigger the warning glow stops and one white head circles."""
+    v = stalk_view(n=2, trigger=1, until_crash=0)
+    heads = []
+    for t in range(0, 1200, 50):
+        fr = frame(v, t)
+        whites = [i for i in range(24) if fr[i] == (255, 255, 255) and i != 15]  # 15: the active seat
+        heads.append(whites)
+    assert all(len(w) <= 1 for w in heads)
+    assert len({w[0] for w in heads if w}) >= 22  # it goes all the way round
+    assert frame(v, 600)[17][1] == frame(v, 600)[17][0]  # no red glow on the empty seats
+
+
+def test_error_blinks_red_twice_then_the_screen_is_back():
+    v = stalk_view(error_at=1000)
+    normal = frame(stalk_view(), 1500)
+    for t, on in ((1000, True), (1050, True), (1150, False), (1250, True), (1350, False)):
+        fr = frame(v, t)
+        if on:
+            assert all(p[0] > 0 and p[1] == 0 and p[2] == 0 for p in fr)
+        else:
+            assert all(p == (0, 0, 0) for p in fr)
+    assert frame(v, 1500) == normal
+
+
+def test_error_blink_survives_the_ticks_wrap():
+    v = stalk_view(error_at=(1 << 30) - 50)
+    assert all(p[0] > 0 for p in frame(v, 10))  # 60 ms later, after ticks_ms wrapped
+
+
+def test_pending_harvest_shows_its_count():
+    v = stalk_view(pending=3, pending_count=4)
+    fr = frame(v, 0)
+    assert [lit(fr[i]) for i in range(15, 24)] == [True] * 4 + [False] * 5
+    assert fr[15] == frame(v, 125)[10]  # the count is drawn in the flower's colour ...
+    assert frame(v, 125)[9] != frame(v, 0)[9]  # ... and its segment blinks
+
+
+def test_orchids_flowers_toward_seven():
+    v = RG.View()
+    v.mode = RG.M_ORCHIDS
+    v.brightness = 255
+    v.n = 3
+    v.player = 1
+    v.flowers[:3] = bytes((7, 0, 3))
+    fr = frame(v)
+    # seat 0: 7 flowers = 3 bright + 1 dim pixel, gold
+    assert [sum(fr[i]) > 400 for i in range(4)] == [True, True, True, False] and lit(fr[3])
+    assert fr[0][0] > fr[0][2] and fr[0][1] > fr[0][2]
+    # seat 1 (the active player, no flowers): its sector glows white
+    assert all(fr[i][0] == fr[i][1] == fr[i][2] > 0 for i in range(5, 9))
+    # seat 2: 3 flowers = 1 bright + 1 dim, green
+    assert fr[10][1] > fr[10][0] and sum(fr[11]) < sum(fr[10]) and not lit(fr[12])
+    assert not any(lit(fr[i]) for i in range(15, 24))  # no 4th/5th player
+    v.last_round = 1
+    fr = frame(v, 600)
+    assert all(fr[g][0] > 0 and fr[g][1] == 0 for g in (4, 9, 14))
+
+
+def test_number_entry():
+    v = RG.View()
+    v.mode = RG.M_NUMBER
+    v.brightness = 255
+    v.number = 7
+    fr = frame(v)
+    assert [lit(p) for p in fr] == [True] * 7 + [False] * 17
+    assert sum(fr[4]) > sum(fr[3])  # every fifth pixel is brighter
+    v.number = 37  # units on px 0-9, tens (white) on px 12-23
+    fr = frame(v)
+    assert [lit(fr[i]) for i in range(24)] == [True] * 7 + [False] * 5 + [True] * 3 + [False] * 9
+
+
+def test_choice_screens_light_the_selected_sector():
+    v = RG.View()
+    v.mode = RG.M_CHOICE
+    v.brightness = 255
+    v.choice = RG.CH_MENU
+    v.options = 31
+    v.sel = 1
+    fr = frame(v)
+    assert sum(fr[5]) > 2 * sum(fr[0])
+    v.choice = RG.CH_PLAYERS
+    v.sel = 3  # 4 players: four sectors lit
+    fr = frame(v)
+    assert [lit(fr[5 * s]) for s in range(5)] == [True, True, True, True, False]
+
+
+def _all_views():
+    """A view of every screen, in its brightest state."""
+    views = []
+    v = stalk_view(n=5)
+    v.values[:] = bytes((5, 5, 5, 5, 5))
+    v.tokens[0] = 5
+    views.append(v)
+    for mode in (RG.M_ORCHIDS, RG.M_PORTFOLIO, RG.M_STALK_END, RG.M_ORCHIDS_END, RG.M_NUMBER):
+        v = RG.View()
+        v.mode = mode
+        v.brightness = 255
+        v.n = 5
+        v.flowers[:] = bytes((8, 8, 8, 8, 8))
+        v.counts[:] = bytes((4, 4, 4, 4, 4))
+        v.winner[:] = bytes((1, 1, 1, 1, 1))
+        v.scores = [9, 9, 9, 9, 9]
+        v.values[:] = bytes((5, 5, 5, 5, 5))
+        v.number = 24
+        views.append(v)
+    for ch in range(7):
+        v = RG.View()
+        v.mode = RG.M_CHOICE
+        v.brightness = 255
+        v.choice = ch
+        v.options = 31
+        v.sel = 4
+        views.append(v)
+    v = stalk_view(error_at=0)  # the error blink lights all 24 in full red
+    views.append(v)
+    return views
+
+
+def test_power_budget_worst_frame_under_usb_limit():
+    """docs/ring.md: 24 px x 60 mA = 1.44 A at full white; frames are capped
+    so the LEDs stay under 400 mA (+ ~50 mA for the Pico < 500 mA)."""
+    ring = RG.Ring(24)
+    worst = 0
+    for v in _all_views():
+        for t in range(0, 1200, 40):
+            ring.render(v, t)
+            worst = max(worst, ring.last_ma)
+    assert worst <= RG.DEFAULT_LIMIT_MA + 24
+    # full white everywhere would be ~1.44 A before the cap
+    v = RG.View()
+    v.mode = RG.M_CHOICE
+    v.choice = RG.CH_PLAYERS
+    v.sel = 4
+    v.brightness = 255
+    ring.render(v, 0)
+    assert ring.last_ma <= RG.DEFAULT_LIMIT_MA + 24
+
+
+def test_brightness_scales_every_pixel():
+    v = stalk_view()
+    v.values[0] = 3
+    full = frame(v)
+    v.brightness = 64
+    dim = frame(v)
+    for a, b in zip(full, dim):
+        for x, y in zip(a, b):
+            assert y <= x and y == x * 64 // 255 or abs(y - x * 64 // 255) <= 1
