@@ -3,7 +3,7 @@ PY ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed
 
-.PHONY: install test run bench clean
+.PHONY: install test run bench firmware clean
 
 install: $(STAMP)
 
@@ -23,6 +23,11 @@ run: $(STAMP)
 
 bench: $(STAMP)
 	$(VENV)/bin/python -m bench
+
+# Deployable bundles: build/firmware-micropython/ (bloomkeeper flash) and
+# build/firmware-circuitpython/ (copy onto CIRCUITPY). hardware/README.md.
+firmware: $(STAMP)
+	$(VENV)/bin/python -m host.bundle
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .hypothesis

@@ -17,6 +17,7 @@ COMMAND_MODULES = (
     "host.cmd_simulate",
     "host.cmd_sim",
     "host.cmd_sync",
+    "host.cmd_flash",
 )
 
 

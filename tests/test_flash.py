@@ -1,0 +1,242 @@
+"""`bloomkeeper flash` (issue 6): "flash builds the exact mpremote commands
+(tested against mpremote's own command parsing, without a board)".
+
+`mpremote_actions()` walks an argument list exactly as mpremote.main.main()
+does (its command table `_COMMANDS`, its shortcut expansions, its argparse
+builders, the `+` terminator), but records the parsed actions instead of
+running the handlers. Failures of the real steps are simulated by replacing
+`run_mpremote` / `host.link.connect`, so every user-facing message is
+checked to be one line (exit 2, no traceback).
+"""
+
+import argparse
+import shlex
+import subprocess
+import sys
+
+import pytest
+
+from host import cli
+from host import cmd_flash as F
+from host.errors import UserError
+from tests.mpy_harness import run_mpy
+
+mp_main = pytest.importorskip("mpremote.main")
+
+
+def mpremote_actions(argv):
+    """[(command, argparse.Namespace)] that mpremote would execute for argv (argv[0] == 'mpremote')."""
+    assert argv[0] == "mpremote"
+    config = type("Config", (), {})()
+    config.commands = {}  # no user config: only mpremote's built-in shortcuts
+    mp_main.prepare_command_expansions(config)
+    remaining = list(argv[1:])
+    actions = []
+    while remaining:
+        if remaining[0] == "+":
+            remaining.pop(0)
+            continue
+        mp_main.do_command_expansion(remaining)
+        cmd = remaining.pop(0)
+        assert cmd in mp_main._COMMANDS, "%r is not an mpremote command" % cmd
+        _handler, parser_func = mp_main._COMMANDS[cmd]
+        if "+" in remaining:
+            t = remaining.index("+")
+            command_args, extra = remaining[:t], remaining[t:]
+        else:
+            command_args, extra = remaining, []
+        parser = parser_func()
+        parser.prog = cmd
+        parser.add_argument("next_command", nargs=argparse.REMAINDER)  # as mpremote.main.main()
+        parser.exit = lambda status=0, message=None: pytest.fail("mpremote would reject %r: %s" % (argv, message))
+        args = parser.parse_args(command_args)
+        actions.append((cmd, args))
+        remaining = args.next_command + extra
+    return actions
+
+
+def _dry_run(capsys, port, *more):
+    assert cli.main(["flash", "--dry-run", "--port", port] + list(more)) == 0
+    out = capsys.readouterr().out
+    return [shlex.split(line) for line in out.splitlines()]
+
+
+@pytest.fixture(scope="module")
+def bundle_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("build")
+    from host import bundle as B
+
+    B.build("micropython", out / "firmware-micropython")
+    return out
+
+
+@pytest.mark.parametrize("port", ["/dev/ttyACM0", "COM3", "rfc2217://localhost:4000"])
+def test_dry_run_prints_three_mpremote_commands_that_mpremote_parses(capsys, port, bundle_dir):
+    lines = _dry_run(capsys, port, "--out", str(bundle_dir))
+    assert len(lines) == 3
+    acts = [mpremote_actions(line) for line in lines]
+    for a in acts:  # every invocation connects to the chosen port first
+        assert a[0][0] == "connect" and a[0][1].device == [port]
+    # 1: exec the board check / clean-up snippet and wait for it (follow)
+    (_, c1), (cmd, ex) = acts[0]
+    assert cmd == "exec" and ex.expr == [F.PREPARE] and ex.follow is True
+    # 2: fs cp -r <bundle entries> :   with main.py last
+    (_, c2), (cmd, fs) = acts[1]
+    assert cmd == "fs" and fs.command == ["cp"] and fs.recursive is True and fs.force is False
+    assert fs.path[-1] == ":"
+    srcs = fs.path[:-1]
+    assert [s.rsplit("/", 1)[-1] for s in srcs] == ["engine_lite", "firmware", "main.py"]
+    # 3: reset = mpremote's own shortcut: exec --no-follow ... machine.reset()
+    (_, c3), (cmd, rs) = acts[2]
+    assert cmd == "exec" and rs.follow is False and "machine.reset()" in rs.expr[0]
+    assert lines[2][-1] == "reset"
+
+
+def test_dry_run_copies_the_built_bundle(capsys, tmp_path):
+    assert cli.main(["flash", "--dry-run", "--port", "/dev/ttyACM1", "--out", str(tmp_path)]) == 0
+    cp = shlex.split(capsys.readouterr().out.splitlines()[1])
+    srcs = cp[cp.index("-r") + 1 : -1]
+    for s in srcs:
+        assert s.startswith(str(tmp_path / "firmware-micropython"))
+    assert (tmp_path / "firmware-micropython" / "main.py").is_file()
+    assert (tmp_path / "firmware-micropython" / "firmware" / "app.mpy").is_file()
+
+
+def test_mpremote_itself_accepts_the_commands_syntax():
+    """The real mpremote executable's parser (no board: only `--help`-level checks):
+    each step's command is a known mpremote command."""
+    p = subprocess.run([sys.executable, "-m", "mpremote", "help"], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0
+    for word in ("connect", "exec", "fs", "reset"):
+        assert word in p.stdout
+
+
+FAKE_OS = """
+import sys
+class FakeOS:
+    tree = {'/': ['bk', 'engine_lite', 'firmware', 'main.py'], '/bk': ['g1.log', 'settings.json'],
+            '/engine_lite': ['game.py', 'game.mpy'], '/firmware': ['app.py', 'old.mpy']}
+    removed = []
+    def listdir(self, p):
+        return list(self.tree[p])
+    def remove(self, p):
+        self.removed.append(p)
+sys.modules['os'] = FakeOS()
+"""
+
+
+def test_prepare_snippet_runs_in_micropython_and_keeps_saved_games():
+    """Step 1 in a real MicroPython (os replaced by a stand-in: the wasm guest
+    cannot write): old package files go, /bk (the saved games) stays."""
+    assert "\n" not in F.PREPARE  # one command line
+    r = run_mpy(F.PREPARE + "\nprint(sorted(sys.modules['os'].removed))", setup=FAKE_OS)
+    assert r.stdout.strip() == str(sorted(["/engine_lite/game.py", "/engine_lite/game.mpy", "/firmware/app.py", "/firmware/old.mpy"]))
+
+
+def test_prepare_snippet_refuses_another_python():
+    with pytest.raises(AssertionError, match="NOT-MICROPYTHON cpython"):
+        exec(F.PREPARE, {})
+
+
+def test_auto_port_without_a_board_is_one_clear_line(monkeypatch, capsys):
+    monkeypatch.setattr("host.link.candidate_ports", lambda: [])
+    with pytest.raises(SystemExit) as e:
+        cli.main(["flash"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "no board found" in err and "2E8A:0005" in err
+
+
+def test_auto_port_picks_the_single_pico_and_refuses_two(monkeypatch, capsys):
+    monkeypatch.setattr("host.link.candidate_ports", lambda: ["/dev/ttyACM7"])
+    lines = _dry_run(capsys, "auto")
+    assert all(line[:3] == ["mpremote", "connect", "/dev/ttyACM7"] for line in lines)
+    monkeypatch.setattr("host.link.candidate_ports", lambda: ["/dev/ttyACM0", "/dev/ttyACM1"])
+    with pytest.raises(UserError, match="several boards"):
+        F.resolve_port("auto")
+
+
+@pytest.mark.parametrize(
+    "output, expect",
+    [
+        ("mpremote: no device found\n", "no board found"),
+        ("mpremote: failed to access /dev/ttyACM0 (it may be in use by another program)\n", "busy"),
+        ("mpremote: could not enter raw repl\n", "raw REPL"),
+        ("Traceback (most recent call last):\n  File \"<stdin>\", line 1\nAssertionError: NOT-MICROPYTHON circuitpython\n",
+         "runs circuitpython, not MicroPython"),
+    ],
+)
+def test_failed_steps_become_one_line(monkeypatch, capsys, output, expect):
+    calls = []
+
+    def fake(argv):
+        calls.append(argv)
+        return 1, output
+
+    monkeypatch.setattr(F, "run_mpremote", fake)
+    with pytest.raises(SystemExit) as e:
+        cli.main(["flash", "--port", "/dev/ttyACM0"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert expect in err and "\n" not in err and "Traceback" not in err
+    assert len(calls) == 1  # stops at the first failed step
+
+
+def _fake_steps(monkeypatch):
+    ran = []
+    monkeypatch.setattr(F, "run_mpremote", lambda argv: (ran.append(argv), (0, ""))[1])
+    return ran
+
+
+class _Link:
+    def __init__(self, info):
+        self.info = info
+
+    def close(self):
+        pass
+
+
+def test_flash_runs_the_steps_then_checks_the_hello(monkeypatch, capsys):
+    ran = _fake_steps(monkeypatch)
+    seen = []
+
+    def connect(port, cap=60.0, request_timeout=1.0):
+        seen.append(port)
+        if len(seen) < 3:  # the board is still rebooting
+            raise UserError("%s does not answer the hello" % port)
+        return _Link({"proto": 1, "fw": "1.0.0", "board": "pico", "game": None})
+
+    monkeypatch.setattr("host.link.connect", connect)
+    monkeypatch.setattr(F.time, "sleep", lambda s: None)
+    assert cli.main(["flash", "--port", "/dev/ttyACM0"]) == 0
+    out = capsys.readouterr().out
+    assert [a[3:5] for a in ran] == [["exec", F.PREPARE], ["fs", "cp"], ["reset"]]
+    assert seen == ["/dev/ttyACM0"] * 3
+    assert "hello from /dev/ttyACM0: firmware 1.0.0, board pico, link protocol 1" in out
+
+
+def test_no_hello_after_reset_says_the_app_did_not_start(monkeypatch, capsys):
+    _fake_steps(monkeypatch)
+
+    def connect(port, cap=60.0, request_timeout=1.0):
+        raise UserError("%s does not answer the hello: is the Bloomkeeper app running (not the REPL)?" % port)
+
+    monkeypatch.setattr("host.link.connect", connect)
+    monkeypatch.setattr(F.time, "sleep", lambda s: None)
+    with pytest.raises(SystemExit):
+        cli.main(["flash", "--port", "/dev/ttyACM0", "--wait", "0"])
+    err = capsys.readouterr().err.strip()
+    assert "no Bloomkeeper hello" in err and "mpremote connect /dev/ttyACM0 repl" in err and "\n" not in err
+
+
+def test_wrong_firmware_answering_the_hello(monkeypatch, capsys):
+    _fake_steps(monkeypatch)
+
+    def connect(port, cap=60.0, request_timeout=1.0):
+        raise UserError("%s speaks link protocol 9, this bloomkeeper speaks 1: update the firmware or the host tool" % port)
+
+    monkeypatch.setattr("host.link.connect", connect)
+    with pytest.raises(SystemExit):
+        cli.main(["flash", "--port", "/dev/ttyACM0"])
+    err = capsys.readouterr().err.strip()
+    assert "another firmware version" in err and "protocol 9" in err and "\n" not in err
