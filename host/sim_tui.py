@@ -662,8 +662,12 @@ def run(board="pico", state_dir=None):
     """Run the interactive simulator until q / Ctrl-C. Returns the exit status.
     A firmware piece that is missing or fails to boot is one line (UserError)
     before the screen is taken over."""
+    import sys
+
     from host.errors import UserError
 
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UserError("sim needs a terminal (for scripts: sim --headless --buttons FILE or --record FILE)")
     sim = SimBoard(board=board, state_dir=state_dir)
     try:
         sim.start()

@@ -314,6 +314,9 @@ def test_sim_command_errors_are_one_line(tmp_path):
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "unknown board" in r.stderr
     r = bloomkeeper("sim", "--buttons", "x.txt")
     assert r.returncode == 2 and "--headless" in r.stderr
+    # no terminal (a script, CI): one line pointing at --headless, not a hung or garbled screen
+    r = bloomkeeper("sim", "--state-dir", str(tmp_path), stdin=subprocess.DEVNULL)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "needs a terminal" in r.stderr
 
 
 def test_missing_simulator_piece_is_one_line(monkeypatch, capsys):
