@@ -28,10 +28,8 @@ def make_link(app, store, board):
     try:
         from firmware import link as L
 
-        if sys.implementation.name == "circuitpython":
-            port = L.CdcDataPort()
-        else:
-            port = L.StdioPort()
+        cp = sys.implementation.name == "circuitpython"
+        port = L.CdcDataPort() if cp else L.StdioPort()
         return L.Link(L.AppBoard(app, store, board_id=board or sys.implementation.name), port)
     except Exception as e:  # no USB data channel (e.g. boot.py not set up)
         print("bloomkeeper: serial link off:", e)
