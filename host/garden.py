@@ -346,10 +346,22 @@ class Garden:
         reach an empty space through f are free; all other f spaces are in
         groups with no empty neighbour."""
         L = self.layout
-        touch = L.spread(self.empty)
+        w = L.width
+        v = w - 1
+        e = self.empty
+        touch = (e << 1) | (e >> 1) | (e << w) | (e >> w) | (e << v) | (e >> v)
         out = []
         for m in self.bloomed:
-            out.append(m & ~L.reach(touch & m, m) if m else 0)
+            if not m:
+                out.append(0)
+                continue
+            r = touch & m
+            while True:  # Layout.reach, inlined (once per upkeep per flower)
+                n = (r | (r << 1) | (r >> 1) | (r << w) | (r >> w) | (r << v) | (r >> v)) & m
+                if n == r:
+                    break
+                r = n
+            out.append(m & ~r)
         return out
 
     def harvest(self):
