@@ -300,12 +300,18 @@ class SimBoard:
                 del self.history[:-8]
 
     def _log_traceback(self):
-        if not self.state_dir:
-            return
+        """The full traceback of a firmware exception goes to a file OUTSIDE
+        the flash directory (the Store owns every name in there)."""
         try:
-            with open(os.path.join(self.state_dir, "sim-errors.log"), "a") as f:
+            import platformdirs
+
+            d = platformdirs.user_log_dir("bloomkeeper", appauthor=False)
+            os.makedirs(d, exist_ok=True)
+            path = os.path.join(d, "sim-errors.txt")
+            with open(path, "a") as f:
                 f.write(time.strftime("%Y-%m-%d %H:%M:%S ") + traceback.format_exc() + "\n")
-        except OSError:
+            self.last_error += " (traceback in %s)" % path
+        except Exception:
             pass
 
     # -- what the screen shows --------------------------------------------

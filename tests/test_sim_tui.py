@@ -190,6 +190,35 @@ def test_a_refused_event_blinks_and_says_why(tmp_path):
     run(go())
 
 
+def test_a_firmware_exception_is_shown_not_fatal(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))  # where the traceback file goes
+    flash = tmp_path / "flash"
+
+    async def go():
+        app = SimApp(state_dir=str(flash), link=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: "setup_game" in screen_text(app), what="the setup screen")
+            real_step = app.sim.app.step
+            calls = []
+
+            def boom():
+                calls.append(1)
+                if len(calls) == 1:
+                    raise RuntimeError("boom")
+                return real_step()
+
+            app.sim.app.step = boom
+            await until(pilot, lambda: "firmware error: RuntimeError: boom" in screen_text(app), what="the error line")
+            await keys(pilot, "1", "space")  # still running: the next screen comes
+            await until(pilot, lambda: app.sim.screen_name() == "setup_players", what="setup_players")
+        return app.sim.errors
+
+    assert run(go()) == 1
+    logs = list((tmp_path / "state").rglob("sim-errors.txt"))
+    assert logs and "RuntimeError: boom" in logs[0].read_text()
+    assert all(not n.startswith("sim-") for n in os.listdir(flash)), "nothing but the Store's files on the flash"
+
+
 def test_long_press_by_shift_and_by_prefix_key(tmp_path):
     """In the market-track entry a flower adds its number and a held flower
     subtracts it (docs/controls.md): so the entry shows what the firmware's
