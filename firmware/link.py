@@ -61,7 +61,7 @@ class LinkError(Exception):
     """A request is refused: `code` and a message go back in an 'X' reply."""
 
     def __init__(self, code, msg, extra=None):
-        Exception.__init__(self, msg)
+        super().__init__(msg)
         self.code = code
         self.msg = msg
         self.extra = extra
@@ -247,7 +247,8 @@ class Link:
 
     def op_events(self, req):
         """'E' body: gid length, gid, start u16, total u16, crc32 of records[:start] u32,
-        count, then count x (length, record). At most what fits one frame;
+        count, then count x (length, record). At most what fits one frame
+        (and the optional "max" payload bytes, but always one record);
         the host asks again from start + count until it has total. The crc
         lets the host check that its copy of records[:start] is still the
         board's (an undo on the board can change the tail of the game)."""
@@ -264,12 +265,14 @@ class Link:
         out.extend(_u32(prefix_crc(recs, start)))
         out.append(0)
         room = len(self.rx.buf) - 4 - 3 - len(out)
+        cap = _int(req, "max", 16, 0xFFFF, 0xFFFF) - 3 - len(out)  # the host may ask for smaller frames
         n = 0
         i = start
         while i < total and n < 255:
             rec = recs[i]
-            if len(rec) + 1 > room:
+            if len(rec) + 1 > room or (n and len(rec) + 1 > cap):
                 break
+            cap -= len(rec) + 1
             out.append(len(rec))
             out.extend(rec)
             room -= len(rec) + 1

@@ -35,6 +35,10 @@ class BoardError(UserError):
         UserError.__init__(self, "board refused %s: %s (%s)" % (op, reply.get("msg", ""), self.code))
 
 
+class NoAnswer(UserError):
+    """No (readable) answer within the request's retries."""
+
+
 class HostLink:
     def __init__(self, ser, name="board", read_timeout=0.05, request_timeout=1.0, cap=60.0, retries=3):
         self.ser = ser
@@ -47,6 +51,7 @@ class HostLink:
         self.rx = frame.Deframer(max_payload=4096)
         self.seq = random.randrange(1, 0xFFFF)
         self.pushes = deque()
+        self.chunk = 0xFFFF  # most payload bytes asked per events answer (halved on a noisy line)
         self.info = None
         self.bytes_in = 0
         self.bytes_out = 0
@@ -103,7 +108,7 @@ class HostLink:
                         raise ans
                     return ans
         self._check_cap()
-        raise UserError("%s: no answer to %s (tried %d times): is the Bloomkeeper app running?" % (self.name, op, tries))
+        raise NoAnswer("%s: no answer to %s (tried %d times): is the Bloomkeeper app running?" % (self.name, op, tries))
 
     @staticmethod
     def _answer(op, kind, p):
@@ -135,8 +140,12 @@ class HostLink:
 
     def events(self, gid, start):
         """(start, total, board's prefix crc of records[:start], [records])."""
-        body = self.call("events", game=gid, **{"from": start})
-        return parse_events(body)
+        for _ in range(self.retries - 1):
+            try:
+                return parse_events(self.call("events", retry=False, game=gid, max=self.chunk, **{"from": start}))
+            except NoAnswer:
+                self.chunk = max(32, self.chunk // 2)  # a noisy line: smaller frames get through
+        return parse_events(self.call("events", retry=False, game=gid, max=self.chunk, **{"from": start}))
 
     def games(self):
         return self.call("games")
