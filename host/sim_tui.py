@@ -423,6 +423,13 @@ def _fw_version():
         return "sim"
 
 
+def _short_path(path):
+    home = os.path.expanduser("~")
+    if home not in ("", "/") and (path == home or path.startswith(home + os.sep)):
+        return "~" + path[len(home):]
+    return path
+
+
 def _one_line(err):
     text = " ".join(str(err).split())
     return "%s: %s" % (type(err).__name__, text) if text else type(err).__name__
@@ -603,7 +610,7 @@ class SimApp(App):
     def refresh_view(self, force=False):
         sim = self.sim
         if self.startup_error is not None:
-            self.query_one("#info", Static).update(Text("board: %s (simulated)" % sim.board))
+            self.query_one("#info", Static).update(Text("%s (simulated)" % sim.board))
             self.query_one("#error", Static).update(Text("error: " + self.startup_error, style="bold red"))
             self.query_one("#state", Static).update(Text("The simulator cannot run the firmware yet. q quits."))
             self.query_one("#buttons", ButtonsView).show(None, self.long_armed, self._colours)
@@ -618,10 +625,10 @@ class SimApp(App):
         self.query_one("#ring", RingView).set_pixels(list(pixels), screen, bright)
         link = ("link: %s" % link_path) if link_path else ("link: none (%s)" % (link_note or "not started"))
         info = Text()
-        info.append("board: %s (simulated)   " % sim.label)
+        info.append("%s (simulated)  " % sim.label)
         info.append(link, style="bold")
-        info.append("   flash: %s" % (sim.state_dir or "in memory"))
-        info.append("   brightness %d" % bright)
+        info.append("  flash: %s" % (_short_path(sim.state_dir) if sim.state_dir else "in memory"))
+        info.append("  brightness %d" % bright)
         self.query_one("#info", Static).update(info)
         state = Text()
         if not lines or not lines[0].startswith("screen:"):

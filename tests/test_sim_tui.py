@@ -65,7 +65,7 @@ def drawn_matches_pixels(app):
     return ring_cells(app) == want
 
 
-async def until(pilot, cond, timeout=10.0, what="condition"):
+async def until(pilot, cond, timeout=20.0, what="condition"):
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         await pilot.pause(0.05)
