@@ -148,3 +148,13 @@ def test_the_installed_command_line_fails_in_one_line():
     )
     assert r.returncode == 2
     assert r.stderr.count("\n") == 1 and "Traceback" not in r.stderr and r.stdout == ""
+
+
+def test_verify_notices_a_record_that_disagrees():
+    # --verify must be able to fail: a game whose record lost its last event
+    from host.simulate import play_one, verify_record
+
+    g = play_one("stalk-exchange", 3, 1, 0, ("greedy",), {})
+    assert verify_record(g) is None
+    g.g.undo()  # the live engine loses the last portfolio; the game's own final stays
+    assert verify_record(g) == "final scores differ after replay"
