@@ -135,6 +135,18 @@ def check_settings(s):
     return out
 
 
+def _token(n, clock):
+    """A fresh confirm token, 0x10000-0x1FFFF (never 0: 0 means none)."""
+    try:
+        import os
+
+        r = os.urandom(2)
+        seed = r[0] | r[1] << 8
+    except Exception:  # no urandom on this port
+        seed = (clock() if clock else 0) ^ (n * 40503)
+    return (seed & 0xFFFF) | 0x10000
+
+
 class Link:
     def __init__(self, board=None, port=None, clock=None):
         self.port = port
@@ -145,6 +157,7 @@ class Link:
         self.push_seq = 0
         self.token = 0  # one-time confirm token (0 = none)
         self.token_for = None
+        self.prev = (0, None)
         self.nreq = 0
         self.errors = 0
         self.board = None
@@ -208,8 +221,9 @@ class Link:
             if op not in OPS:
                 raise LinkError("unknown_op", "unknown request %s" % op[:20])
             fn = getattr(self, "op_" + op)
-            if op not in ("new_game", "erase"):
-                self.token = 0  # a confirm token is valid for the very next request only
+            self.prev = (self.token, self.token_for)  # a confirm token is good for the very next request only
+            self.token = 0
+            self.token_for = None
             self.nreq += 1
             ans = fn(req)
             if type(ans) is bytes:
@@ -307,11 +321,10 @@ class Link:
         """Dangerous request: first time -> 'confirm' error with a token;
         again with "confirm": token -> go ahead."""
         tok = req.get("confirm")
-        if tok is not None and tok == self.token and self.token_for == what:
-            self.token = 0
+        token, token_for = self.prev
+        if token and type(tok) is int and tok == token and token_for == what:
             return
-        seed = (self.clock() if self.clock else 0) ^ (self.nreq * 40503) ^ frame.crc(what.encode())
-        self.token = (seed & 0xFFFF) | 0x10000
+        self.token = _token(self.nreq, self.clock)
         self.token_for = what
         raise LinkError("confirm", "%s: send again with this confirm token" % what, {"token": self.token})
 

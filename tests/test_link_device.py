@@ -131,6 +131,23 @@ def test_dangerous_requests_need_the_confirm_token(dev):
     assert dev.board.archived()[-1][0] == "0002", "the unfinished game was archived, not lost"
 
 
+def test_a_used_or_void_token_never_confirms(dev):
+    """Found by the bench's fuzzing: an old token (or 0) must not pass again."""
+    start = {"ev": "start", "game": "oh-my-orchids", "players": ["Ann", "Bo"]}
+    token = answer(dev, "new_game", start=start)[1]["token"]
+    assert answer(dev, "new_game", start=start, confirm=token)[0] == "R"
+    before = dev.board.snapshot()
+    for guess in (token, 0, None, True):
+        assert answer(dev, "new_game", start=start, confirm=guess)[1]["code"] == "confirm"
+    t2 = answer(dev, "new_game", start=start)[1]["token"]
+    answer(dev, "new_game", start={"ev": "plant"})  # a refused request in between voids it too
+    assert answer(dev, "new_game", start=start, confirm=t2)[1]["code"] == "confirm"
+    t3 = answer(dev, "new_game", start=start)[1]["token"]
+    other = dict(start, players=["Cy", "Di"])
+    assert answer(dev, "new_game", start=other, confirm=t3)[1]["code"] == "confirm", "a token is for one request"
+    assert dev.board.snapshot() == before
+
+
 def test_new_game_with_a_bad_start_is_refused_before_any_confirm(dev):
     for bad in (None, {"ev": "plant"}, {"ev": "start", "game": "chess", "players": ["A", "B"]}):
         assert answer(dev, "new_game", start=bad)[1]["code"] == "bad_arg"
