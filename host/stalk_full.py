@@ -478,7 +478,7 @@ class GreedyPolicy:
     is worth `plant_bonus` and any swap costs `swap_cost`, because bulbs are
     what moves the market and a swap for a flower worth the same is a waste.
     Extra actions are bought only for a gain of at least `extra_threshold`;
-    it never flushes.
+    it flushes only when it owes a basic action and has no other move.
     """
 
     name = "greedy"
@@ -589,6 +589,8 @@ class GreedyPolicy:
                 best_gain = gain
                 best = (PLANT, slot, cell)
 
+        if best is None and not game.may_end() and game.may_flush():
+            return (FLUSH,)  # no plant or swap left: a flush is the only way on
         if game.actions >= T.BASIC_ACTIONS and best_gain < self.extra_threshold:
             return None
         return best

@@ -237,6 +237,18 @@ def test_a_stuck_turn_is_recorded_as_stalled_not_as_an_illegal_event(tmp_path):
     assert game.g.events()[-1] == {"ev": "flush"}  # nothing illegal was sent
 
 
+def test_greedy_flushes_when_it_has_no_other_move(tmp_path):
+    p = tmp_path / "six.json"
+    ring = [[1, 0], [1, -1], [0, -1], [-1, 0], [-1, 1], [0, 1]]
+    p.write_text(json.dumps({"name": "six", "spaces": ring, "butterfly": ring, "bee": []}))
+    game = StalkGame(NAMES[:3], seed=4, layout=Layout.load(str(p)), check=False)
+    tulips = [t for t in range(4 * PER_FLOWER, 5 * PER_FLOWER)]
+    game.portfolios[0] = [[], [], [], [], tulips[:12]]
+    game.exchange = tulips[12:18]
+    game.begin_turn(game.g.state())
+    assert GreedyPolicy(random.Random(1)).choose(game) == (FLUSH,)
+
+
 def test_a_policy_that_stops_early_is_a_bug_not_a_stall():
     game = StalkGame(NAMES[:2], seed=1, policies=[Script([]), Script([])])
     with pytest.raises(ValueError, match="two basic actions"):
