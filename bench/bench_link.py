@@ -11,6 +11,9 @@
   until the host's pyserial read returns the live event; median / p95 /
   max over many presses. `live_latency_ms_pin_*`: from the simulated pin's
   release (debounce included) to the host.
+* link_cut_trials / link_cut_mismatches: the link cut after a random
+  number of bytes during a sync (and sometimes an undo on the board before
+  the next one); after a full sync the database must equal the board's log.
 * fuzz_frames / fuzz_failures: frames of garbage, random payloads with
   good checksums, bit-flipped requests and random structured requests into
   the device link of a real App + Store board; a failure is an exception
@@ -270,8 +273,43 @@ def measure_fuzz(frames=120_000, seed=1):
     }
 
 
-def measure(fuzz_frames=120_000, latency_samples=60):
+def measure_cuts(trials=1000, seed=2):
+    """Cut the link after a random number of bytes, sync again, compare:
+    the database must equal the board's log, without duplicates or gaps."""
+    from host import db as D
+    from host.errors import UserError
+    from tests import tablebot
+    from tests.linkkit import StoreBoard, host_for
+
+    rnd = random.Random(seed)
+    bad = 0
+    for t in range(trials):
+        b = StoreBoard(board_id="cut")
+        g = tablebot.stalk_game(t, players=rnd.randint(2, 5)) if t % 2 else tablebot.orchids_game(t, players=rnd.randint(2, 5))
+        lines = tablebot.record_lines(g)
+        b.load(lines, finish=True)
+        b.load(lines[: rnd.randint(1, len(lines))])
+        db = D.Database(":memory:")
+        _, ser, hl = host_for(b, cut_after=rnd.randint(1, 1500), request_timeout=0.005)
+        try:
+            hl.hello()
+            D.sync(hl, db)
+        except UserError:
+            pass
+        if rnd.random() < 0.5 and b.game is not None and len(b.game.log) > 1:
+            b.play({"ev": "undo"})
+        D.sync(host_for(b)[2], db)
+        ids = [x for x, _ in b.archived()] + ([b.current()] if b.current() else [])
+        ok = all(db.records("cut", x) == [bytes(r) for r in b.records(x)] for x in ids)
+        dup = db.con.execute("SELECT COUNT(*) - COUNT(DISTINCT game_id || '/' || idx) FROM events").fetchone()[0]
+        bad += (not ok) or dup != 0
+        db.close()
+    return {"link_cut_trials": trials, "link_cut_mismatches": bad}
+
+
+def measure(fuzz_frames=120_000, latency_samples=60, cut_trials=1000):
     out = {}
+    out.update(measure_cuts(cut_trials))
     out.update(measure_sync())
     out.update(measure_latency(latency_samples))
     out.update(measure_fuzz(fuzz_frames))
@@ -280,6 +318,6 @@ def measure(fuzz_frames=120_000, latency_samples=60):
 
 if __name__ == "__main__":
     quick = "--quick" in sys.argv
-    res = measure(fuzz_frames=5000 if quick else 120_000, latency_samples=20 if quick else 60)
+    res = measure(fuzz_frames=5000 if quick else 120_000, latency_samples=20 if quick else 60, cut_trials=50 if quick else 1000)
     for k, v in res.items():
         print("%-36s %s" % (k, v))
