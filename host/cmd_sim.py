@@ -64,7 +64,14 @@ def _call(func, path, **optional):
     except (TypeError, ValueError):
         params = {}
     accepts_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
-    kw = {k: v for k, v in optional.items() if v is not None and (accepts_any or k in params)}
+    kw = {}
+    for k, v in optional.items():
+        if v is None:
+            continue
+        if accepts_any or k in params:
+            kw[k] = v
+        elif k == "state_dir":
+            raise UserError("--state-dir does not apply here: this mode runs on a fresh in-memory flash")
     return func(path, **kw)
 
 
