@@ -163,3 +163,81 @@ def test_busy_port_is_reported(sim, tmp_path):
         assert r.returncode == 2 and "busy" in r.stderr and r.stderr.count("\n") == 1, r.stderr
     finally:
         first.close()
+
+
+def test_port_discovery_one_several_none(sim, tmp_path):
+    from host.errors import UserError
+    from host.link import candidate_ports, discover
+
+    a = sim(os.path.join(RECORDS, "stalk-2p.jsonl"))
+    b = sim(os.path.join(RECORDS, "orchids-2p.jsonl"))
+    link = discover(ports=[a.path])
+    assert link.info["game"] == "0001"
+    link.close()
+    with pytest.raises(UserError, match="several boards found"):
+        discover(ports=[a.path, b.path])
+    m, s = os.openpty()  # a USB serial device that is not running the app
+    try:
+        with pytest.raises(UserError, match="does not answer the hello"):
+            discover(ports=[os.ttyname(s)], request_timeout=0.2)
+    finally:
+        os.close(m)
+        os.close(s)
+    held = discover(ports=[a.path])
+    try:
+        with pytest.raises(UserError, match="busy"):
+            discover(ports=[a.path])
+    finally:
+        held.close()
+    if not candidate_ports():  # no real board plugged into this machine
+        r = bk("sync", "--port", "auto", "--db", str(tmp_path / "db"))
+        assert r.returncode == 2 and "no board found" in r.stderr and r.stderr.count("\n") == 1
+
+
+def test_plays_lists_what_sync_stored(sim, tmp_path):
+    board = sim(os.path.join(RECORDS, "stalk-4p.jsonl"))
+    db = str(tmp_path / "plays.sqlite3")
+    assert bk("sync", "--port", board.path, "--db", db).returncode == 0
+    r = bk("plays", "--db", db)
+    assert r.returncode == 0 and "stalk-exchange" in r.stdout and "scored" in r.stdout
+    r = bk("plays", "--db", db, "--json")
+    assert json.loads(r.stdout)[0]["players"] == ["P1", "P2", "P3", "P4"]
+
+
+def test_exports_json_csv_bgstats():
+    """json: plays with game, players, events, final; csv: a row per player per
+    play; bgstats: BG Stats import JSON with game name + BGG id, playDate,
+    players with name, score, winner, startPlayer, rank (scored plays only)."""
+    import csv
+    import io
+
+    from host import db as D
+    from host import export as X
+    from tests.linkkit import StoreBoard, host_for
+
+    b = StoreBoard()
+    b.load(open(os.path.join(RECORDS, "stalk-5p-crash.jsonl")), finish=True)
+    b.load(open(os.path.join(RECORDS, "orchids-2p.jsonl")).readlines()[:10])  # in progress
+    db = D.Database(":memory:")
+    D.sync(host_for(b)[2], db)
+    plays = db.plays()
+
+    js = json.loads(X.to_json(plays))
+    assert [p["game"] for p in js] == ["stalk-exchange", "oh-my-orchids"]
+    assert js[0]["events"] == effective_events(os.path.join(RECORDS, "stalk-5p-crash.jsonl"))
+    assert "final" in js[0] and "final" not in js[1]
+
+    rows = list(csv.DictReader(io.StringIO(X.to_csv(plays))))
+    assert len(rows) == 5 + 2
+    assert rows[0]["player"] == "P1" and rows[0]["finished"] == "yes" and rows[-1]["score"] == ""
+
+    bg = json.loads(X.to_bgstats(plays))
+    assert len(bg["plays"]) == 1, "only scored plays"
+    play = bg["plays"][0]
+    assert play["gameName"] == "Stalk Exchange" and "bggId" in play and play["playDate"]
+    assert bg["games"][0]["name"] == "Stalk Exchange"
+    final = {r["name"]: r for r in js[0]["final"]["players"]}
+    for i, ps in enumerate(play["playerScores"]):
+        r = final[ps["name"]]
+        assert (ps["score"], ps["winner"], ps["rank"]) == (str(r["score"]), r["winner"], r["rank"])
+        assert ps["startPlayer"] == (i == 0)
