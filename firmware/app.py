@@ -19,6 +19,15 @@ Gesture map (docs/controls.md is the player's card):
   brightness, new game), UNDO undo. Oh My. Orchids! play: flower k = take k
   seeds, OK plant (kind, points, seeds), hold OK end turn / pass.
 Setup, menus and number entry live in firmware/setup_flow.py.
+
+API (the simulator, the serial link and the tests use only this):
+  App(hw, store, clock=None, link=None); step(); press(button, kind);
+  game (engine Game or None), last_game (the one just finished), screen
+  (setup_game/_players/_length/_track, stalk, orchids, plant_kind/_points/
+  _seeds, portfolio, results, menu, brightness, confirm_new), describe(),
+  on_event (fn(game_id, index, record); undo: index = new length, R.UNDO),
+  push_settings(dict), new_game(start_record), apply(record) -> bool,
+  undo() -> bool, finish(), view (firmware/ring.View), ring.
 """
 
 try:
@@ -57,6 +66,7 @@ class App:
         self.shown = bytearray(3 * hw.count)
         self._first = True
         self._frame_at = self.clock()
+        self._dirty = True  # draw at the next step
         self._direct_setup(hw.strip)
         self.settings = store.settings()
         self.view.brightness = _brightness(self.settings.get("brightness"))
@@ -91,20 +101,17 @@ class App:
         b = self.buttons
         ev = self.ev
         b.poll()
-        pressed = False
         while b.get_into(ev):
             self.press(ev.button, ev.kind)
-            pressed = True
-        now = self.clock()
-        if pressed or ticks_diff(now, self._frame_at) >= FRAME_MS:
-            # a press shows at once; animations need no more than 50 frames/s
-            self._frame_at = now
+        # a press or an event shows at once; animations need no more than 50 frames/s
+        if self._dirty or ticks_diff(self.clock(), self._frame_at) >= FRAME_MS:
             self.show()
         if self.link is not None:
             self.link.poll()
 
     def press(self, button, kind):
         """Handle one gesture (also the simulator's and the link's entry)."""
+        self._dirty = True
         s = self.screen
         if s == "stalk":
             self._stalk(button, kind)
@@ -136,7 +143,10 @@ class App:
 
     def show(self):
         """Render the view now and push changed pixels to the strip."""
-        buf = self.ring.render(self.view, self.clock())
+        now = self.clock()
+        self._frame_at = now
+        self._dirty = False
+        buf = self.ring.render(self.view, now)
         shown = self.shown
         strip = self.hw.strip
         changed = self._first
@@ -195,6 +205,7 @@ class App:
         return True
 
     def _changed(self, index, rec):
+        self._dirty = True
         for fn in self.on_event:
             fn(self.store.game_id, index, rec)
         self.view.ack_at = self.clock()
