@@ -73,7 +73,7 @@ class OrchidsState:
             self.flowers[p].append((name, kind, rec[2]))
             self.done = PLANTED
         elif op == R.OP_END_TURN:
-            if self.done == NONE and not self.last_round:
+            if self.done == NONE and not self.last_round and len(rec) == 1:
                 raise E.EngineError(E.TURN_INCOMPLETE, "a turn takes seeds or plants flowers before it ends")
             if self.last_round:
                 self.remaining -= 1

@@ -29,7 +29,7 @@ OP_SWAP = const(3)
 OP_FLUSH = const(4)
 OP_HARVEST = const(5)  # flower index, count
 OP_CRASH = const(6)
-OP_END_TURN = const(7)  # both games
+OP_END_TURN = const(7)  # both games; a second byte 1 = ended early (ruling R3)
 OP_PORTFOLIO = const(8)  # seat, mask of flowers given, five counts
 OP_TAKE = const(9)  # seeds
 OP_SOW = const(10)  # Orchids plant: kind, points, seeds, name length, utf-8 name
@@ -52,6 +52,7 @@ FLUSH = bytes((OP_FLUSH,))
 CRASH = bytes((OP_CRASH,))
 END_TURN = bytes((OP_END_TURN,))
 UNDO = bytes((OP_UNDO,))
+END_EARLY = bytes((OP_END_TURN, 1))
 
 _BARE = {"plant": PLANT, "swap": SWAP, "flush": FLUSH, "crash": CRASH, "end_turn": END_TURN}
 _BARE_OPS = {OP_PLANT: "plant", OP_SWAP: "swap", OP_FLUSH: "flush", OP_CRASH: "crash", OP_END_TURN: "end_turn"}
@@ -175,8 +176,12 @@ def encode(ev, game, names):
         _only(ev, ())
         return UNDO
     if kind == "end_turn":
-        _only(ev, ())
-        return END_TURN
+        _only(ev, ("early",))
+        if "early" not in ev:
+            return END_TURN
+        if ev["early"] is not True:
+            _bad("end_turn: early must be true (players declare that no action is possible)")
+        return END_EARLY
     if game == STALK:
         if kind in _BARE:
             _only(ev, ())
@@ -248,6 +253,8 @@ def decode(rec, game, names):
         return ev
     if op == OP_UNDO:
         return {"ev": "undo"}
+    if op == OP_END_TURN and len(rec) > 1:
+        return {"ev": "end_turn", "early": True}
     if op in _BARE_OPS:
         return {"ev": _BARE_OPS[op]}
     if op == OP_HARVEST:

@@ -110,8 +110,8 @@ class StalkState:
                 raise E.EngineError(E.TRIGGERED, "the game end was already triggered (%s)" % TRIGGERS[self.trigger])
             self.trigger = CRASH
         elif op == R.OP_END_TURN:
-            if not self.turn_done():
-                raise E.EngineError(E.TURN_INCOMPLETE, "a turn ends after its two basic actions")
+            if not self.turn_done() and len(rec) == 1:
+                raise E.EngineError(E.TURN_INCOMPLETE, "a turn ends after its two basic actions (or early, when no action is possible)")
             # Upkeep step 4: compost the rightmost token, shift, refill.
             if self.exchange > 0:
                 self.exchange -= 1

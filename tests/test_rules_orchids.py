@@ -229,3 +229,11 @@ def test_orchid_event_fields_are_checked(bad, msg):
     play(g, take(5), "end_turn", take(5), "end_turn")
     err = refused(g, bad, "bad_field" if "event" not in msg else "bad_event")
     assert msg in err.message
+
+
+def test_turn_ends_early_only_when_declared_stuck():
+    # R9: an empty Seed display and deck with nothing affordable -> declared early end
+    g = game(2)
+    refused(g, "end_turn", "turn_incomplete")
+    s = play(g, {"ev": "end_turn", "early": True})
+    assert s["current_player"] == "Calla"

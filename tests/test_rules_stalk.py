@@ -404,3 +404,13 @@ def test_undo_of_a_game_ending_turn_reopens_the_game():
     assert g.state()["game_over"]
     s = play(g, "undo")
     assert not s["game_over"] and s["end_triggered"] == "crash"
+
+
+def test_turn_ends_early_only_when_players_declare_no_action_is_possible():
+    # FAQ: "If it is no longer possible to take any actions, move onto the Upkeep phase." (R3)
+    g = game(2)
+    play(g, "plant")
+    refused(g, "end_turn", "turn_incomplete")
+    s = play(g, {"ev": "end_turn", "early": True})
+    assert s["current_player"] == "Bo" and g.events()[-1] == {"ev": "end_turn", "early": True}
+    refused(g, {"ev": "end_turn", "early": False}, "bad_field")
