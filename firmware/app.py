@@ -577,9 +577,13 @@ class App:
     # -- words (simulator) ---------------------------------------------------
 
     def describe(self):
-        """The state in words, one line each (the simulator shows them)."""
-        from firmware import app_words
-
+        """The state in words, one line each (the simulator shows them).
+        The words module is simulator-only: a board bundle may leave it
+        out (3.5 KB of .mpy), and then only the screen name is given."""
+        try:
+            from firmware import app_words
+        except ImportError:
+            return ["screen: " + self.screen]
         return app_words.describe(self)
 
 
