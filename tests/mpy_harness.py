@@ -57,12 +57,19 @@ exec(__bk['setup'], __bk['g'])
 __bk['code'] = compile(%(code)r, '<code>', 'exec')
 if %(heap)r is not None:
     gc.collect()
-    for __bk_i in range(256):
+    # 1 KB pieces, first fit: they fill the holes that setup left and stop
+    # with the last `heap` bytes free; one big piece could fail for want of
+    # a contiguous block even with enough memory free in all. mem_free()
+    # scans the heap, so it is asked once per round, not once per piece.
+    for __bk_round in range(8):
         __bk_need = gc.mem_free() - %(heap)r
-        if __bk_need < 48:
+        if __bk_need < 96:
             break
-        __bk['keep'].append(bytearray(__bk_need - 32 if __bk_need < 65536 else 65536))
-        gc.collect()
+        if __bk_need < 2048:
+            __bk['keep'].append(bytearray(__bk_need - 64))
+        else:
+            for __bk_i in range(__bk_need // 1100):
+                __bk['keep'].append(bytearray(1000))
     if gc.mem_free() < %(heap)r - 256:
         raise MemoryError('heap_kb too large: only %%d bytes free after setup' %% gc.mem_free())
 exec(__bk['code'], __bk['g'])
