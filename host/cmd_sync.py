@@ -1,7 +1,6 @@
 """`bloomkeeper sync`, `follow`, `plays`, `export`, `names`: the board's
 games into the plays database and out again (docs/protocol.md)."""
 
-import json
 import sys
 import time
 

@@ -100,7 +100,7 @@ class HostLink:
                 for p in self._read():  # every payload of the read: a push may follow the answer
                     kind = p[0]
                     if kind == L.K_PUSH:
-                        self.pushes.append(parse_push(p))
+                        self._push(p)
                     elif not done and len(p) >= 3 and (p[1] | p[2] << 8) == seq:
                         done, ans = self._answer(op, kind, p)
                 if done:
@@ -109,6 +109,12 @@ class HostLink:
                     return ans
         self._check_cap()
         raise NoAnswer("%s: no answer to %s (tried %d times): is the Bloomkeeper app running?" % (self.name, op, tries))
+
+    def _push(self, p):
+        try:
+            self.pushes.append(parse_push(p))
+        except (IndexError, ValueError):
+            pass  # a damaged live event: the follower sees the gap and refetches
 
     @staticmethod
     def _answer(op, kind, p):
@@ -140,12 +146,20 @@ class HostLink:
 
     def events(self, gid, start):
         """(start, total, board's prefix crc of records[:start], [records])."""
-        for _ in range(self.retries - 1):
+        for i in range(self.retries):
             try:
-                return parse_events(self.call("events", retry=False, game=gid, max=self.chunk, **{"from": start}))
+                body = self.call("events", retry=False, game=gid, max=self.chunk, **{"from": start})
+                break
             except NoAnswer:
+                if i == self.retries - 1:
+                    raise
                 self.chunk = max(32, self.chunk // 2)  # a noisy line: smaller frames get through
-        return parse_events(self.call("events", retry=False, game=gid, max=self.chunk, **{"from": start}))
+        try:
+            if body[1 : 1 + body[0]].decode() != gid:
+                raise ValueError("answer for another game")
+            return parse_events(body)
+        except (IndexError, ValueError) as err:
+            raise UserError("%s: malformed events answer (%s): firmware and host tool do not match?" % (self.name, err))
 
     def games(self):
         return self.call("games")
@@ -179,7 +193,7 @@ class HostLink:
         while not self.pushes and time.monotonic() < end:
             for p in self._read():
                 if p[0] == L.K_PUSH:
-                    self.pushes.append(parse_push(p))
+                    self._push(p)
         return self.pushes.popleft() if self.pushes else None
 
     def close(self):
@@ -190,9 +204,7 @@ class HostLink:
 
 
 def parse_events(body):
-    k = body[0]
-    gid = body[1 : 1 + k].decode()  # noqa: F841 (the board echoes the id)
-    i = 1 + k
+    i = 1 + body[0]  # after the game id the board echoes
     start = body[i] | body[i + 1] << 8
     total = body[i + 2] | body[i + 3] << 8
     pcrc = int.from_bytes(body[i + 4 : i + 8], "little")

@@ -8,9 +8,7 @@ is the real HostLink + sync; the wire is tests/linkkit.LoopSerial, which can
 cut the connection after any number of bytes.
 """
 
-import json
 import random
-import sqlite3
 
 import pytest
 

@@ -241,3 +241,10 @@ def test_exports_json_csv_bgstats():
         r = final[ps["name"]]
         assert (ps["score"], ps["winner"], ps["rank"]) == (str(r["score"]), r["winner"], r["rank"])
         assert ps["startPlayer"] == (i == 0)
+
+
+def test_sim_record_that_breaks_a_rule_is_one_line(tmp_path):
+    rec = tmp_path / "bad.jsonl"
+    rec.write_text('{"ev":"start","game":"stalk-exchange","players":["A","B"]}\n{"ev":"take","seeds":2}\n')
+    r = bk("sim", "--headless", "--record", str(rec), timeout=30)
+    assert r.returncode == 2 and "line 2" in r.stderr and r.stderr.count("\n") == 1, r.stderr
