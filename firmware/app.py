@@ -43,11 +43,9 @@ from engine_lite import record as R
 from firmware import ring as RG
 from firmware.buttons import Buttons, ButtonEvent, SHORT, LONG, ticks_diff
 from firmware import setup_flow as SF
+from firmware.setup_flow import B_UNDO, B_OK, B_MENU
+from engine_lite.tables import FLOWERS
 
-B_UNDO = const(5)
-B_OK = const(6)
-B_MENU = const(7)
-FLOWER_NAMES = ("dahlia", "daffodil", "globemaster", "snowdrop", "tulip")
 FRAME_MS = const(20)  # the ring is redrawn every 20 ms (buttons: every step)
 HIST_MAX = const(48)  # presses remembered for undo inside an entry screen
 
@@ -80,7 +78,6 @@ class App:
         self.pf_seat = -1  # whose portfolio `counts` holds
         self.plant_kind = 0  # 0 orchid, 1..5 flora of flower k-1
         self.plant_points = 0
-        self.back = "stalk"  # the game's home screen (set by _sync)
         self.menu_from = "setup_game"  # where the menu returns to
         self.old_brightness = 48
         self.menu_sel = 0
@@ -264,7 +261,6 @@ class App:
                 home = "portfolio"
         else:
             home = "results" if st.over else "orchids"
-        self.back = home
         s = self.screen
         if s == "menu" or s == "brightness" or s == "confirm_new":
             return
@@ -344,8 +340,6 @@ class App:
             v.scores[s] = row["score"]
 
     def _stalk_end(self, st):
-        from engine_lite.tables import FLOWERS
-
         final = self.game.state()["final"]
         v = self.view
         v.mode = RG.M_STALK_END
@@ -544,7 +538,7 @@ class App:
         """Generated name that keeps the variety count right: every orchid
         distinct ("Orchid 3"), flora named by type ("Flora tulip")."""
         if self.plant_kind:
-            return "Flora " + FLOWER_NAMES[self.plant_kind - 1]
+            return "Flora " + FLOWERS[self.plant_kind - 1]
         st = self.game.rules
         k = 1
         for row in st.flowers:

@@ -516,8 +516,3 @@ class Ring:
             ma = total * MA_PER_CHANNEL // 255
         self.last_ma = ma + IDLE_MA_PER_PIXEL * self.count
         return buf
-
-    def pixel(self, i):
-        """(r, g, b) of pixel i in the last frame (allocates: tests/docs)."""
-        j = 3 * i
-        return (self.buf[j], self.buf[j + 1], self.buf[j + 2])

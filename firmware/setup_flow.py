@@ -16,6 +16,7 @@ from engine_lite import tables as T
 from firmware import ring as RG
 from firmware.buttons import SHORT, LONG
 
+# Control buttons (indexes in firmware.buttons.BUTTONS); flowers are 0-4.
 B_UNDO = 5
 B_OK = 6
 B_MENU = 7
