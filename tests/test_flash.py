@@ -11,11 +11,14 @@ checked to be one line (exit 2, no traceback).
 
 import argparse
 import shlex
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
+from host import bundle as B
 from host import cli
 from host import cmd_flash as F
 from host.errors import UserError
@@ -55,6 +58,28 @@ def mpremote_actions(argv):
     return actions
 
 
+_REAL_BUILD = B.build
+_CACHE = {}
+
+
+@pytest.fixture(autouse=True)
+def _build_once(monkeypatch, tmp_path_factory):
+    """`flash` builds the bundle every time; build it once here and copy it."""
+    cache = _CACHE
+
+    def build(runtime, out_dir, *a, **kw):
+        if runtime not in cache:
+            d = tmp_path_factory.mktemp("cached") / "b"
+            cache[runtime] = (d, _REAL_BUILD(runtime, d, *a, **kw))
+        src, files = cache[runtime]
+        if Path(out_dir).exists():
+            shutil.rmtree(out_dir)
+        shutil.copytree(src, out_dir)
+        return dict(files)
+
+    monkeypatch.setattr(B, "build", build)
+
+
 def _dry_run(capsys, port, *more):
     assert cli.main(["flash", "--dry-run", "--port", port] + list(more)) == 0
     out = capsys.readouterr().out
@@ -64,9 +89,7 @@ def _dry_run(capsys, port, *more):
 @pytest.fixture(scope="module")
 def bundle_dir(tmp_path_factory):
     out = tmp_path_factory.mktemp("build")
-    from host import bundle as B
-
-    B.build("micropython", out / "firmware-micropython")
+    _REAL_BUILD("micropython", out / "firmware-micropython")
     return out
 
 
