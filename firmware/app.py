@@ -146,15 +146,16 @@ class App:
         buf = self.ring.render(self.view, now)
         shown = self.shown
         strip = self.hw.strip
-        changed = self._first
+        first = self._first
         self._first = False
+        changed = first
         sbuf = self._sbuf
         for i in range(len(buf) // 3):
             j = 3 * i
             r = buf[j]
             g = buf[j + 1]
             b = buf[j + 2]
-            if r == shown[j] and g == shown[j + 1] and b == shown[j + 2] and not changed:
+            if r == shown[j] and g == shown[j + 1] and b == shown[j + 2] and not first:
                 continue
             changed = True
             shown[j] = r
