@@ -174,6 +174,28 @@ def test_start_a_game_plant_and_see_the_ring_change(tmp_path):
     run(go())
 
 
+def test_orchids_take_seeds_and_end_the_turn(tmp_path):
+    async def go():
+        app = SimApp(state_dir=str(tmp_path / "flash"), link=False)
+        async with app.run_test(size=SIZE) as pilot:
+            # daffodil = Oh My. Orchids!, OK, daffodil = 2 players, OK: the game starts
+            await keys(pilot, "2", "space", "2", "space")
+            await until(pilot, lambda: "Oh My. Orchids!, turn 1: Seat 1" in screen_text(app), what="the Orchids game")
+            hand = app.sim.app.game.rules.hand[0]
+            await pilot.pause(0.4)
+            before = app.sim.pixels()
+            await keys(pilot, "3", "O")  # take 3 seeds, hold OK = end the turn
+            await until(pilot, lambda: "turn 1: Seat 2 (seat 2)" in screen_text(app) or "turn 2" in screen_text(app),
+                        what="the next player's turn")
+            assert app.sim.app.game.rules.hand[0] == hand + 3
+            assert "Seat 1: 0 flowers, %d seeds in hand" % (hand + 3) in screen_text(app)
+            await pilot.pause(0.4)
+            assert app.sim.pixels() != before, "the ring shows whose turn it is"
+            await until(pilot, lambda: drawn_matches_pixels(app), what="the drawn ring to equal the App's pixels")
+
+    run(go())
+
+
 def test_a_refused_event_blinks_and_says_why(tmp_path):
     async def go():
         app = SimApp(state_dir=str(tmp_path / "flash"), link=False)
