@@ -44,7 +44,7 @@ from firmware import ring as RG
 from firmware.buttons import Buttons, ButtonEvent, SHORT, LONG, ticks_diff
 from firmware import setup_flow as SF
 from firmware.setup_flow import B_UNDO, B_OK, B_MENU
-from engine_lite.tables import FLOWERS
+from engine_lite.tables import FLOWERS, TOKENS_PER_FLOWER
 
 FRAME_MS = const(20)  # the ring is redrawn every 20 ms (buttons: every step)
 HIST_MAX = const(48)  # presses remembered for undo inside an entry screen
@@ -429,7 +429,7 @@ class App:
     def _portfolio(self, b, kind):
         if b < 5:
             if kind == SHORT:
-                if self.counts[b] >= 25 or self.hist_n >= HIST_MAX:
+                if self.counts[b] >= TOKENS_PER_FLOWER or self.hist_n >= HIST_MAX:
                     self.blink_error()
                     return
                 self.counts[b] += 1
