@@ -114,7 +114,7 @@ class MemFS:
     def __init__(self, cut_at=None, torn=None, trace=False, junk=None):
         self.files = {}
         self.junk = junk
-        self.trace = [] if trace else None  # (op, path, bytes) per op
+        self.trace = [] if trace else None  # type: list | None  # (op, path, bytes) per op
         self.bytes_read = 0
         self.dirs = {"/": 1}
         self.ops = 0  # flash-changing calls so far (see module doc)

@@ -190,15 +190,14 @@ class FlashLog:
         f = self.fs.open(self.path, "rb")
         f.seek(off)
         self.cache = None
+        stack = []  # type: list[int]
         if self.size - off <= CACHE_MAX:
             data = f.read()
             f.close()
-            stack = []
             end, under = self._parse(data, off, stack)
             self.cache = data
             self.cache_off = off
         else:
-            stack = []
             end, under = self._scan(f, off, stack)
             f.close()
         if under:
@@ -255,7 +254,7 @@ class FlashLog:
             off += n + 5
 
     def _offsets(self):
-        stack = []
+        stack = []  # type: list[int]
         f = self.fs.open(self.path, "rb")
         self._scan(f, 0, stack)
         f.close()
@@ -334,8 +333,8 @@ class Store:
         self.keep = keep
         self.snapshot_every = snapshot_every
         self.game_id = None  # id of the current game (kept after finish)
-        self.log = None  # FlashLog of the game in progress, None if none
-        self._next = None
+        self.log = None  # type: FlashLog | None  # the game in progress
+        self._next = None  # type: int | None  # next game number (after boot)
 
     def _path(self, gid, ext):
         return "%s/%s%s" % (self.root, gid, ext)
@@ -419,10 +418,9 @@ class Store:
         dst.close()
         self.fs.rename(path + TMP, path)
 
-    def _snapshot(self, game):
+    def _snapshot(self, game, log):
         """Snapshot file: magic, log offset, records covered, engine
         snapshot, crc32. Then the log's RAM index restarts there."""
-        log = self.log
         snap = game.snapshot()
         n = 12 + len(snap)
         b = bytearray(n + 4)
@@ -440,8 +438,9 @@ class Store:
         log.snap = snap
 
     def _due(self, game):
-        if self.log is not None and game.log is self.log and self.log.since >= self.snapshot_every:
-            self._snapshot(game)
+        log = self.log
+        if log is not None and game.log is log and log.since >= self.snapshot_every:
+            self._snapshot(game, log)
 
     def new_game(self, start_record):
         """Start a new game (a game still in progress is archived first)."""
@@ -449,9 +448,10 @@ class Store:
         if self._next is None:
             self.boot()
         if self.log is not None:
-            self._archive()
-        gid = "%04d" % self._next
-        self._next += 1
+            self._archive(self.log)
+        n = self._next or 1
+        self._next = n + 1
+        gid = "%04d" % n
         self.log = FlashLog(self.fs, self._path(gid, LOG))
         self.game_id = gid
         game = Game(self.log)
@@ -476,7 +476,7 @@ class Store:
         the game's length), else from the start (Game.undo)."""
         self._due(game)
         log = self.log
-        if game.log is log and log.snap is not None and log.tail and len(log) > 1:
+        if log is not None and game.log is log and log.snap is not None and log.tail and len(log) > 1:
             log.pop()
             game.rules = Game.restore(log, log.snap).rules
         else:
@@ -486,13 +486,12 @@ class Store:
         """Archive the game in progress (it may still get records, e.g. a
         late portfolio; they go to the archived file)."""
         if self.log is not None:
-            self._archive()
+            self._archive(self.log)
         self._prune()
 
-    def _archive(self):
+    def _archive(self, log):
         """The rename is the commit point and the last op: the snapshot goes
         first (a cut between the two only costs one full refold at boot)."""
-        log = self.log
         gid = log.path[len(self.root) + 1 : -len(LOG)]
         _try(self.fs.remove, self._path(gid, SNP))
         fin = self._path(gid, FIN)
