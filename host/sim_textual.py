@@ -4,6 +4,7 @@ Kept apart from host/sim_tui.py (the board harness, SimBoard) so that the
 headless modes, which build a SimBoard too, never import textual.
 """
 
+from rich.style import Style
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding
@@ -18,6 +19,7 @@ from host.sim_tui import (
     LEGEND,
     LONG,
     LONG_PREFIX,
+    SHORT,
     SimBoard,
     SimUnavailable,
     _one_line,
@@ -43,10 +45,11 @@ class RingView(Widget):
 
     def set_pixels(self, pixels, centre="", brightness=255):
         if pixels != self.pix or centre != self.centre or brightness != self.brightness:
+            resize = len(pixels) != len(self.pix)
             self.pix = list(pixels)
             self.centre = centre
             self.brightness = brightness
-            self.refresh(layout=True)
+            self.refresh(layout=resize)
 
     def get_content_width(self, container, viewport):
         return ring_layout(max(1, len(self.pix) or 24))[1]
@@ -81,7 +84,8 @@ class RingView(Widget):
 
 
 class ButtonsView(Static):
-    """The eight buttons and their keys; the one held down is lit."""
+    """The eight buttons and their keys; the one held down is lit. A mouse
+    click on a button is a short press of it."""
 
     def show(self, held, long_armed, colours):
         t = Text(no_wrap=False)
@@ -91,14 +95,15 @@ class ButtonsView(Static):
             else:
                 base = "white"
             style = ("reverse bold " + base) if held == i else base
-            t.append(" %s " % key, style="bold reverse" if held == i else "bold")
-            t.append("%s" % name, style=style)
+            click = Style(meta={"@click": "app.press_button(%d, %d)" % (i, SHORT)})
+            t.append(" %s " % key, style=Style.parse("bold reverse" if held == i else "bold") + click)
+            t.append("%s" % name, style=Style.parse(style) + click)
             t.append("  ")
         t.append("\nlong press: ", style="bold")
         t.append("Shift+key (! @ # $ %  U  O  M) or l then the key")
         if long_armed:
             t.append("   [LONG armed: next button key is a long press]", style="bold yellow")
-        t.append("   q quit", style="bold")
+        t.append("   click = press   q quit", style="bold")
         self.update(t)
 
 
@@ -122,6 +127,7 @@ class SimApp(App):
         Binding("ctrl+c", "quit", "quit", priority=True, show=False),
     ]
     TICK_S = 0.01
+    ENABLE_COMMAND_PALETTE = False
 
     def __init__(self, board="pico", state_dir=None, clock=None, link=True, sim=None):
         super().__init__()
@@ -197,6 +203,12 @@ class SimApp(App):
             Text("last error: " + err, style="bold red") if err else Text("last error: none", style="dim"))
         self.query_one("#history", Static).update(Text("pressed: " + ", ".join(history[-6:]) if history else ""))
         self.query_one("#buttons", ButtonsView).show(held, armed, self._colours)
+
+    def action_press_button(self, button, kind):
+        """A click on a button of the legend."""
+        if self.startup_error is None and 0 <= button < 8 and kind in (SHORT, LONG):
+            self.sim.press(button, kind)
+            self.refresh_view()
 
     def on_key(self, event):
         key = event.key

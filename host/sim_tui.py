@@ -17,6 +17,7 @@ Keys (shown on screen):  1-5 the five flower buttons (dahlia, daffodil,
 globemaster, snowdrop, tulip); u undo; space or enter ok; m menu. A terminal
 cannot tell how long a key is held, so a LONG press is the shifted key
 (! @ # $ % for 1-5, U, O, M) or the prefix key l followed by the button key.
+A mouse click on a button in the legend is a short press of it.
 q or Ctrl-C quits (the flash directory keeps the game for next time).
 
 Time: `App.step()` runs on a ~10 ms timer and the simulated board's clock is
@@ -64,6 +65,7 @@ SHORT_HOLD_MS = 80    # > the firmware's debounce (20 ms) by a wide margin on a 
 GAP_MS = 60           # released time between two queued presses
 LONG_EXTRA_MS = 150   # hold this much past the firmware's long-press threshold
 DEFAULT_LONG_MS = 600
+MAX_QUEUE = 8         # presses waiting for the simulated finger
 
 
 class SimUnavailable(Exception):
@@ -238,8 +240,10 @@ class SimBoard:
         return max(GAP_MS, 2 * self._buttons_ms("debounce_ms", 20) + 20)
 
     def press(self, button, kind=SHORT):
-        """Queue a press of button 0..7 (SHORT or LONG)."""
-        self.queue.append((button, kind))
+        """Queue a press of button 0..7 (SHORT or LONG). A held-down key's
+        auto-repeat cannot pile up more than MAX_QUEUE presses."""
+        if len(self.queue) < MAX_QUEUE:
+            self.queue.append((button, kind))
 
     def busy(self):
         return bool(self.queue) or self.held is not None
@@ -252,16 +256,17 @@ class SimBoard:
             self._pty.flush()
         view = getattr(self.app, "view", None)
         blink = getattr(view, "error_at", None)
+        screen = self.screen_name()
         self.refusal = None
         try:
             self.app.step()  # polls the link too (App was given it)
         except Exception as err:
             self.errors += 1
-            self.last_error = "firmware error: %s" % _one_line(err)
+            self.last_error = "firmware error: %s  [%s]" % (_one_line(err), time.strftime("%H:%M:%S"))
             self._log_traceback()
         else:
             if view is not None and getattr(view, "error_at", None) != blink:
-                self._note_blink(now)
+                self._note_blink(screen)
         self.last_step = now
         return now
 
@@ -270,16 +275,15 @@ class SimBoard:
         code = getattr(err, "code", None)
         self.refusal = "%s (%s)" % (err, code) if code else str(err)
 
-    def _note_blink(self, now):
+    def _note_blink(self, where):
         """The ring just blinked its error: say why, in words."""
         what = self.history[-1] if self.history else "a press"
-        where = self.screen_name()
         if self.refusal:
             why = "refused by the rules: %s" % self.refusal
         else:
             why = "that button does nothing here"
         self.blinks += 1
-        self.last_error = "%s on %s: %s" % (what, where, why)
+        self.last_error = "%s on %s: %s  [%s]" % (what, where, why, time.strftime("%H:%M:%S"))
 
     def _drive_pins(self, now):
         """Move the simulated pins for the queued presses. Timing is judged

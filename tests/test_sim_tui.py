@@ -212,6 +212,22 @@ def test_a_refused_event_blinks_and_says_why(tmp_path):
     run(go())
 
 
+def test_a_click_on_a_legend_button_presses_it(tmp_path):
+    async def go():
+        app = SimApp(state_dir=str(tmp_path / "flash"), link=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: "setup_game" in screen_text(app), what="the setup screen")
+            legend = app.query_one("#buttons")
+            row = [line for line in screen_text(app).split("\n") if "2 daffodil" in line][0]
+            x = row.index("daffodil") + 2 - legend.region.x
+            y = screen_text(app).split("\n").index(row) - legend.region.y
+            await pilot.click("#buttons", offset=(x, y))
+            await until(pilot, lambda: app.sim.history == ["daffodil short"], what="the click to press daffodil")
+            await until(pilot, lambda: "setup: Oh My. Orchids!" in screen_text(app), what="daffodil chose Orchids")
+
+    run(go())
+
+
 def test_a_firmware_exception_is_shown_not_fatal(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))  # where the traceback file goes
     flash = tmp_path / "flash"
