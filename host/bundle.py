@@ -308,8 +308,8 @@ def bundle_bytes(root=REPO, march=MARCH):
     return sum(n for rel, n in bundle_sizes(root, march).items() if rel.endswith(".mpy"))
 
 
-def report(runtime, out_dir, files, stream=sys.stdout):
-    w = stream.write
+def report(runtime, out_dir, files, stream=None):
+    w = (stream or sys.stdout).write
     code = sum(n for r, n in files.items() if r.endswith((".mpy", ".py")) and "/" in r and not r.startswith("lib/"))
     w("%s bundle: %s\n" % (runtime, _rel(out_dir)))
     for rel, n in files.items():

@@ -148,6 +148,10 @@ def flash_cmd(args):
         for c in cmds:
             print(shlex.join(c))
         return 0
+    import importlib.util
+
+    if importlib.util.find_spec("mpremote") is None:
+        raise UserError("mpremote is not installed in this Python (make install, or pip install mpremote==1.29.0)")
     mpy = sum(n for r, n in files.items() if r.endswith(".mpy"))
     print("bundle: %d files, %d bytes of .mpy (%s)" % (len(files), mpy, out_dir))
     for step, argv in zip(("checking the board", "copying the bundle", "resetting the board"), cmds):

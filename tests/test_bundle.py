@@ -200,3 +200,13 @@ def test_the_micropython_bundle_boots_the_app_in_real_micropython(built, tmp_pat
     shipped = {m for m in (B.closure("micropython")[0])}
     shipped = {m[: -len(".py")].replace("/", ".").replace(".__init__", "") for m in shipped}
     assert loaded <= shipped
+
+
+def test_make_firmware_prints_sizes_and_what_it_left_out(tmp_path, capsys):
+    assert B.main(["--out", str(tmp_path), "--runtime", "micropython"]) == 0
+    out = capsys.readouterr().out
+    assert "micropython bundle" in out and "total" in out and "firmware/app.mpy" in out
+    assert "left out engine_lite.table_score" in out
+    assert (tmp_path / "firmware-micropython" / "main.py").is_file()
+    make = (REPO / "Makefile").read_text()
+    assert "firmware:" in make and "-m host.bundle" in make
