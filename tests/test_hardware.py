@@ -196,3 +196,20 @@ def test_build_guide_covers_the_issue():
     for board, spec in BOARDS.items():  # the guide's wiring tables name the pin map's pins
         for pin in list(spec["buttons"].values()) + [spec["pixel_pin"]]:
             assert pin in guide, "%s %s missing from hardware/README.md" % (board, pin)
+
+
+def test_drawings_follow_a_changed_pin_map():
+    """The drawings come from the pin map, not from a hand-kept copy: move two
+    buttons and the ring in a copy of the map, and the outputs move with them."""
+    boards = json.loads(json.dumps(BOARDS))
+    pico = boards["pico"]
+    pico["buttons"]["dahlia"], pico["buttons"]["tulip"] = pico["buttons"]["tulip"], pico["buttons"]["dahlia"]
+    pico["pixel_pin"] = "GP22"
+    files = GEN.outputs(boards)
+    wires = _wires(ET.fromstring(files["wiring-pico.svg"]))
+    assert frozenset(("board:" + pico["buttons"]["dahlia"], "button:dahlia")) in wires
+    assert frozenset(("board:GP22", "r1:1")) in wires
+    conns = json.loads(files["wokwi/diagram.json"])["connections"]
+    assert ["ring:DIN", "pico:GP22", "green", []] in conns
+    assert ["btn_dahlia:1.l", "pico:%s" % pico["buttons"]["dahlia"], "blue", []] in conns
+    assert "GP22 · pin 29" in files["README.md"]
