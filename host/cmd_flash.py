@@ -36,7 +36,9 @@ HELLO_WAIT = 20.0  # seconds for the board to reboot and answer
 
 def register(sub):
     p = sub.add_parser("flash", help="copy the firmware to a MicroPython board with mpremote and check its hello",
-                       description=__doc__.split("\n\n")[1].replace("\n", " "))
+                       description="Build the MicroPython bundle (make firmware), copy it to the board with mpremote "
+                       "(old engine_lite/ and firmware/ files are replaced, saved games in /bk stay), reset the "
+                       "board and wait for the Bloomkeeper app's hello. --dry-run prints the mpremote command lines.")
     p.add_argument("--port", default="auto", metavar="auto|PATH|URL",
                    help="serial port of the board (default auto: the one USB device with VID:PID 2E8A:0005)")
     p.add_argument("--dry-run", action="store_true", help="print the mpremote command lines, run nothing")
