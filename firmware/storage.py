@@ -543,6 +543,17 @@ class Store:
             self._prune()
         return True
 
+    def erase(self, game_id):
+        """Delete an archived game (the host asked, after syncing it);
+        KeyError if no archived game has that id. The game in progress
+        cannot be erased."""
+        for ext in (FIN, SYN):
+            p = self._path(game_id, ext)
+            if _try(self.fs.stat, p) is not None:
+                self.fs.remove(p)
+                return
+        raise KeyError(game_id)
+
     def settings(self):
         """Stored settings over the defaults (defaults if missing/corrupt)."""
         s = default_settings()

@@ -213,7 +213,7 @@ def test_archive_keeps_the_last_20_and_never_prunes_unsynced_games():
     assert len(store.archived()) == 23  # none synced: none pruned
     for gid, _ in store.archived()[:22]:
         assert store.mark_synced(gid)
-    assert store.mark_synced("0001") is True or True
+    assert store.mark_synced("0001") is True  # already synced: still True
     assert store.mark_synced("0999") is False
     arch = store.archived()
     assert len(arch) == 20
@@ -221,6 +221,19 @@ def test_archive_keeps_the_last_20_and_never_prunes_unsynced_games():
     assert [s for _, s in arch] == [True] * 19 + [False]
     g = store.new_game(RECS[0])
     assert store.game_id == "0024"  # ids never reused
+
+
+def test_erase_an_archived_game_only():
+    fs, store, game = played(n=6)
+    store.finish(game)
+    g = store.new_game(RECS[0])
+    with pytest.raises(KeyError):
+        store.erase("0002")  # in progress
+    with pytest.raises(KeyError):
+        store.erase("0042")
+    store.erase("0001")
+    assert store.archived() == [] and "/bk/0001.fin" not in fs.files
+    assert store.game_id == "0002" and len(g.log) == 1
 
 
 def test_settings_defaults_roundtrip_and_corruption():
