@@ -213,7 +213,8 @@ def test_archive_keeps_the_last_20_and_never_prunes_unsynced_games():
     assert len(store.archived()) == 23  # none synced: none pruned
     for gid, _ in store.archived()[:22]:
         assert store.mark_synced(gid)
-    assert store.mark_synced("0001") is True  # already synced: still True
+    assert store.mark_synced("0004") is True  # already synced: still True
+    assert store.mark_synced("0001") is False  # synced, then pruned
     assert store.mark_synced("0999") is False
     arch = store.archived()
     assert len(arch) == 20
