@@ -183,6 +183,8 @@ def follow_cmd(args):
                         live.update(Panel(scoreboard(f.game), title="game %s" % f.gid))
                         if args.events and seen >= args.events:
                             break
+    except KeyboardInterrupt:
+        pass  # Ctrl-C is how one leaves follow
     finally:
         link.close()
     return 0
