@@ -95,7 +95,7 @@ class ButtonsView(Static):
             else:
                 base = "white"
             style = ("reverse bold " + base) if held == i else base
-            click = Style(meta={"@click": "app.press_button(%d, %d)" % (i, SHORT)})
+            click = Style(meta={"bk_button": i})  # read back by on_click
             t.append(" %s " % key, style=Style.parse("bold reverse" if held == i else "bold") + click)
             t.append("%s" % name, style=Style.parse(style) + click)
             t.append("  ")
@@ -105,6 +105,12 @@ class ButtonsView(Static):
             t.append("   [LONG armed: next button key is a long press]", style="bold yellow")
         t.append("   click = press   q quit", style="bold")
         self.update(t)
+
+    def on_click(self, event):
+        button = event.style.meta.get("bk_button") if event.style else None
+        if isinstance(button, int):
+            event.stop()
+            self.app.action_press_button(button, SHORT)
 
 
 class SimApp(App):
