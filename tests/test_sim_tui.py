@@ -454,5 +454,11 @@ def test_bloomkeeper_sim_in_tmux(tmp_path):
         wait("SIM-EXIT=0")
         screen = pane()
         assert "LED ring" not in screen  # the alternate screen is gone: a clean terminal
+        # again on the same flash: the game resumes; Ctrl-C quits as cleanly
+        _tmux("-S", sock, "send-keys", "-t", session, "clear; " + cmd, "Enter")
+        wait("1 basic action done")
+        _tmux("-S", sock, "send-keys", "-t", session, "C-c")
+        wait("SIM-EXIT=0")
+        assert "LED ring" not in pane()
     finally:
         _tmux("-S", sock, "kill-server")
