@@ -418,10 +418,9 @@ class Store:
         dst.close()
         self.fs.rename(path + TMP, path)
 
-    def _snapshot(self, game, log):
+    def _snapshot(self, game, log, snap):
         """Snapshot file: magic, log offset, records covered, engine
         snapshot, crc32. Then the log's RAM index restarts there."""
-        snap = game.snapshot()
         n = 12 + len(snap)
         b = bytearray(n + 4)
         b[:4] = SNAP_MAGIC
@@ -437,10 +436,16 @@ class Store:
         log.cache = None
         log.snap = snap
 
-    def _due(self, game):
+    def _due(self, game, rec=None):
+        """Write the snapshot if one is due, BEFORE the next frame (so the
+        frame stays the last flash op of apply). `rec` is judged first on a
+        copy restored from that snapshot: a refused record writes nothing."""
         log = self.log
         if log is not None and game.log is log and log.since >= self.snapshot_every:
-            self._snapshot(game, log)
+            snap = game.snapshot()
+            if rec is not None:
+                Game.restore(log, snap)._judge(rec)  # EngineError: nothing written
+            self._snapshot(game, log, snap)
 
     def new_game(self, start_record):
         """Start a new game (a game still in progress is archived first)."""
@@ -463,7 +468,7 @@ class Store:
         EngineError: refused, nothing written."""
         if rec[0] == R.OP_UNDO:
             return self.undo(game)
-        self._due(game)
+        self._due(game, rec)
         try:
             game.apply_record(rec)
         except OSError:  # flash full/failing: the RAM state must match flash
@@ -474,7 +479,8 @@ class Store:
         """Undo the last event, durably (an undo frame). Refolds from the
         snapshot in RAM when it can (cost bounded by snapshot_every, not by
         the game's length), else from the start (Game.undo)."""
-        self._due(game)
+        if len(game.log) > 1:  # else Game.undo refuses: write nothing
+            self._due(game)
         log = self.log
         if log is not None and game.log is log and log.snap is not None and log.tail and len(log) > 1:
             log.pop()

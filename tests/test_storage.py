@@ -99,6 +99,25 @@ def test_refused_event_writes_nothing():
     assert fs.ops == ops
 
 
+@pytest.mark.parametrize("n", range(3, 13))
+def test_refused_event_writes_nothing_even_when_a_snapshot_is_due(n):
+    """Whatever the position in the snapshot cycle (every 8 frames)."""
+    fs, store, game = played(n=n)
+    before = {p: bytes(d) for p, d in fs.files.items()}
+    ops = fs.ops
+    with pytest.raises(engine_lite.EngineError):
+        store.apply(game, bytes((R.OP_PORTFOLIO, 0, 31, 1, 1, 1, 1, 1)))
+    with pytest.raises(engine_lite.EngineError):
+        store.apply(game, RECS[0])  # a second start
+    assert fs.ops == ops and {p: bytes(d) for p, d in fs.files.items()} == before
+    assert game.events() == EVENTS[:n]
+    g1 = store.new_game(RECS[0])
+    ops = fs.ops
+    with pytest.raises(engine_lite.EngineError):
+        store.undo(g1)  # nothing to undo
+    assert fs.ops == ops
+
+
 def test_undo_is_durable_and_an_undo_frame():
     fs, store, game = played(n=10)
     size = len(fs.files["/bk/0001.log"])
