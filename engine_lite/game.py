@@ -56,10 +56,13 @@ class Game:
         if rec[0] == R.OP_UNDO:
             self.undo()
             return
-        self._judge(rec)
+        self.judge(rec)
         self.log.append(rec)
 
-    def _judge(self, rec):
+    def judge(self, rec):
+        """Apply a record to the state only; the log is the caller's business
+        (refold and restore feed it the log, storage judges on a restored copy
+        before anything reaches flash). EngineError: the state is unchanged."""
         if rec[0] == R.OP_START:
             if self.rules is not None:
                 raise E.EngineError(E.ALREADY_STARTED, "the game has already started")
@@ -79,7 +82,7 @@ class Game:
     def refold(self):
         self.rules = None
         for rec in self.log.records():
-            self._judge(rec)
+            self.judge(rec)
 
     def snapshot(self):
         """The state as bytes, for a boot that must not refold a long log:
@@ -108,7 +111,7 @@ class Game:
         self.rules = new_state(start)
         self.rules.load(snap[5 + k :])
         for rec in self.log.records(count):
-            self._judge(rec)
+            self.judge(rec)
 
     def state(self):
         """The state as a plain dict (see docs/game-record.md)."""

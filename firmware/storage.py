@@ -444,7 +444,7 @@ class Store:
         if log is not None and game.log is log and log.since >= self.snapshot_every:
             snap = game.snapshot()
             if rec is not None:
-                Game.restore(log, snap)._judge(rec)  # EngineError: nothing written
+                Game.restore(log, snap).judge(rec)  # EngineError: nothing written
             self._snapshot(game, log, snap)
 
     def new_game(self, start_record):

@@ -35,6 +35,7 @@ else (say ``dataclasses``) fails the build instead of the board.
 
 import argparse
 import ast
+import json
 import os
 import shutil
 import subprocess
@@ -53,16 +54,19 @@ RUNTIMES = ("micropython", "circuitpython")
 OUT_DIRS = {"micropython": "firmware-micropython", "circuitpython": "firmware-circuitpython"}
 
 _HOST_ONLY = "host-only (engine_lite.score scores a whole table on the host; the board never does)"
+_WORDS = "simulator-only: the game in words for the terminal simulator (App.describe gives the screen name without it)"
 EXCLUDE = {
     "micropython": {
         "firmware.hw_cp": "CircuitPython/Blinka backend (make_hw picks hw_mp under MicroPython)",
         "firmware.hw_sim": "simulator backend (CPython)",
         "engine_lite.table_score": _HOST_ONLY,
+        "firmware.app_words": _WORDS,
     },
     "circuitpython": {
         "firmware.hw_mp": "MicroPython backend (make_hw picks hw_cp under CircuitPython)",
         "firmware.hw_sim": "simulator backend (CPython)",
         "engine_lite.table_score": _HOST_ONLY,
+        "firmware.app_words": _WORDS,
     },
 }
 
@@ -272,7 +276,7 @@ def build(runtime, out_dir, root=REPO, march=MARCH):
             files[dst_rel] = dst.stat().st_size
         else:
             put_text(rel, Path(root, rel).read_text())
-    put_text(PINMAP, Path(root, PINMAP).read_text())
+    put_text(PINMAP, board_pinmap(runtime, Path(root, PINMAP).read_text()))
     if runtime == "micropython":
         put_text("main.py", ENTRY_SRC)
     else:
@@ -290,6 +294,18 @@ def _library_source(mod):
     if spec is None or not spec.origin or not spec.origin.endswith(".py"):
         raise BundleError("%s not installed: pip install %s (make install)" % (mod, CP_LIBS[mod]))
     return Path(spec.origin).read_text()
+
+
+def board_pinmap(runtime, text):
+    """The pin map as the board needs it: only this runtime's boards, without
+    the documentation fields (valid_pins, notes) that serve the tests and the
+    wiring diagrams. The board parses it at boot, so smaller is less RAM."""
+    boards = json.loads(text)["boards"]
+    keep = {}
+    for name, spec in boards.items():
+        if spec["runtime"] == runtime:
+            keep[name] = {k: v for k, v in spec.items() if k not in ("valid_pins", "notes")}
+    return json.dumps({"boards": keep}, separators=(",", ":")) + "\n"
 
 
 def build_all(build_dir=BUILD, root=REPO):
