@@ -23,6 +23,7 @@ import random
 
 import engine_lite
 from engine_lite import tables as T
+from host.fullgame import record_lines, seat_results
 
 SAMPLE_DECK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "orchids_sample_deck.json")
 ORCHID_DISPLAY = 3  # Setup 2: "flip over 3 Orchid cards"
@@ -368,13 +369,7 @@ class OrchidsGame:
     # -- results and checks --------------------------------------------------
 
     def result(self):
-        scores = [None] * self.n
-        ranks = [None] * self.n
-        if self.final is not None:
-            seat = {nm: i for i, nm in enumerate(self.names)}
-            for p in self.final["players"]:
-                scores[seat[p["name"]]] = p["score"]
-                ranks[seat[p["name"]]] = p["rank"]
+        scores, ranks = seat_results(self.names, self.final)
         return {
             "game": "oh-my-orchids",
             "players": self.names,
@@ -388,7 +383,7 @@ class OrchidsGame:
         }
 
     def record_lines(self):
-        return [json.dumps(ev, separators=(",", ":")) for ev in self.g.events()]
+        return record_lines(self.g)
 
     def cross_check(self, st):
         """Cards on the table vs. engine_lite: hand sizes, composted cards,

@@ -24,6 +24,7 @@ import random
 
 import engine_lite
 from engine_lite import tables as T
+from host.fullgame import record_lines, seat_results
 
 from host.garden import BULB, EMPTY, FLOWERS, Garden, default_layout
 
@@ -357,13 +358,7 @@ class StalkGame:
 
     def result(self):
         """Plain summary: end reason, turns, per-seat scores and ranks."""
-        scores = [None] * self.n
-        ranks = [None] * self.n
-        if self.final is not None:
-            seat = {nm: i for i, nm in enumerate(self.names)}
-            for p in self.final["players"]:
-                scores[seat[p["name"]]] = p["score"]
-                ranks[seat[p["name"]]] = p["rank"]
+        scores, ranks = seat_results(self.names, self.final)
         return {
             "game": "stalk-exchange",
             "players": self.names,
@@ -379,10 +374,7 @@ class StalkGame:
         return self.g.events()
 
     def record_lines(self):
-        """The game record (docs/game-record.md), one JSON string per event."""
-        import json
-
-        return [json.dumps(ev, separators=(",", ":")) for ev in self.g.events()]
+        return record_lines(self.g)
 
     def cross_check(self, st):
         """Physical table vs. engine_lite: bag, exchange, market track per

