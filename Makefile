@@ -22,7 +22,7 @@ run: $(STAMP)
 	$(VENV)/bin/bloomkeeper sim
 
 bench: $(STAMP)
-	$(VENV)/bin/python -m bench
+	$(VENV)/bin/python -m bench --readme
 
 # Deployable bundles: build/firmware-micropython/ (bloomkeeper flash) and
 # build/firmware-circuitpython/ (copy onto CIRCUITPY). hardware/README.md.
