@@ -153,11 +153,15 @@ def test_new_game_with_a_bad_start_is_refused_before_any_confirm(dev):
         assert answer(dev, "new_game", start=bad)[1]["code"] == "bad_arg"
 
 
-def test_erase_needs_confirm_and_reports_unsupported(dev):
+def test_erase_needs_confirm_then_deletes_the_archived_game(dev):
     kind, ans = answer(dev, "erase", game="0001")
     assert ans["code"] == "confirm"
-    assert answer(dev, "erase", game="0001", confirm=ans["token"])[1]["code"] == "unsupported"
+    assert "0001" in [g for g, _ in dev.board.archived()]  # nothing changed yet
+    assert answer(dev, "erase", game="0001", confirm=ans["token"])[1] == {"erased": "0001"}
+    assert "0001" not in [g for g, _ in dev.board.archived()]
+    assert answer(dev, "erase", game="0001")[1]["code"] == "unknown_game"
     assert answer(dev, "erase", game="9999")[1]["code"] == "unknown_game"
+    assert answer(dev, "erase", game="0002")[1]["code"] == "unknown_game"  # the game in progress
 
 
 def test_press_is_refused_unless_the_board_allows_remote_buttons(dev):
