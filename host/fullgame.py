@@ -16,6 +16,35 @@ def seat_results(names, final):
     return scores, ranks
 
 
+def summary(play, game, **extra):
+    """The plain result of a full game `play` (names, end_reason, turns, final,
+    stats): end reason, turns, per-seat scores and ranks, plus `extra`."""
+    scores, ranks = seat_results(play.names, play.final)
+    out = {
+        "game": game,
+        "players": play.names,
+        "end_reason": play.end_reason,
+        "turns": play.turns,
+        "scores": scores,
+        "ranks": ranks,
+        "final": play.final,
+        "actions": dict(play.stats),
+    }
+    out.update(extra)
+    return out
+
+
+def load_json(path, label, error):
+    """A data file (layout, deck) as JSON; `error(one line)` if unreadable."""
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except OSError as e:
+        raise error("%s %s: cannot read (%s)" % (label, path, e.strerror or e))
+    except ValueError:
+        raise error("%s %s: not valid JSON" % (label, path))
+
+
 def record_lines(game):
     """The game record (docs/game-record.md) of an engine_lite.Game, one JSON string per event."""
     return [json.dumps(ev, separators=(",", ":")) for ev in game.events()]

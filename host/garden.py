@@ -23,8 +23,9 @@ data/garden_layout.json is a documented approximation (docs/simulation.md),
 and any other layout file with the same format can be loaded instead.
 """
 
-import json
 import os
+
+from host.fullgame import load_json
 
 FLOWERS = ("dahlia", "daffodil", "globemaster", "snowdrop", "tulip")
 EMPTY = 0
@@ -142,13 +143,7 @@ class Layout:
     def load(cls, path=None):
         """Read a layout JSON file (format in docs/simulation.md)."""
         path = DEFAULT_LAYOUT if path is None else path
-        try:
-            with open(path) as f:
-                data = json.load(f)
-        except OSError as e:
-            raise LayoutError("layout %s: cannot read (%s)" % (path, e.strerror or e))
-        except ValueError:
-            raise LayoutError("layout %s: not valid JSON" % path)
+        data = load_json(path, "layout", LayoutError)
         try:
             spaces = [(int(q), int(r)) for q, r in data["spaces"]]
             bee = [tuple(c) for c in data.get("bee", [])]

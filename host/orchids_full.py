@@ -17,13 +17,12 @@ docs/rulings.md, section "Full engine (host)".
 """
 
 import itertools
-import json
 import os
 import random
 
 import engine_lite
 from engine_lite import tables as T
-from host.fullgame import record_lines, seat_results
+from host.fullgame import load_json, record_lines, summary
 
 SAMPLE_DECK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "orchids_sample_deck.json")
 ORCHID_DISPLAY = 3  # Setup 2: "flip over 3 Orchid cards"
@@ -117,13 +116,7 @@ class Deck:
     @classmethod
     def load(cls, path=None):
         path = SAMPLE_DECK if path is None else path
-        try:
-            with open(path) as f:
-                data = json.load(f)
-        except OSError as e:
-            raise DeckError("deck %s: cannot read (%s)" % (path, e.strerror or e))
-        except ValueError:
-            raise DeckError("deck %s: not valid JSON" % path)
+        data = load_json(path, "deck", DeckError)
         try:
             seeds = []
             for c in data["seed_cards"]:
@@ -369,18 +362,7 @@ class OrchidsGame:
     # -- results and checks --------------------------------------------------
 
     def result(self):
-        scores, ranks = seat_results(self.names, self.final)
-        return {
-            "game": "oh-my-orchids",
-            "players": self.names,
-            "end_reason": self.end_reason,
-            "turns": self.turns,
-            "scores": scores,
-            "ranks": ranks,
-            "final": self.final,
-            "actions": dict(self.stats),
-            "reshuffles": self.reshuffles,
-        }
+        return summary(self, "oh-my-orchids", reshuffles=self.reshuffles)
 
     def record_lines(self):
         return record_lines(self.g)

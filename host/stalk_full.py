@@ -24,7 +24,7 @@ import random
 
 import engine_lite
 from engine_lite import tables as T
-from host.fullgame import record_lines, seat_results
+from host.fullgame import record_lines, summary
 
 from host.garden import BULB, EMPTY, FLOWERS, Garden, default_layout
 
@@ -358,17 +358,7 @@ class StalkGame:
 
     def result(self):
         """Plain summary: end reason, turns, per-seat scores and ranks."""
-        scores, ranks = seat_results(self.names, self.final)
-        return {
-            "game": "stalk-exchange",
-            "players": self.names,
-            "end_reason": self.end_reason,
-            "turns": self.turns,
-            "scores": scores,
-            "ranks": ranks,
-            "final": self.final,
-            "actions": dict(self.stats),
-        }
+        return summary(self, "stalk-exchange")
 
     def events(self):
         return self.g.events()
