@@ -48,6 +48,7 @@ if __package__ in (None, ""):
 
 from engine_lite.tables import FLOWERS, TRACK_START_PLACEHOLDER
 from tests.mpy_harness import run_mpy
+from tests.ring_tour import RING_TOUR
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORD = "tests/records/stalk-5p-bag.jsonl"
@@ -292,30 +293,7 @@ locks = []
 def screen():
     frames()
     locks.append(locked(render_locked))
-screen()                       # plain play screen
-view.until_crash = 1           # crash warning, a pending harvest, error blink
-view.pending = 2
-view.pending_count = 4
-view.error_at = 100
-view.actions = 2
-screen()
-view.pending = -1
-view.trigger = 1               # last turn
-screen()
-for mode in (RG.M_ORCHIDS, RG.M_PORTFOLIO, RG.M_STALK_END, RG.M_ORCHIDS_END, RG.M_NUMBER):
-    view.mode = mode
-    view.last_round = 1
-    view.number = 37
-    view.winner[1] = 1
-    view.busted[4] = 1
-    view.flowers[0] = 7
-    view.counts[0] = 9
-    screen()
-view.mode = RG.M_CHOICE
-for ch in (RG.CH_GAME, RG.CH_PLAYERS, RG.CH_LENGTH, RG.CH_MENU, RG.CH_BRIGHT, RG.CH_KIND, RG.CH_CONFIRM):
-    view.choice = ch
-    view.options = 31
-    screen()
+""" + RING_TOUR + """
 print('FRAME', worst[0], worst[1], ' '.join(locks))
 """
 

@@ -18,6 +18,7 @@ bounded separately.
 import pytest
 
 from tests.mpy_harness import run_mpy
+from tests.ring_tour import RING_TOUR
 
 pytestmark = pytest.mark.mpy
 
@@ -157,30 +158,9 @@ def frames():
     for t in range(0, 3000, 37):
         ring.render(view, t)
 screens = []
-# Stalk play with a warning, a pending harvest, the last turn, an error blink
-view.until_crash = 1
-view.pending = 2
-view.pending_count = 4
-view.error_at = 100
-view.actions = 2
-screens.append(locked(frames))
-view.pending = -1
-view.trigger = 1
-screens.append(locked(frames))
-for mode in (RG.M_ORCHIDS, RG.M_PORTFOLIO, RG.M_STALK_END, RG.M_ORCHIDS_END, RG.M_NUMBER):
-    view.mode = mode
-    view.last_round = 1
-    view.number = 37
-    view.winner[1] = 1
-    view.busted[4] = 1
-    view.flowers[0] = 7
-    view.counts[0] = 9
+def screen():
     screens.append(locked(frames))
-view.mode = RG.M_CHOICE
-for ch in (RG.CH_GAME, RG.CH_PLAYERS, RG.CH_LENGTH, RG.CH_MENU, RG.CH_BRIGHT, RG.CH_KIND, RG.CH_CONFIRM):
-    view.choice = ch
-    view.options = 31
-    screens.append(locked(frames))
+""" + RING_TOUR + """
 print('render', ' '.join(screens))
 """
     )

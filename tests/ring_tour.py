@@ -1,0 +1,33 @@
+"""Guest code (MicroPython source) that walks the ring through every screen.
+
+The code that includes it defines `view` (app.view) and `screen()`, which is
+called once per screen state: the allocation test renders under heap_lock
+there, the bench measures bytes per frame. One tour, so the test and the
+figure cover the same screens."""
+
+RING_TOUR = """
+screen()                       # plain play screen
+view.until_crash = 1           # crash warning, a pending harvest, error blink
+view.pending = 2
+view.pending_count = 4
+view.error_at = 100
+view.actions = 2
+screen()
+view.pending = -1
+view.trigger = 1               # last turn
+screen()
+for mode in (RG.M_ORCHIDS, RG.M_PORTFOLIO, RG.M_STALK_END, RG.M_ORCHIDS_END, RG.M_NUMBER):
+    view.mode = mode
+    view.last_round = 1
+    view.number = 37
+    view.winner[1] = 1
+    view.busted[4] = 1
+    view.flowers[0] = 7
+    view.counts[0] = 9
+    screen()
+view.mode = RG.M_CHOICE
+for ch in (RG.CH_GAME, RG.CH_PLAYERS, RG.CH_LENGTH, RG.CH_MENU, RG.CH_BRIGHT, RG.CH_KIND, RG.CH_CONFIRM):
+    view.choice = ch
+    view.options = 31
+    screen()
+"""
