@@ -161,6 +161,21 @@ def _tri(now, period, peak):
     return t * peak // half
 
 
+# Warning levels 4..1: a distance at or below steps[0] is level 4, at or
+# below steps[3] level 1, above it no warning.
+CRASH_STEPS = (1, 2, 4, 6)  # harvested tokens until the crash
+BAG_STEPS = (4, 8, 14, 20)  # tokens left in the greenhouse bag
+
+
+def _urgency(distance, steps):
+    i = 0
+    while i < 4:
+        if distance <= steps[i]:
+            return 4 - i
+        i += 1
+    return 0
+
+
 class Ring:
     """Renders a View into `buf` (3 bytes per pixel, R G B)."""
 
@@ -291,24 +306,8 @@ class Ring:
     def _warning(self, until_crash, bag, now):
         """The end approaches: unlit pixels glow, stronger and faster as the
         crash distance (red) or the bag (orange) shrinks."""
-        lc = 0
-        if until_crash <= 1:
-            lc = 4
-        elif until_crash <= 2:
-            lc = 3
-        elif until_crash <= 4:
-            lc = 2
-        elif until_crash <= 6:
-            lc = 1
-        lb = 0
-        if bag <= 4:
-            lb = 4
-        elif bag <= 8:
-            lb = 3
-        elif bag <= 14:
-            lb = 2
-        elif bag <= 20:
-            lb = 1
+        lc = _urgency(until_crash, CRASH_STEPS)
+        lb = _urgency(bag, BAG_STEPS)
         level = lc if lc >= lb else lb
         if level == 0:
             return
