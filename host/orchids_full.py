@@ -333,7 +333,7 @@ class OrchidsGame:
             if not self.last_round:
                 if self.may_take() or self.plant_options():
                     raise ValueError("policy %r passed outside the last round" % policy)
-                self.end_reason = "stalled"  # ruling "Stuck turn (Orchids)"
+                self.end_reason = "stalled"  # ruling H10
                 return None
             self.stats["passes"] += 1
         if self.planted_this_turn:

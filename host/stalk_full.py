@@ -324,9 +324,9 @@ class StalkGame:
         Happens only when the garden is full and no swap is possible (every
         exchange token is the one type the player holds) and no flush is
         available. The rulebook says "If it is no longer possible to take any
-        actions, move onto the Upkeep phase", but the table rules refuse an
-        upkeep before two basic actions while the exchange holds tokens, so
-        the game is recorded as stalled (ruling "Stuck turn")."""
+        actions, move onto the Upkeep phase" (players declare it with an early
+        end_turn, ruling R3); the full engine does not play such turns and
+        records the game as stalled (ruling H7)."""
         if self.may_act() and self.exchange_count() and (self.garden.empty_spaces() or self.legal_swaps()):
             return False
         if self.may_flush():

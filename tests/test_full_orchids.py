@@ -181,7 +181,7 @@ def test_simulated_games_replay_to_the_same_scores(players, policies):
     for seed in range(3):
         game = play_game(NAMES[:players], "o%d" % seed, policies, check=True)
         if game.end_reason == "stalled":
-            continue  # ruling "Stuck turn (Orchids)": counted, not scored
+            continue  # ruling H10: counted, not scored
         assert game.end_reason == "seven_flowers"
         replay_matches(game)
         table = {

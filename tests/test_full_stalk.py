@@ -212,7 +212,7 @@ def test_flush_with_a_short_bag_fills_what_it_can_and_ends_the_game():
 
 def test_a_stuck_turn_is_recorded_as_stalled_not_as_an_illegal_event(tmp_path):
     # A garden with no free space and an exchange of the one type a player
-    # holds: no plant, no swap; the flush is used up. Ruling "Stuck turn".
+    # holds: no plant, no swap; the flush is used up. Ruling H7.
     p = tmp_path / "six.json"
     ring = [[1, 0], [1, -1], [0, -1], [-1, 0], [-1, 1], [0, 1]]
     p.write_text(json.dumps({"name": "six", "spaces": ring, "butterfly": ring, "bee": []}))
