@@ -59,6 +59,7 @@ def market_svg(events, title=""):
     s = market_series(events)
     with _DRAW:
         from matplotlib.figure import Figure
+        from matplotlib.ticker import MaxNLocator
 
         fig = Figure(figsize=(8, 4.2))
         ax = fig.add_subplot(1, 1, 1)
@@ -73,6 +74,8 @@ def market_svg(events, title=""):
                 xy=(turn, 1), xycoords=("data", "axes fraction"), xytext=(4, -14), textcoords="offset points",
                 color="#b00020" if why == "crash" else "#a04f00", fontsize=11, fontweight="bold",
             )
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel("turn")
         ax.set_ylabel("Stalk Value")
         ax.set_xlim(0, max(1, s["turns"][-1]) if s["turns"] else 1)
