@@ -40,7 +40,7 @@ def test_will_bust_marks_every_leading_flower():
         st["values"] = dict(zip(FLOWERS, values))
         assert views.will_bust(st) == leaders
         html = views.stalk_panel(st)
-        marked = [f for f in FLOWERS if re.search(r'data-flower="%s">\d+</span> <span class="bust">will bust' % f, html)]
+        marked = [f for f in FLOWERS if re.search(r'data-flower="%s">\d+</span><span class="mark"><span class="bust">will bust' % f, html)]
         assert marked == leaders
         assert K.shown_values(html) == dict(zip(FLOWERS, values))
 

@@ -32,7 +32,7 @@ h1, h2 { margin: .2em 0 .4em; } h3 { margin: .6em 0 .2em; font-size: .9em; }
 .fname { width: 6.2em; } .num { font-size: 1.5em; font-weight: bold; width: 1.6em; text-align: right; }
 .bar { flex: 1; height: 1.1em; background: #2a2a2a; border-radius: .2em; overflow: hidden; }
 .fill { display: block; height: 100%; }
-.bust { background: #b00020; color: #fff; font-size: .7em; padding: .05em .4em; border-radius: .3em; white-space: nowrap; }
+.mark { width: 5.4em; } .bust { background: #b00020; color: #fff; font-size: .7em; padding: .05em .4em; border-radius: .3em; white-space: nowrap; }
 .facts { display: flex; flex-wrap: wrap; gap: 1.2em; margin: .4em 0; } .fact b { font-size: 1.5em; }
 .countdown b { font-size: 1.4em; color: #f66; }
 .ending { font-size: 1.3em; font-weight: bold; color: #fff; background: #8a2be2; padding: .2em .5em; border-radius: .3em; }
@@ -44,7 +44,7 @@ tr.turn { background: #33403a; } tr.winner { color: #ffd24a; }
 .chart { background: #fff; border-radius: .3em; max-width: 1000px; } .chart svg { width: 100%; height: auto; }
 .big { font-size: 1.2em; }
 #gone { display: none; background: #7a1b1b; padding: .3em 1em; } body.gone #gone { display: block; }
-@media (max-width: 700px) { .ringbox { width: 60vw; margin: 0 auto; } .fname { width: 5em; } }
+@media (max-width: 700px) { .ringbox { width: 60vw; margin: 0 auto; } .bar-row { font-size: .8em; } .mark { width: 4.6em; } }
 """ + "".join(".f-%s { background: %s; }\n" % (f, flower_colour(i)) for i, f in enumerate(FLOWERS))
 
 LIVE_JS = """

@@ -56,35 +56,20 @@ def market(values, busted, label):
     scale = max(BAR_MIN_SCALE, max(values))
     rows = ['<div class="market" aria-label="%s">' % escape(label)]
     for f, v in zip(FLOWERS, values):
-        mark = ' <span class="bust">%s</span>' % ("busted" if label == "final" else "will bust") if f in busted else ""
+        mark = '<span class="bust">%s</span>' % ("busted" if label == "final" else "will bust") if f in busted else ""
         rows.append(
             '<div class="bar-row"><span class="fname">%s</span>'
             '<span class="bar"><span class="fill f-%s" style="width:%d%%"></span></span>'
-            '<span class="num" data-flower="%s">%d</span>%s</div>' % (f, f, round(100 * v / scale), f, v, mark)
+            '<span class="num" data-flower="%s">%d</span><span class="mark">%s</span></div>' % (f, f, round(100 * v / scale), f, v, mark)
         )
     rows.append("</div>")
     return "\n".join(rows)
 
 
 def stalk_panel(st):
+    """Most important first: the end, the market, whose turn; then the counts."""
     over = st["game_over"]
     out = ['<h2>Stalk Exchange <span class="sub">turn %d</span></h2>' % st["turn"]]
-    if "final" in st:
-        f = st["final"]
-        out.append('<h3>Final market (after the bust)</h3>')
-        out.append(market([f["values"][x] for x in FLOWERS], f["busted"], "final"))
-        out.append(final_table(f, "stalk-exchange"))
-    else:
-        out.append(market(_values(st), [] if over else will_bust(st), "market"))
-    facts = [
-        ("bag", st["bag"]),
-        ("exchange", st["exchange"]),
-        ("harvested", st["harvested"]),
-    ]
-    out.append(
-        '<div class="facts">%s</div>'
-        % "".join('<span class="fact"><b data-fact="%s">%d</b> %s</span>' % (k, v, k) for k, v in facts)
-    )
     if st["end_triggered"]:
         why = "market crash" if st["end_triggered"] == "crash" else "the bag is empty"
         if over:
@@ -95,18 +80,29 @@ def stalk_panel(st):
     else:
         n = st["tokens_until_crash"]
         out.append('<p class="countdown">crash in <b data-fact="until_crash">%d</b> harvested token%s at the earliest</p>' % (n, "" if n == 1 else "s"))
-    rows = []
-    for name in st["players"]:
-        turn = (not over) and name == st["current_player"]
-        used = st["flush_used"][name]
-        rows.append(
-            '<tr class="%s"><td class="who">%s%s</td><td data-tokens="%s">%s <small>%d</small></td><td>%s</td></tr>'
-            % ("turn" if turn else "", "&#9654; " if turn else "", escape(name), escape(name),
-               "&#9679;" * st["tokens"][name], st["tokens"][name], "flushed" if used else "flush left")
-        )
-    out.append('<table class="players"><tr><th>player</th><th>tokens</th><th>flush</th></tr>%s</table>' % "".join(rows))
+    if "final" in st:
+        f = st["final"]
+        out.append("<h3>Final market (after the bust)</h3>")
+        out.append(market([f["values"][x] for x in FLOWERS], f["busted"], "final"))
+        out.append(final_table(f, "stalk-exchange"))
+    else:
+        out.append(market(_values(st), [] if over else will_bust(st), "market"))
+        rows = []
+        for name in st["players"]:
+            turn = (not over) and name == st["current_player"]
+            rows.append(
+                '<tr class="%s"><td class="who">%s%s</td><td data-tokens="%s">%s <small>%d</small></td><td>%s</td></tr>'
+                % ("turn" if turn else "", "&#9654; " if turn else "", escape(name), escape(name),
+                   "&#9679;" * st["tokens"][name], st["tokens"][name], "flushed" if st["flush_used"][name] else "flush left")
+            )
+        out.append('<table class="players"><tr><th>player</th><th>tokens</th><th>flush</th></tr>%s</table>' % "".join(rows))
     if not over:
         out.append('<p class="whose">%s to play (%s)</p>' % (escape(st["current_player"]), st["phase"]))
+    facts = (("bag", st["bag"]), ("exchange", st["exchange"]), ("harvested", st["harvested"]))
+    out.append(
+        '<div class="facts">%s</div>'
+        % "".join('<span class="fact"><b data-fact="%s">%d</b> %s</span>' % (k, v, k) for k, v in facts)
+    )
     return "\n".join(out)
 
 
