@@ -52,7 +52,7 @@ def shot(d, name, width=1280, height=None):
     """Screenshot of the whole page at this width (artifact under build/)."""
     os.makedirs(SHOTS, exist_ok=True)
     d.set_window_size(width, 900)
-    h = height or d.execute_script("return Math.max(document.body.scrollHeight, document.documentElement.scrollHeight)") + 60
+    h = height or d.execute_script("return Math.max(document.body.scrollHeight, document.documentElement.scrollHeight)") + 160
     d.set_window_size(width, max(400, h))
     path = os.path.join(SHOTS, name)
     assert d.save_screenshot(path)

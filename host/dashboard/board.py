@@ -88,6 +88,9 @@ class BoardWatcher(threading.Thread):
                 self.follow(link)
             except UserError as err:
                 self.publish("disconnected", str(err))
+            except Exception as err:  # the database, a firmware answer we cannot read: say it, try again
+                self.publish("disconnected", "%s: %s" % (type(err).__name__, " ".join(str(err).split())))
+                self.stop.wait(RETRY_S)
             finally:
                 link.close()
 
@@ -116,13 +119,16 @@ class BoardWatcher(threading.Thread):
                 elif time.monotonic() - beat > HEARTBEAT_S:
                     link.status()  # raises when the board has gone
                     beat = time.monotonic()
-                self.live.publish_ring(self.mirror.frame())
+                self.live.publish_ring(self.frame())
         finally:
             db.close()
 
     def show(self, f, board, db):
         game = f.game if f.game is not None and f.game.rules is not None else None
-        self.mirror.update(game)
+        try:
+            self.mirror.update(game)
+        except Exception:  # the ring is a picture: never let it stop the table view
+            self.mirror = RingMirror()
         if game is not None:
             self.game_state = game.state()
             self.where = "board %s, game %s: %d events, %d recorded" % (
@@ -132,7 +138,14 @@ class BoardWatcher(threading.Thread):
         else:
             self.game_state, self.where = None, ""
         self.publish("live", "")
-        self.live.publish_ring(self.mirror.frame())
+        self.live.publish_ring(self.frame())
+
+    def frame(self):
+        try:
+            return self.mirror.frame()
+        except Exception:
+            self.mirror = RingMirror()
+            return None
 
     def publish(self, link, note):
         html = views.panel(link, note, self.game_state, self.where)

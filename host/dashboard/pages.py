@@ -24,7 +24,7 @@ main { padding: .6em 1em; }
 #ring { width: 100%; height: auto; }
 #panel { flex: 1 1 420px; min-width: 0; }
 h1, h2 { margin: .2em 0 .4em; } h3 { margin: .6em 0 .2em; font-size: .9em; }
-.sub, small, .note, .where { color: #aaa; font-weight: normal; }
+.sub, small, .note, .where { color: #aaa; font-weight: normal; } .note { font-size: .75em; color: #ddd; }
 .where { font-size: .7em; margin: 0 0 .5em; }
 .link { font-size: .8em; padding: .25em .6em; border-radius: .3em; display: inline-block; margin-bottom: .4em; }
 .link-live { background: #174d1f; } .link-disconnected { background: #7a1b1b; } .link-none, .link-connecting { background: #444; }

@@ -23,7 +23,7 @@ def link_banner(link, note):
         "disconnected": "disconnected: waiting for the board to come back (nothing is lost)",
         "none": "no board attached: showing the plays history only",
     }.get(link, link)
-    extra = ' <span class="note">%s</span>' % escape(note) if note else ""
+    extra = "<br><span class=\"note\">%s</span>" % escape(note) if note else ""
     return '<div id="link" class="link link-%s" data-link="%s">%s%s</div>' % (link, link, escape(text), extra)
 
 
