@@ -61,13 +61,14 @@ def live_presses():
 class Board:
     """The simulated board process; kill() = unplugged, start() = plugged in."""
 
-    def __init__(self, tmp):
+    def __init__(self, tmp, record=LIVE_RECORD, cut=LIVE_CUT):
+        """A board that will hold `record` without its last `cut` events."""
         self.flash = os.path.join(tmp, "flash")
         self.port = os.path.join(tmp, "port")
         self.part = os.path.join(tmp, "part.jsonl")
-        lines = [t for t in open(LIVE_RECORD) if t.strip()]
+        lines = [t for t in open(record) if t.strip()]
         with open(self.part, "w") as f:
-            f.writelines(lines[:-LIVE_CUT])
+            f.writelines(lines[:-cut])
         self.p = None
 
     def start(self, fresh=False):

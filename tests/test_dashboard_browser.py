@@ -129,3 +129,39 @@ def test_the_page_follows_a_game_on_the_board_to_its_final_scores(browser, tmp_p
         err = serve.close()
     assert err == ""
     assert shutil.os.path.getsize(os.path.join(SHOTS, "live-final.png")) > 0
+
+
+def test_an_orchids_game_shows_hands_flowers_and_the_final_scores(browser, tmp_path):
+    """Oh My. Orchids! in its last round: the players' table, then the last
+    turn ended on the board's buttons (hold OK) and the final scores."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    d = browser
+    wait = WebDriverWait(d, 30, poll_frequency=0.05)
+    record = os.path.join(K.RECORDS, "orchids-2p.jsonl")
+    board = K.Board(str(tmp_path), record=record, cut=1).start(fresh=True)
+    serve = K.Serve(board.port, str(tmp_path / "plays.sqlite3"))
+    try:
+        d.get(serve.url)
+        wait.until(lambda _: d.execute_script("return document.getElementById('link').dataset.link") == "live"
+                   and d.execute_script("return document.querySelector('[data-flowers]') !== null"))
+        st = state_of("orchids-2p.jsonl", cut=1).state()
+        flowers = dict(d.execute_script(
+            "return Array.from(document.querySelectorAll('[data-flowers]'), e => [e.dataset.flowers, +e.textContent])"))
+        assert flowers == {n: len(st["players"][n]["flowers"]) for n in st["seats"]}
+        assert "LAST ROUND" in d.execute_script("return document.getElementById('panel').textContent")
+        shot(d, "orchids.png")
+        d.set_window_size(412, 915)  # the widest table still fits a phone
+        assert d.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
+        d.set_window_size(1280, 900)
+        board.press([(K.OK, "long")])  # end the last turn: the game is over
+        wait.until(lambda _: d.execute_script("return document.getElementById('final') !== null"))
+        final = state_of("orchids-2p.jsonl").state()["final"]
+        shown = dict(d.execute_script(
+            "return Array.from(document.querySelectorAll('#final [data-score]'), e => [e.dataset.score, +e.textContent])"))
+        assert shown == {r["name"]: r["score"] for r in final["players"]}
+        shot(d, "orchids-final.png")
+    finally:
+        board.kill()
+        err = serve.close()
+    assert err == ""

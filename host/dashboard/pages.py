@@ -38,13 +38,14 @@ h1, h2 { margin: .2em 0 .4em; } h3 { margin: .6em 0 .2em; font-size: .9em; }
 .ending { font-size: 1.3em; font-weight: bold; color: #fff; background: #8a2be2; padding: .2em .5em; border-radius: .3em; }
 table { border-collapse: collapse; margin: .4em 0; } td, th { padding: .15em .6em; text-align: left; }
 th { color: #aaa; font-weight: normal; font-size: .8em; }
-tr.turn { background: #33403a; } tr.winner { color: #ffd24a; }
+td.who, small { white-space: nowrap; } tr.turn { background: #33403a; } tr.winner { color: #ffd24a; }
 .score { font-size: 1.4em; font-weight: bold; text-align: right; }
 .plays td, .stats td { border-top: 1px solid #333; } .plays, .stats { font-size: .8em; }
 .chart { background: #fff; border-radius: .3em; max-width: 1000px; } .chart svg { width: 100%; height: auto; }
 .big { font-size: 1.2em; }
 #gone { display: none; background: #7a1b1b; padding: .3em 1em; } body.gone #gone { display: block; }
-@media (max-width: 700px) { .ringbox { width: 60vw; margin: 0 auto; } .bar-row { font-size: .8em; } .mark { width: 4.6em; } }
+@media (max-width: 700px) { .ringbox { width: 60vw; margin: 0 auto; } .bar-row { font-size: .8em; } .mark { width: 4.6em; }
+  .players, .final { font-size: .75em; } td, th { padding: .15em .35em; } }
 """ + "".join(".f-%s { background: %s; }\n" % (f, flower_colour(i)) for i, f in enumerate(FLOWERS))
 
 LIVE_JS = """
