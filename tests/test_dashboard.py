@@ -71,6 +71,34 @@ def test_orchids_panel_shows_hands_flowers_kinds_points_composted():
     assert ("LAST ROUND" in html) == st["last_round"]
 
 
+@pytest.mark.parametrize("name", ["stalk-4p.jsonl", "orchids-2p.jsonl"])
+def test_the_page_ring_is_the_boards_ring(name):
+    """The mirror (host/dashboard/board.RingMirror) fed the board's records,
+    after each event and after an undo, lights exactly the pixels of a
+    simulated board that was played the same events through its App."""
+    from host.dashboard.board import RingMirror
+    from host.sim_link import load_into
+    from host.sim_tui import SimBoard, display_rgb
+
+    now = [1000]
+    clock = lambda: now[0]  # noqa: E731 - one fixed time for both boards
+    events = state_of(name).events()
+    mirror = RingMirror(clock=clock)
+    for k in (1, 2, len(events) // 2, len(events) // 2 - 1, len(events)):  # k-1 after k: an undo
+        board = SimBoard(link=False, clock=clock).start()
+        load_into(board.app, events[:k])
+        g = engine_lite.Game()
+        for ev in events[:k]:
+            g.apply(ev)
+        mirror.update(g)
+        for t in (1000, 1377, 2600):
+            now[0] = t
+            board.tick()
+            want = ["#%02x%02x%02x" % display_rgb(p, board.brightness()) for p in board.pixels()]
+            assert mirror.frame() == want, (k, t)
+    assert any(c != "#000000" for c in want)
+
+
 def test_link_states_are_said_in_words():
     assert "no board attached" in views.panel("none", "", None)
     assert "disconnected" in views.panel("disconnected", "lost", None)

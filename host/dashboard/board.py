@@ -33,7 +33,8 @@ POLL_S = 0.1  # wait for a live event at most this long, then redraw the ring
 class RingMirror:
     """The firmware's App on the simulated backend, fed the board's records."""
 
-    def __init__(self):
+    def __init__(self, clock=None):
+        self.clock = clock  # ms; None = real time (the tests give a fixed one)
         self.sb = None
         self.log = []
 
@@ -45,7 +46,7 @@ class RingMirror:
         if self.sb is None or recs[: len(self.log)] != self.log:
             from host.sim_tui import SimBoard
 
-            self.sb = SimBoard(link=False).start()
+            self.sb = SimBoard(link=False, clock=self.clock).start()
             self.sb.app.new_game(recs[0])
             self.log = recs[:1]
         for r in recs[len(self.log) :]:
