@@ -71,8 +71,8 @@ def history_body(plays):
             % (escape(p["date"]), GAME_TITLES.get(p["game"], p["game"]), who, winner, escape(game_link(p)),
                "chart" if p["game"] == "stalk-exchange" else "details")
         )
-    out.append('<table class="plays" id="plays"><tr><th>date</th><th>game</th><th>players and scores</th>'
-               "<th>winner</th><th></th></tr>%s</table>" % "".join(rows))
+    out.append('<div class="scroll"><table class="plays" id="plays"><tr><th>date</th><th>game</th><th>players and scores</th>'
+               "<th>winner</th><th></th></tr>%s</table></div>" % "".join(rows))
     out.append("<h2>Players</h2>")
     srows = []
     for r in stats(plays):
@@ -84,8 +84,8 @@ def history_body(plays):
                round(100 * r["win_rate"]), r["avg"], r["best"])
         )
     if srows:
-        out.append('<table class="stats" id="stats"><tr><th>player</th><th>game</th><th>table</th><th>plays</th>'
-                   "<th>wins</th><th>win rate</th><th>average</th><th>best</th></tr>%s</table>" % "".join(srows))
+        out.append('<div class="scroll"><table class="stats" id="stats"><tr><th>player</th><th>game</th><th>table</th><th>plays</th>'
+                   "<th>wins</th><th>win rate</th><th>average</th><th>best</th></tr>%s</table></div>" % "".join(srows))
     else:
         out.append("<p>No scored game yet.</p>")
     return "\n".join(out)

@@ -42,7 +42,7 @@ td.who, small { white-space: nowrap; } tr.turn { background: #33403a; } tr.winne
 .score { font-size: 1.4em; font-weight: bold; text-align: right; }
 .plays td, .stats td { border-top: 1px solid #333; } .plays, .stats { font-size: .8em; }
 .chart { background: #fff; border-radius: .3em; max-width: 1000px; } .chart svg { width: 100%; height: auto; }
-.big { font-size: 1.2em; }
+.big { font-size: 1.2em; } .scroll { overflow-x: auto; max-width: 100%; }
 #gone { display: none; background: #7a1b1b; padding: .3em 1em; } body.gone #gone { display: block; }
 @media (max-width: 700px) { .ringbox { width: 60vw; margin: 0 auto; } .bar-row { font-size: .8em; } .mark { width: 4.6em; }
   .players, .final { font-size: .75em; } td, th { padding: .15em .35em; } }
