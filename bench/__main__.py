@@ -24,6 +24,7 @@ MODULES = (
     ("bench.bench_board", "firmware in MicroPython, power cuts"),
     ("bench.bench_link", "serial link and sync"),
     ("bench.bench_sim", "full-rules simulator"),
+    ("bench.bench_dashboard", "bloomkeeper serve: a press to the page"),
 )
 
 # The keys issue 7 names, with the unit shown in the table.

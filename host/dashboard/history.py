@@ -1,0 +1,105 @@
+"""The plays history: every stored game, and per-player statistics.
+
+Input is the list of plays as store.read_plays gives them; scores and
+winners are the engine's `final` (computed when the play is read), never
+recomputed here. Statistics count scored games only (a game still in
+progress, or abandoned, has no winner yet).
+"""
+
+from html import escape
+from urllib.parse import urlencode
+
+from host.dashboard import views
+
+GAME_TITLES = {"stalk-exchange": "Stalk Exchange", "oh-my-orchids": "Oh My. Orchids!"}
+
+
+def game_link(p):
+    return "/game?" + urlencode({"board": p["board"], "id": p["game_id"]})
+
+
+def find(plays, board, gid):
+    for p in plays:
+        if p["board"] == board and p["game_id"] == gid:
+            return p
+    return None
+
+
+def stats(plays):
+    """Rows {player, game, players, plays, wins, win_rate, avg, best}, one per
+    player, game and player count, plus one per player and game over every
+    player count (players = "all"). Sorted by game, player count, wins."""
+    groups = {}
+    for p in plays:
+        if "final" not in p:
+            continue
+        n = len(p["players"])
+        for r in p["final"]["players"]:
+            for key in ((r["name"], p["game"], n), (r["name"], p["game"], "all")):
+                groups.setdefault(key, []).append(r)
+    rows = []
+    for (name, game, n), rs in groups.items():
+        scores = [r["score"] for r in rs]
+        wins = sum(1 for r in rs if r["winner"])
+        rows.append({
+            "player": name, "game": game, "players": n, "plays": len(rs), "wins": wins,
+            "win_rate": wins / len(rs), "avg": sum(scores) / len(scores), "best": max(scores),
+        })
+    rows.sort(key=lambda r: (r["game"], str(r["players"]), -r["wins"], -r["win_rate"], r["player"]))
+    return rows
+
+
+def result_words(p):
+    """(players with scores, winners) in words."""
+    if "final" not in p:
+        return ", ".join(escape(n) for n in p["players"]), ("over, not scored" if p["over"] else "in progress")
+    rows = p["final"]["players"]
+    who = ", ".join('%s <b>%d</b>' % (escape(r["name"]), r["score"]) for r in rows)
+    return who, ", ".join(escape(r["name"]) for r in rows if r["winner"])
+
+
+def history_body(plays):
+    out = ["<h1>Plays</h1>"]
+    if not plays:
+        out.append('<p class="big">No plays recorded yet.</p>')
+        return "\n".join(out)
+    rows = []
+    for p in sorted(plays, key=lambda p: p["date"], reverse=True):
+        who, winner = result_words(p)
+        rows.append(
+            '<tr class="play"><td>%s</td><td>%s</td><td>%s</td><td class="winner-cell">%s</td><td><a href="%s">%s</a></td></tr>'
+            % (escape(p["date"]), GAME_TITLES.get(p["game"], p["game"]), who, winner, escape(game_link(p)),
+               "chart" if p["game"] == "stalk-exchange" else "details")
+        )
+    out.append('<div class="scroll"><table class="plays" id="plays"><tr><th>date</th><th>game</th><th>players and scores</th>'
+               "<th>winner</th><th></th></tr>%s</table></div>" % "".join(rows))
+    out.append("<h2>Players</h2>")
+    srows = []
+    for r in stats(plays):
+        srows.append(
+            '<tr data-player="%s" data-group="%s/%s"><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%d</td>'
+            "<td>%d%%</td><td>%.1f</td><td>%d</td></tr>"
+            % (escape(r["player"]), r["game"], r["players"], escape(r["player"]), GAME_TITLES.get(r["game"], r["game"]),
+               r["players"] if r["players"] == "all" else "%d players" % r["players"], r["plays"], r["wins"],
+               round(100 * r["win_rate"]), r["avg"], r["best"])
+        )
+    if srows:
+        out.append('<div class="scroll"><table class="stats" id="stats"><tr><th>player</th><th>game</th><th>table</th><th>plays</th>'
+                   "<th>wins</th><th>win rate</th><th>average</th><th>best</th></tr>%s</table></div>" % "".join(srows))
+    else:
+        out.append("<p>No scored game yet.</p>")
+    return "\n".join(out)
+
+
+def game_body(p, chart_svg):
+    """One game: result and, for Stalk Exchange, the market chart."""
+    out = ["<h1>%s <span class=\"sub\">%s</span></h1>" % (GAME_TITLES.get(p["game"], p["game"]), escape(p["date"]))]
+    out.append('<p class="where">board %s, game %s: %d events</p>' % (escape(p["board"]), escape(p["game_id"]), len(p["events"])))
+    if "final" in p:
+        out.append(views.final_table(p["final"], p["game"]))
+    else:
+        out.append("<p>%s</p>" % ("Over, portfolios not all entered." if p["over"] else "Still in progress."))
+    if chart_svg:
+        out.append('<h2>The market, turn by turn</h2><div class="chart" id="chart">%s</div>' % chart_svg)
+    out.append('<p><a href="/history">all plays</a></p>')
+    return "\n".join(out)

@@ -1,0 +1,39 @@
+"""The ONE place where the dashboard touches the plays database.
+
+Everything goes through host/db.py's public API (Database, sync,
+sync_game, Database.plays), so the database's schema and its sync rules
+stay in one place; when that module changes, only these functions adapt.
+A play's date is `play["date"]` (today: the time the host first stored a
+record of the game).
+"""
+
+from host import db as D
+
+
+def open_db(path):
+    """A Database for this thread (sqlite3 connections stay in their thread)."""
+    return D.Database(path)
+
+
+def read_plays(path):
+    """Every stored game as db.plays() gives it: board, game_id, date, game,
+    players, events (dicts), over, final (when scored)."""
+    db = D.Database(path)
+    try:
+        return db.plays()
+    finally:
+        db.close()
+
+
+def record_board(link, db):
+    """Store every game on the board (as `bloomkeeper sync` does). Returns the board id."""
+    return D.sync(link, db)["board"]
+
+
+def record_game(link, db, board, gid):
+    """Bring one game's stored copy up to the board's (undo-safe, no duplicates)."""
+    return D.sync_game(link, db, board, gid)
+
+
+def count(db, board, gid):
+    return db.count(board, gid)

@@ -1,0 +1,283 @@
+"""`bloomkeeper serve` without a browser (issue 15): the live panel, the
+market chart and the statistics as functions; the server's routes and
+one-line errors; and the live view end to end over a real pty against the
+real firmware (tests/dashboard_board.py), through an unplug and replug.
+The same flow in a real Chromium: tests/test_dashboard_browser.py.
+"""
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+
+import pytest
+
+import engine_lite
+from engine_lite.tables import FLOWERS
+from host.dashboard import charts, history, store, views
+from tests import dashboard_kit as K
+
+
+def state_of(name, cut=0):
+    g = engine_lite.Game()
+    lines = [t for t in open(os.path.join(K.RECORDS, name)) if t.strip()]
+    engine_lite.replay(lines[: len(lines) - cut], g)
+    return g
+
+
+# -- the live panel -----------------------------------------------------------
+
+def test_will_bust_marks_every_leading_flower():
+    """Rulebook: "The highest valued flower loses half of its value
+    rounded-up ... In the event of a tie, ALL the tied Flower Stalks bust";
+    with every value at 0 nothing busts (ruling R5). The page asks the rule
+    (engine_lite.stalk.bust) and marks exactly those flowers."""
+    st = state_of("stalk-2p.jsonl", cut=10).state()
+    for values, leaders in (((4, 3, 2, 6, 8), ["tulip"]), ((5, 1, 5, 0, 2), ["dahlia", "globemaster"]), ((0,) * 5, [])):
+        st["values"] = dict(zip(FLOWERS, values))
+        assert views.will_bust(st) == leaders
+        html = views.stalk_panel(st)
+        marked = [f for f in FLOWERS if re.search(r'data-flower="%s">\d+</span><span class="mark"><span class="bust">will bust' % f, html)]
+        assert marked == leaders
+        assert K.shown_values(html) == dict(zip(FLOWERS, values))
+
+
+def test_stalk_panel_shows_the_table_and_the_final_scores_after_the_bust():
+    st = state_of("stalk-2p.jsonl", cut=6).state()
+    html = views.panel("live", "", st)
+    assert 'data-fact="bag">%d<' % st["bag"] in html and 'data-fact="exchange">%d<' % st["exchange"] in html
+    assert 'data-tokens="P1">' in html and "flushed" in html
+    assert ("LAST TURN" in html) == bool(st["end_triggered"])
+    assert "%s to play" % st["current_player"] in html
+    final = state_of("stalk-2p.jsonl").state()["final"]
+    html = views.panel("live", "", state_of("stalk-2p.jsonl").state())
+    assert K.shown_scores(html) == {r["name"]: r["score"] for r in final["players"]}
+    assert K.shown_values(html) == final["values"]  # the values after the bust
+    assert html.count(">busted<") == len(final["busted"])
+
+
+def test_orchids_panel_shows_hands_flowers_kinds_points_composted():
+    st = state_of("orchids-2p.jsonl", cut=3).state()
+    html = views.panel("live", "", st)
+    for name in st["seats"]:
+        p = st["players"][name]
+        row = re.search(r'<tr[^>]*><td class="who">(?:&#9654; )?%s</td>(.*?)</tr>' % name, html).group(1)
+        cells = re.findall(r"<td[^>]*>(\d+)", row)
+        kinds = len({f["name"] for f in p["flowers"]})
+        assert [int(c) for c in cells] == [p["hand"], len(p["flowers"]), kinds, p["points"], p["composted"]]
+    assert ("LAST ROUND" in html) == st["last_round"]
+
+
+@pytest.mark.parametrize("name", ["stalk-4p.jsonl", "orchids-2p.jsonl"])
+def test_the_page_ring_is_the_boards_ring(name):
+    """The mirror (host/dashboard/board.RingMirror) fed the board's records,
+    after each event and after an undo, lights exactly the pixels of a
+    simulated board that was played the same events through its App."""
+    from host.dashboard.board import RingMirror
+    from host.sim_link import load_into
+    from host.sim_tui import SimBoard, display_rgb
+
+    now = [1000]
+    clock = lambda: now[0]  # noqa: E731 - one fixed time for both boards
+    events = state_of(name).events()
+    mirror = RingMirror(clock=clock)
+    for k in (1, 2, len(events) // 2, len(events) // 2 - 1, len(events)):  # k-1 after k: an undo
+        board = SimBoard(link=False, clock=clock).start()
+        load_into(board.app, events[:k])
+        g = engine_lite.Game()
+        for ev in events[:k]:
+            g.apply(ev)
+        mirror.update(g)
+        for t in (1000, 1377, 2600):
+            now[0] = t
+            board.tick()
+            want = ["#%02x%02x%02x" % display_rgb(p, board.brightness()) for p in board.pixels()]
+            assert mirror.frame() == want, (k, t)
+    assert any(c != "#000000" for c in want)
+
+
+def test_link_states_are_said_in_words():
+    assert "no board attached" in views.panel("none", "", None)
+    assert "disconnected" in views.panel("disconnected", "lost", None)
+
+
+# -- the market chart ------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["stalk-2p.jsonl", "stalk-5p-crash.jsonl", "stalk-5p-bag.jsonl"])
+def test_market_series_is_the_engines_values_turn_by_turn(name):
+    g = state_of(name)
+    st = g.state()
+    s = charts.market_series(g.events())
+    assert {f: v[-1] for f, v in s["values"].items()} == st["values"]
+    assert s["turns"] == list(range(len(s["turns"])))
+    assert len(s["turns"]) == 1 + sum(1 for e in g.events() if e["ev"] == "end_turn")
+    assert s["end"][1] == st["end_triggered"] and 0 < s["end"][0] <= s["turns"][-1]
+    assert s["busted"] == st["final"]["busted"]
+    for f in FLOWERS:  # harvests only ever add to a Stalk Value
+        assert s["values"][f] == sorted(s["values"][f])
+
+
+def test_market_chart_is_an_svg_with_the_end_marked():
+    for name, words in (("stalk-5p-crash.jsonl", "market crash"), ("stalk-5p-bag.jsonl", "bag empty")):
+        svg = charts.market_svg(state_of(name).events(), "title")
+        assert svg.lstrip().startswith("<?xml") and "<svg" in svg and "<!-- %s -->" % words in svg
+
+
+# -- statistics ----------------------------------------------------------------
+
+def _play(game, scores, date="2026-11-01 20:00:00"):
+    rows = sorted(scores.items(), key=lambda kv: -kv[1])
+    top = rows[0][1]
+    final = {"players": [{"name": n, "score": s, "rank": 1 + sum(1 for _, t in rows if t > s), "winner": s == top} for n, s in rows]}
+    return {"board": "b", "game_id": date, "date": date, "game": game, "players": list(scores), "events": [], "over": True, "final": final}
+
+
+def test_stats_count_plays_wins_rates_averages_and_best_by_game_and_table_size():
+    plays = [
+        _play("stalk-exchange", {"Ann": 40, "Bo": 30}),
+        _play("stalk-exchange", {"Ann": 20, "Bo": 35}),
+        _play("stalk-exchange", {"Ann": 50, "Bo": 10, "Cy": 50}),  # a shared win
+        _play("oh-my-orchids", {"Ann": 60, "Bo": 70}),
+        {"board": "b", "game_id": "x", "date": "d", "game": "stalk-exchange", "players": ["Ann", "Bo"], "events": [], "over": False},
+    ]
+    rows = {(r["player"], r["game"], r["players"]): r for r in history.stats(plays)}
+    ann2 = rows[("Ann", "stalk-exchange", 2)]
+    assert (ann2["plays"], ann2["wins"], ann2["win_rate"], ann2["avg"], ann2["best"]) == (2, 1, 0.5, 30, 40)
+    ann = rows[("Ann", "stalk-exchange", "all")]
+    assert (ann["plays"], ann["wins"], ann["best"]) == (3, 2, 50) and ann["avg"] == pytest.approx(110 / 3)
+    cy = rows[("Cy", "stalk-exchange", 3)]
+    assert (cy["plays"], cy["wins"], cy["win_rate"]) == (1, 1, 1.0)
+    bo = rows[("Bo", "oh-my-orchids", "all")]
+    assert (bo["plays"], bo["wins"], bo["best"]) == (1, 1, 70)
+    assert len(rows) == 2 * 3 + 2 + 2 * 2  # stalk: Ann, Bo x (2p, 3p, all), Cy x (3p, all); orchids: Ann, Bo x (2p, all)
+
+
+# -- the server ------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def history_server(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("serve")
+    db = str(tmp / "plays.sqlite3")
+    K.fill_db(db)
+    s = K.Serve("none", db)
+    yield s, db
+    s.close()
+
+
+def test_history_lists_every_game_with_date_players_scores_and_winner(history_server):
+    s, db = history_server
+    code, ctype, body = s.get("/history")
+    assert code == 200 and ctype.startswith("text/html")
+    plays = store.read_plays(db)
+    assert len(plays) == len(K.HISTORY) and body.count('<tr class="play">') == len(plays)
+    for p in plays:
+        row = [r for r in re.findall(r'<tr class="play">(.*?)</tr>', body) if "board=%s&amp;" % p["board"] in r]
+        assert len(row) == 1
+        assert p["date"] in row[0]
+        for r in p["final"]["players"]:
+            assert "%s <b>%d</b>" % (r["name"], r["score"]) in row[0]
+        winners = [r["name"] for r in p["final"]["players"] if r["winner"]]
+        assert re.search(r'class="winner-cell">%s<' % ", ".join(winners), row[0])
+    assert 'id="stats"' in body
+
+
+def test_game_page_has_the_market_chart_for_stalk_exchange(history_server):
+    s, db = history_server
+    for p in store.read_plays(db):
+        code, _, body = s.get(history.game_link(p))
+        assert code == 200
+        assert ('id="chart"><svg' in body) == (p["game"] == "stalk-exchange")
+        assert K.shown_scores(body) == {r["name"]: r["score"] for r in p["final"]["players"]}
+
+
+def test_without_a_board_the_live_page_says_so(history_server):
+    s, _ = history_server
+    code, _, body = s.get("/")
+    assert code == 200 and "no board attached: showing the plays history only" in body
+    assert s.state()["link"] == "none"
+
+
+@pytest.mark.parametrize(
+    "method, path, code, words",
+    [
+        ("GET", "/nope", 404, "no page /nope"),
+        ("GET", "/game", 400, "needs the parameter(s) board, id"),
+        ("GET", "/game?board=table-0&id=9999", 404, "no game 9999"),
+        ("GET", "/history?x=1", 400, "unknown parameter 'x'"),
+        ("GET", "/game?board=a&board=b&id=1", 400, "given 2 times"),
+        ("GET", "/game?board=%ff&id=1", 400, "malformed query"),
+        ("POST", "/", 405, "only answers GET"),
+        ("BREW", "/", 405, "only answers GET"),
+    ],
+)
+def test_bad_requests_get_a_4xx_with_one_line(history_server, method, path, code, words):
+    s, _ = history_server
+    req = urllib.request.Request(s.url + path.lstrip("/"), method=method, data=b"x" if method == "POST" else None)
+    with pytest.raises(urllib.error.HTTPError) as e:
+        urllib.request.urlopen(req, timeout=10)
+    body = e.value.read().decode()
+    assert e.value.code == code and e.value.headers["Content-Type"].startswith("text/plain")
+    assert body.count("\n") == 1 and body.startswith(str(code)) and words in body and "Traceback" not in body
+
+
+def test_a_garbled_request_line_gets_a_one_line_400(history_server):
+    s, _ = history_server
+    host, port = re.match(r"http://([^:]+):(\d+)/", s.url).groups()
+    with socket.create_connection((host, int(port)), timeout=10) as c:
+        c.sendall(b"GET\r\n\r\n")
+        reply = c.recv(4096).decode()
+    body = reply.partition("\r\n\r\n")[2] if reply.startswith("HTTP/") else reply  # no version: HTTP/0.9 style
+    assert body.startswith("400 Bad request syntax") and body.count("\n") == 1, reply
+
+
+def bk(*args):
+    return subprocess.run([sys.executable, "-m", "host.cli", *args], cwd=K.REPO, capture_output=True, text=True, timeout=60)
+
+
+def test_refuses_a_port_in_use_and_bad_arguments_with_one_line(history_server, tmp_path):
+    s, db = history_server
+    http = re.match(r"http://(\S+)/", s.url).group(1)
+    for args, words in (
+        (["--http", http], "the port is in use"),
+        (["--http", "8765"], "give HOST:PORT"),
+        (["--http", "127.0.0.1:99999"], "give HOST:PORT"),
+        (["--db", str(tmp_path)], "cannot open the database"),
+    ):
+        r = bk("serve", "--port", "none", "--db", db, *args)
+        assert r.returncode == 2 and r.stderr.count("\n") == 1 and words in r.stderr, (args, r.stderr)
+        assert r.stdout == ""
+
+
+# -- live, end to end (no browser) -------------------------------------------------
+
+def test_live_view_follows_the_board_records_every_event_and_survives_an_unplug(tmp_path):
+    """The board plays while the dashboard watches; it is unplugged (its
+    process killed: a power cut) mid-game and plugged back in: the view says
+    disconnected, resumes, and the database ends with the whole game."""
+    db = str(tmp_path / "plays.sqlite3")
+    board = K.Board(str(tmp_path)).start(fresh=True)
+    serve = K.Serve(board.port, db)
+    try:
+        harvest, end, folios = K.live_presses()
+        before = K.shown_values(serve.wait_state(lambda s: s["link"] == "live" and "data-flower" in s["html"])["html"])
+        board.press(harvest)
+        st = serve.wait_state(lambda s: K.shown_values(s["html"]).get("snowdrop") == before["snowdrop"] + 1)
+        assert st["ring"] is not None and len(st["ring"]) == 24
+        board.kill()
+        serve.wait_state(lambda s: s["link"] == "disconnected")
+        board.start()
+        st = serve.wait_state(lambda s: s["link"] == "live")
+        assert K.shown_values(st["html"])["snowdrop"] == before["snowdrop"] + 1
+        board.press(end + folios)
+        st = serve.wait_state(lambda s: 'id="final"' in s["html"])
+        final = state_of("stalk-2p.jsonl").state()["final"]
+        assert K.shown_scores(st["html"]) == {r["name"]: r["score"] for r in final["players"]}
+        plays = store.read_plays(db)
+        assert len(plays) == 1 and plays[0]["events"] == state_of("stalk-2p.jsonl").events()
+    finally:
+        board.kill()
+        err = serve.close()
+    assert err == ""
