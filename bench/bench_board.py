@@ -12,7 +12,7 @@ Pico (design.md), so its times are for ratios and trends, not for the board.
   the pin map. Budget 48 KB, goal 32 KB (issue 3).
 * ``heap_min_kb_full_game_stalk_5p`` / ``heap_min_kb_full_game_orchids_5p``:
   the smallest ``micropython -X heapsize`` (KB, the interpreter's whole heap:
-  imports and bytecode included) in which a whole 5-player game of that title
+  the imported bundle, the harness and the script's text included) in which a whole 5-player game of that title
   (tests/records/stalk-5p-bag.jsonl, orchids-5p.jsonl, turned into the button
   presses a scorekeeper would make, tests/button_scripts.py) runs through the
   board application: SimHW pins + debounce + App + the flash Store on a real

@@ -33,6 +33,7 @@ Usage::
     assert r.stdout.strip() == "42"
 """
 
+import atexit
 import os
 import shutil
 import subprocess
@@ -94,6 +95,7 @@ def bundle_dir():
         from host import bundle
 
         base = Path(tempfile.mkdtemp(prefix="bk-mpy-bundle-"))
+        atexit.register(shutil.rmtree, base, True)
         bundle.build("micropython", base / "bundle")
         shipped = set(p.relative_to(base / "bundle").as_posix() for p in (base / "bundle").rglob("*"))
         extra = base / "_extra"
