@@ -228,3 +228,44 @@ def test_the_terminal_simulator_on_micropython(tmp_path):
         assert sb.screen_name() == "stalk" and any("1 basic action done" in line for line in sb.describe())
     finally:
         sb.close()
+
+
+@pytest.mark.skipif(__import__("shutil").which("tmux") is None, reason="tmux not installed (apt-get install -y tmux)")
+def test_bloomkeeper_sim_runtime_micropython_in_tmux(tmp_path):
+    """`bloomkeeper sim --runtime micropython` in a real terminal: keys in,
+    the game in words on screen, q quits cleanly."""
+    from tests.test_sim_tui import _tmux
+
+    session = "bkmpy%d" % os.getpid()
+    sock = str(tmp_path / "tmux.sock")
+    cmd = "cd %s && TERM=xterm-256color %s -m host.cli sim --runtime micropython --state-dir %s; echo SIM-EXIT=$?" % (
+        REPO, sys.executable, tmp_path / "flash")
+    _tmux("-S", sock, "new-session", "-d", "-s", session, "-x", "120", "-y", "40", "bash --norc --noprofile")
+
+    def pane():
+        return _tmux("-S", sock, "capture-pane", "-p", "-t", session).stdout
+
+    def wait(text, timeout=30):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if text in pane():
+                return
+            time.sleep(0.1)
+        raise AssertionError("no %r on screen:\n%s" % (text, pane()))
+
+    try:
+        _tmux("-S", sock, "send-keys", "-t", session, cmd, "Enter")
+        wait("screen: setup_game")
+        wait("link: /dev/")
+        for k in ("1", "Space", "3", "Space"):
+            _tmux("-S", sock, "send-keys", "-t", session, k)
+            time.sleep(0.3)
+        wait("screen: setup_track")
+        _tmux("-S", sock, "send-keys", "-t", session, "Space")
+        wait("Stalk Exchange, turn 1")
+        _tmux("-S", sock, "send-keys", "-t", session, "Space")
+        wait("1 basic action done")
+        _tmux("-S", sock, "send-keys", "-t", session, "q")
+        wait("SIM-EXIT=0")
+    finally:
+        _tmux("-S", sock, "kill-server")
