@@ -81,6 +81,11 @@ def run_record(path, board="pico", runtime="cpython", **_ignored):
         sb = build(path, board=board)
     sys.stdout.write("link: %s\n" % sb.link_path)
     sys.stdout.flush()
+    import signal
+
+    # `kill` ends the server cleanly: the pty (and on MicroPython the board
+    # process and its temporary files) are closed by the finally below.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
         serve(sb)
     finally:

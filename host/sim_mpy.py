@@ -35,6 +35,7 @@ import tempfile
 from pathlib import Path
 
 from host.errors import UserError
+from host.sim_tui import PtyPort, SimBoard, _board_label, _fw_version, _one_line
 
 GUEST_DIR = Path(__file__).resolve().parent / "mpy_guest"
 GUEST_FILES = ("machine.py", "neopixel.py", "simboard.py")
@@ -257,36 +258,29 @@ class GuestApp:
         return recs, state
 
 
-def _sim_tui():
-    from host import sim_tui
-
-    return sim_tui
-
-
-class MpySimBoard(_sim_tui().SimBoard):
+class MpySimBoard(SimBoard):
     """host/sim_tui.SimBoard with the firmware in the MicroPython Unix port.
     `state_dir` None = a fresh temporary flash directory (removed at close)."""
 
     heapsize_kb = None
 
     def start(self):
-        T = _sim_tui()
         self.flash_tmp = None
         flash = self.state_dir
         if not flash:
             self.flash_tmp = tempfile.mkdtemp(prefix="bk-sim-flash-")
             flash = os.path.join(self.flash_tmp, "bk")
-        self.guest = GuestBoard(self.board, flash, "sim-" + self.board, T._fw_version(), heapsize_kb=self.heapsize_kb)
+        self.guest = GuestBoard(self.board, flash, "sim-" + self.board, _fw_version(), heapsize_kb=self.heapsize_kb)
         self.hw = GuestHW(self.guest)
         self.hw.now = self.clock()
-        self.label = T._board_label(self.board)
+        self.label = _board_label(self.board)
         if self.want_link:
             try:
-                self._pty = T.PtyPort()
+                self._pty = PtyPort()
                 self.link_path = self._pty.path
                 self.link = True
             except OSError as err:
-                self.link_note = "link failed: %s" % T._one_line(err)
+                self.link_note = "link failed: %s" % _one_line(err)
         self.app = GuestApp(self, self.guest)
         return self
 

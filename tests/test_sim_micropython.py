@@ -120,8 +120,12 @@ class RecordBoard:
         self.path = line.split(" ", 1)[1].strip()
 
     def close(self):
-        self.p.kill()
-        self.p.wait(10)
+        self.p.terminate()  # SIGTERM: the server closes its MicroPython board and temporary files
+        try:
+            self.p.wait(10)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            self.p.wait(10)
 
 
 @pytest.fixture
