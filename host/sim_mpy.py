@@ -105,7 +105,11 @@ class GuestBoard:
         self.proc = subprocess.Popen(cmd, cwd=str(guest), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE)
         self.buf = b""
-        self.boot = self.read_reply()
+        try:
+            self.boot = self.read_reply()
+        except BaseException:  # the board failed to boot: nothing left behind
+            self.close()
+            raise
 
     def command(self, line):
         """Send one command; its reply lines (without the final '.')."""

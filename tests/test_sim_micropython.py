@@ -273,3 +273,16 @@ def test_bloomkeeper_sim_runtime_micropython_in_tmux(tmp_path):
         wait("SIM-EXIT=0")
     finally:
         _tmux("-S", sock, "kill-server")
+
+
+def test_a_board_that_cannot_boot_is_one_line(tmp_path):
+    """The flash directory is a plain file: the firmware's Store fails at boot
+    inside MicroPython; the simulator says so in one line, nothing runs on."""
+    from host.errors import UserError
+
+    flash = tmp_path / "flash"
+    flash.write_text("not a directory")
+    with pytest.raises(UserError) as err:
+        sim_mpy.start_board("pico", state_dir=str(flash), link=False, clock=lambda: 0)
+    msg = str(err.value)
+    assert "\n" not in msg and msg.startswith("the MicroPython board stopped") and "Error" in msg
