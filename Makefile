@@ -3,7 +3,7 @@ PY ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed
 
-.PHONY: install test run bench firmware clean
+.PHONY: install test run run-micropython bench firmware clean
 
 install: $(STAMP)
 
@@ -20,6 +20,11 @@ test: $(STAMP)
 
 run: $(STAMP)
 	$(VENV)/bin/bloomkeeper sim
+
+# The same simulator with the firmware's .mpy bundle in the real MicroPython
+# (the Unix port); why it is not the default: docs/sim-micropython.md.
+run-micropython: $(STAMP)
+	$(VENV)/bin/bloomkeeper sim --runtime micropython
 
 bench: $(STAMP)
 	$(VENV)/bin/python -m bench --readme

@@ -20,8 +20,8 @@ RESULTS = ROOT / "bench" / "results.json"
 
 # (module, what it measures). Order = order of the table.
 MODULES = (
-    ("bench.bench_engine", "rules core in MicroPython"),
-    ("bench.bench_board", "firmware in MicroPython, power cuts"),
+    ("bench.bench_engine", "rules core in the MicroPython Unix port"),
+    ("bench.bench_board", "firmware in the MicroPython Unix port, power cuts"),
     ("bench.bench_link", "serial link and sync"),
     ("bench.bench_sim", "full-rules simulator"),
     ("bench.bench_dashboard", "bloomkeeper serve: a press to the page"),
@@ -30,9 +30,9 @@ MODULES = (
 # The keys issue 7 names, with the unit shown in the table.
 HEADLINE = (
     ("mpy_bytes_total", "bytes", "everything that goes on the board (.mpy, armv6m)"),
-    ("heap_min_kb_full_game", "KB", "smallest heap for a full 5-player game in MicroPython"),
+    ("heap_min_kb_full_game", "KB", "smallest -X heapsize for a full 5-player game of either title (64-bit Unix port)"),
     ("frame_alloc_bytes", "bytes", "allocated by one ring frame render"),
-    ("fuel_per_event", "fuel", "MicroPython fuel: one button event + redraw"),
+    ("us_per_event", "µs", "one button event + redraw + flash write (in RAM), MicroPython Unix port, not Pico time"),
     ("sync_bytes_per_event", "bytes", "on the wire per event"),
     ("sync_seconds_5p_game_115200", "s", "sync a 5-player game at 115200 baud"),
     ("sim_games_per_second", "games/s", "complete 4-player Stalk Exchange games"),

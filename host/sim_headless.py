@@ -36,7 +36,18 @@ def final_state(app):
     return g.state()
 
 
-def run_buttons(path, board="pico"):
+def script_state(text, board="pico", runtime="cpython"):
+    """The final state of a button script played on the board (ScriptError
+    on a bad line): in this process (CPython), or in the MicroPython Unix
+    port (host/sim_mpy.py)."""
+    if runtime == "micropython":
+        from host import sim_mpy
+
+        return sim_mpy.script_state(text, board)[1]
+    return final_state(run_script_text(text, board))
+
+
+def run_buttons(path, board="pico", runtime="cpython"):
     """Play the script at `path` ('-' = stdin); print the state; exit status."""
     try:
         if path == "-":
@@ -48,9 +59,9 @@ def run_buttons(path, board="pico"):
         sys.stderr.write("bloomkeeper: sim: cannot read %s: %s\n" % (path, getattr(err, "strerror", None) or err))
         return 2
     try:
-        app = run_script_text(text, board or "pico")
+        state = script_state(text, board or "pico", runtime)
     except S.ScriptError as err:
         sys.stderr.write("bloomkeeper: sim: %s %s\n" % (path, err))
         return 2
-    print(json.dumps(final_state(app)))
+    print(json.dumps(state))
     return 0

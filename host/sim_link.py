@@ -72,10 +72,20 @@ def serve(sb, stop=None, period=0.005):
         sb.tick()
 
 
-def run_record(path, board="pico", **_ignored):
-    sb = build(path, board=board)
+def run_record(path, board="pico", runtime="cpython", **_ignored):
+    if runtime == "micropython":
+        from host.sim_mpy import record_board
+
+        sb = record_board(path, board=board)
+    else:
+        sb = build(path, board=board)
     sys.stdout.write("link: %s\n" % sb.link_path)
     sys.stdout.flush()
+    import signal
+
+    # `kill` ends the server cleanly: the pty (and on MicroPython the board
+    # process and its temporary files) are closed by the finally below.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
         serve(sb)
     finally:

@@ -477,17 +477,24 @@ def __getattr__(name):
     raise AttributeError("module %r has no attribute %r" % (__name__, name))
 
 
-def run(board="pico", state_dir=None):
+def run(board="pico", state_dir=None, runtime="cpython"):
     """Run the interactive simulator until q / Ctrl-C. Returns the exit status.
     A firmware piece that is missing or fails to boot is one line (UserError)
-    before the screen is taken over."""
+    before the screen is taken over. runtime "micropython": the firmware
+    bundle in the MicroPython Unix port (host/sim_mpy.py)."""
     import sys
 
     from host.errors import UserError
 
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise UserError("sim needs a terminal (for scripts: sim --headless --buttons FILE or --record FILE)")
-    sim = SimBoard(board=board, state_dir=state_dir)
+    if runtime == "micropython":
+        from host.sim_mpy import MpySimBoard, micropython_command
+
+        micropython_command()  # not installed: one line, before anything starts
+        sim = MpySimBoard(board=board, state_dir=state_dir)
+    else:
+        sim = SimBoard(board=board, state_dir=state_dir)
     try:
         sim.start()
     except SimUnavailable as err:

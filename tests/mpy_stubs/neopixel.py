@@ -1,4 +1,4 @@
-"""Stand-in for MicroPython's built-in `neopixel` (no bit-banging in wasm):
+"""Stand-in for MicroPython's built-in `neopixel` (the Unix port has none):
 the same class shape (pin, n, bpp=3), one GRB bytearray, `write()` records
 a copy of the buffer in `NeoPixel.sent`."""
 

