@@ -2,7 +2,7 @@
 
 As in stalk.py, `apply` checks every rule before it changes anything.
 Flowers are kept as (name, kind, points) tuples: names matter for the
-variety bonus and for "each orchid card is unique" (ruling R7).
+variety bonus and for "each orchid card is unique" (rulings R7, R11).
 """
 
 try:
@@ -37,13 +37,6 @@ class OrchidsState:
         self.remaining = 0  # last-round turns still to play
         self.over = False
 
-    def planted_orchid(self, name):
-        for row in self.flowers:
-            for f in row:
-                if f[1] == "orchid" and f[0] == name:
-                    return True
-        return False
-
     def apply(self, rec):
         op = rec[0]
         p = self.player
@@ -67,8 +60,7 @@ class OrchidsState:
             kind = R.KINDS[rec[1]]
             if rec[3] > self.hand[p]:
                 raise E.EngineError(E.HAND_SHORT, "plant: %s costs %d seeds, %s holds %d" % (name, rec[3], self.names[p], self.hand[p]))
-            if kind == "orchid" and self.planted_orchid(name):
-                raise E.EngineError(E.ORCHID_TAKEN, "plant: the orchid %s is already planted (every orchid is unique)" % name)
+            clash(self.flowers, name, kind, "plant")
             self.hand[p] -= rec[3]
             self.flowers[p].append((name, kind, rec[2]))
             self.done = PLANTED
@@ -87,7 +79,7 @@ class OrchidsState:
                 self.turn += 1
             self.done = NONE
         else:
-            raise E.EngineError(E.BAD_EVENT, "%s is not an Oh My. Orchids! event" % R.decode(rec, R.ORCHIDS, self.names)["ev"])
+            raise E.EngineError(E.BAD_EVENT, "record %d is not an Oh My. Orchids! event" % op)
 
     def dump(self):
         """The mutable state as bytes; `load` is its inverse."""
@@ -149,6 +141,23 @@ class OrchidsState:
         return d
 
 
+def flower_key(name):
+    """A flower's identity (ruling R11): ASCII letters case-folded, runs of
+    whitespace as one space, no outer spaces. ASCII only, because that is
+    all MicroPython's lower() folds: board and host must agree."""
+    return b" ".join(name.encode().lower().split())
+
+
+def clash(rows, name, kind, where):
+    """Refuse a flower whose name is taken: every orchid is unique, and a
+    name is either an orchid's or a flora's, never both (ruling R11)."""
+    k = flower_key(name)
+    for row in rows:
+        for f in row:
+            if (kind == "orchid" or f[1] == "orchid") and flower_key(f[0]) == k:
+                raise E.EngineError(E.ORCHID_TAKEN, "%s: %s is taken by the %s %s (orchids are unique)" % (where, name, f[1], f[0]))
+
+
 def flower_dict(f):
     return {"name": f[0], "kind": f[1], "points": f[2]}
 
@@ -164,14 +173,14 @@ def final_scores(names, flowers, composted):
     """Flower points + variety bonus - composted; ties -> more orchid cards.
 
     Variety counts distinct flower names: every orchid is its own type,
-    copies of a flora card share one (ruling R7)."""
+    copies of a flora card share one (rulings R7, R11)."""
     rows = []
     for s in range(len(names)):
         fp = flower_points(flowers[s])
         kinds = set()
         orchids = 0
         for f in flowers[s]:
-            kinds.add(f[0])
+            kinds.add(flower_key(f[0]))
             if f[1] == "orchid":
                 orchids += 1
         vb = T.variety_bonus(len(kinds))

@@ -49,7 +49,6 @@ def score(table):
         names, players = _players(table, "players")
         flowers = []
         composted = []
-        seen = []
         for n in names:
             p = players[n]
             where = "players.%s" % n
@@ -73,10 +72,7 @@ def score(table):
                 ev.update(f)
                 rec = R.encode_sow(ev)
                 name, kind = R.sow_name(rec), R.KINDS[rec[1]]
-                if kind == "orchid":
-                    if name in seen:
-                        raise E.EngineError(E.ORCHID_TAKEN, "%s: the orchid %s appears twice (every orchid is unique)" % (fw, name))
-                    seen.append(name)
+                orchids.clash(flowers + [row], name, kind, fw)
                 row.append((name, kind, rec[2]))
             flowers.append(row)
             composted.append(c)

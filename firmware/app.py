@@ -40,6 +40,7 @@ except ImportError:  # CPython
 
 from engine_lite import EngineError
 from engine_lite import record as R
+from engine_lite import orchids as O
 from firmware import ring as RG
 from firmware.buttons import Buttons, ButtonEvent, SHORT, LONG, ticks_diff
 from firmware import setup_flow as SF
@@ -547,7 +548,7 @@ class App:
                 if f[1] == "orchid":
                     k += 1
         name = "Orchid %d" % k
-        while st.planted_orchid(name):
+        while _taken(st.flowers, name):
             k += 1
             name = "Orchid %d" % k
         return name
@@ -580,6 +581,14 @@ class App:
         except ImportError:
             return ["screen: " + self.screen]
         return app_words.describe(self)
+
+
+def _taken(rows, name):
+    try:
+        O.clash(rows, name, "orchid", "plant")
+    except EngineError:
+        return True
+    return False
 
 
 def _brightness(b):
