@@ -44,7 +44,7 @@ class OrchidsState:
             raise E.EngineError(E.GAME_OVER, "the game is over")
         if op == R.OP_TAKE:
             if self.last_round:
-                raise E.EngineError(E.LAST_ROUND, "in the last round players may only plant")
+                raise E.EngineError(E.LAST_ROUND, "last round: plant only")
             if self.done != NONE:
                 raise E.EngineError(E.MIXED_TURN, "a turn is one take or plants, never both")
             hand = self.hand[p] + rec[1]
@@ -66,7 +66,7 @@ class OrchidsState:
             self.done = PLANTED
         elif op == R.OP_END_TURN:
             if self.done == NONE and not self.last_round and len(rec) == 1:
-                raise E.EngineError(E.TURN_INCOMPLETE, "a turn takes seeds or plants flowers before it ends")
+                raise E.EngineError(E.TURN_INCOMPLETE, "a turn takes seeds or plants first")
             if self.last_round:
                 self.remaining -= 1
                 self.over = self.remaining == 0

@@ -100,12 +100,12 @@ class StalkState:
             self.exchange = self._draw(T.EXCHANGE_SLOTS)
         elif op == R.OP_HARVEST:
             if not self.turn_done():
-                raise E.EngineError(E.TURN_INCOMPLETE, "harvest comes in the upkeep, after the two basic actions")
+                raise E.EngineError(E.TURN_INCOMPLETE, "harvest: after the two basic actions (upkeep)")
             f = rec[1]
             if self.values[f] + rec[2] > T.TOKENS_PER_FLOWER:
                 raise E.EngineError(E.TOO_MANY, "harvest: only %d %s tokens exist" % (T.TOKENS_PER_FLOWER, T.FLOWERS[f]))
             if rec[2] > self.garden:  # ruling R10
-                raise E.EngineError(E.GARDEN, "harvest: at most %d tokens in the garden (this turn's bulbs do not count)" % self.garden)
+                raise E.EngineError(E.TOO_MANY, "harvest: at most %d tokens in the garden (R10: not this turn's bulbs)" % self.garden)
             self.garden -= rec[2]
             self.upkeep = True
             self.values[f] += rec[2]
@@ -121,7 +121,7 @@ class StalkState:
             self.trigger = CRASH
         elif op == R.OP_END_TURN:
             if not self.turn_done() and len(rec) == 1:
-                raise E.EngineError(E.TURN_INCOMPLETE, "a turn ends after its two basic actions (or early, when no action is possible)")
+                raise E.EngineError(E.TURN_INCOMPLETE, "a turn ends after its two basic actions (R3)")
             # Upkeep step 4: compost the rightmost token, shift, refill.
             if self.exchange > 0:
                 self.exchange -= 1
@@ -149,12 +149,12 @@ class StalkState:
     def _portfolio(self, rec):
         seat = rec[1]
         if not self.over:
-            raise E.EngineError(E.NOT_OVER, "portfolios are entered when the game is over")
+            raise E.EngineError(E.NOT_OVER, "portfolios come after the game")
         if self.entered[seat]:
             raise E.EngineError(E.ALREADY_ENTERED, "%s's portfolio is already in (undo to correct it)" % self.names[seat])
-        size = T.PORTFOLIO_SIZE[self.n]
-        if sum(rec[3:8]) != size:  # ruling R6: a swap is one for one
-            raise E.EngineError(E.PORTFOLIO_SIZE, "portfolio: %s holds %d tokens, not %d" % (self.names[seat], sum(rec[3:8]), size))
+        size = sum(rec[3:8])
+        if size != T.PORTFOLIO_SIZE[self.n]:  # ruling R6: a swap is one for one
+            raise E.EngineError(E.PORTFOLIO_SIZE, "portfolio: %s holds %d tokens, not %d" % (self.names[seat], size, T.PORTFOLIO_SIZE[self.n]))
         for f in range(5):
             total = self.values[f] + rec[3 + f]
             for s in range(self.n):
@@ -172,20 +172,8 @@ class StalkState:
 
     def dump(self):
         """The mutable state as bytes; `load` is its inverse."""
-        head = bytearray(13)
-        head[0] = self.harvested & 255
-        head[1] = self.harvested >> 8
-        head[2] = self.bag
-        head[3] = self.exchange
-        head[4] = self.player
-        head[5] = self.turn & 255
-        head[6] = self.turn >> 8
-        head[7] = self.actions
-        head[8] = self.upkeep
-        head[9] = self.trigger
-        head[10] = self.over
-        head[11] = self.garden
-        head[12] = self.sown
+        h, t = self.harvested, self.turn
+        head = bytes((h & 255, h >> 8, self.bag, self.exchange, self.player, t & 255, t >> 8, self.actions, self.upkeep, self.trigger, self.over, self.garden, self.sown))
         return bytes(head) + bytes(self.values) + bytes(self.tokens) + bytes(self.flushed) + bytes(self.portfolios) + bytes(self.entered)
 
     def load(self, b):
