@@ -20,7 +20,7 @@ MINIMAL_STALK = """\
 {"ev":"crash"}
 {"ev":"end_turn"}
 {"ev":"portfolio","player":"Ann","counts":{"dahlia":2,"daffodil":4,"globemaster":1,"snowdrop":3,"tulip":2}}
-{"ev":"portfolio","player":"Bo","counts":{"dahlia":1,"tulip":5}}
+{"ev":"portfolio","player":"Bo","counts":{"dahlia":1,"tulip":5,"snowdrop":6}}
 """
 
 MINIMAL_ORCHIDS = """\
