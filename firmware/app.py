@@ -15,7 +15,8 @@ and the tests must drive exactly the code the board runs. So:
 
 Gesture map (docs/controls.md is the player's card):
   Stalk Exchange play: OK plant, MENU swap, flower = harvest +1 of it
-  (counted, OK confirms), hold OK end turn, hold MENU menu (flush, crash,
+  (counted, OK confirms), hold OK end turn (before two basic actions:
+  "stuck", straight to the upkeep, ruling R3), hold MENU menu (flush, crash,
   brightness, new game), UNDO undo. Oh My. Orchids! play: flower k = take k
   seeds, OK plant (kind, points, seeds), hold OK end turn / pass.
 Setup, menus and number entry live in firmware/setup_flow.py.
@@ -372,8 +373,10 @@ class App:
                 return
             if kind == SHORT:
                 self.apply(R.PLANT)
-            else:
+            elif self.game.rules.turn_done():
                 self.apply(R.END_TURN)
+            else:  # stuck before two basic actions: straight to the upkeep (ruling R3)
+                self.apply(R.STUCK)
         elif b == B_MENU:
             if kind == LONG:
                 self._commit_harvest()
