@@ -72,8 +72,8 @@ def score(table):
                 ev.update(f)
                 rec = R.encode_sow(ev)
                 name, kind = R.sow_name(rec), R.KINDS[rec[1]]
-                orchids.clash(flowers + [row], name, kind, fw)
-                row.append((name, kind, rec[2]))
+                key = orchids.clash(flowers + [row], name, kind, fw)
+                row.append((name, kind, rec[2], key))
             flowers.append(row)
             composted.append(c)
         return orchids.final_scores(names, flowers, composted)
