@@ -123,10 +123,13 @@ def mutated_table(draw):
 
 
 class _Stdin:
-    """What the CLI reads for '-': sys.stdin.buffer."""
+    """What the CLI reads for '-': sys.stdin (text, UTF-8) or its buffer."""
 
     def __init__(self, data):
         self.buffer = io.BytesIO(data)
+
+    def read(self):
+        return self.buffer.read().decode("utf-8")
 
 
 def run_in_process(cmd, data):
