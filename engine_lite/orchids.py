@@ -143,11 +143,9 @@ class OrchidsState:
 
 
 def flower_key(name):
-    """A flower's identity (ruling R11): its words (split at runs of ASCII
-    whitespace, so outer spaces drop) with ASCII letters case-folded, as a
-    tuple of bytes. ASCII only, because that is all MicroPython folds and
-    splits at: board and host must agree. A tuple, not a joined string: one
-    allocation fewer per plant (the replay gate runs in a 32 KB heap)."""
+    """A flower's identity (ruling R11): its words with ASCII letters folded,
+    as bytes. ASCII only: that is all MicroPython folds and splits at, and
+    board and host must agree. A tuple: one allocation fewer than a join."""
     return tuple(name.encode().lower().split())
 
 
