@@ -118,3 +118,17 @@ def test_random_event_dicts_are_either_applied_or_refused_cleanly(ev):
         except EngineError as err:
             assert err.code and err.message
             assert (g.state(), g.events()) == before
+
+
+def test_stuck_event_round_trips_as_one_byte():
+    # rulings R3: {"ev":"stuck"} is compact record opcode 12
+    g = Game()
+    events = [{"ev": "start", "game": "stalk-exchange", "players": ["A", "B"]}, {"ev": "plant"}, {"ev": "stuck"},
+              {"ev": "harvest", "flower": "tulip", "count": 1}, {"ev": "end_turn"}]
+    for ev in events:
+        g.apply(ev)
+    assert g.events() == events
+    assert [bytes(r) for r in g.log.records()][2] == bytes((12,))
+    with pytest.raises(EngineError) as err:
+        g.apply({"ev": "stuck", "early": True})
+    assert err.value.code == "bad_field"
