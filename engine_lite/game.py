@@ -75,7 +75,7 @@ class Game:
     def undo(self):
         """Remove the latest event after start (any number of times)."""
         if len(self.log) <= 1:
-            raise E.EngineError(E.NOTHING_TO_UNDO, "undo: no event after start to undo")
+            raise E.EngineError(E.NOTHING_TO_UNDO, "undo: nothing to undo")
         self.log.pop()
         self.refold()
 
@@ -107,7 +107,7 @@ class Game:
         k = snap[4]
         start = bytes(snap[5 : 5 + k])
         if count < 1 or count > len(self.log) or bytes(next(iter(self.log.records()))) != start:
-            raise ValueError("snapshot does not match the log")
+            raise ValueError("snapshot")
         self.rules = new_state(start)
         self.rules.load(snap[5 + k :])
         for rec in self.log.records(count):

@@ -1,8 +1,8 @@
 """Oh My. Orchids! table rules: seeds in hand, flowers planted, the last round.
 
 As in stalk.py, `apply` checks every rule before it changes anything.
-Flowers are kept as (name, kind, points) tuples: names matter for the
-variety bonus and for "each orchid card is unique" (ruling R7).
+Flowers are kept as (name, kind, points, identity key) tuples: names matter for the
+variety bonus and for "each orchid card is unique" (rulings R7, R11).
 """
 
 try:
@@ -37,13 +37,6 @@ class OrchidsState:
         self.remaining = 0  # last-round turns still to play
         self.over = False
 
-    def planted_orchid(self, name):
-        for row in self.flowers:
-            for f in row:
-                if f[1] == "orchid" and f[0] == name:
-                    return True
-        return False
-
     def apply(self, rec):
         op = rec[0]
         p = self.player
@@ -51,7 +44,7 @@ class OrchidsState:
             raise E.EngineError(E.GAME_OVER, "the game is over")
         if op == R.OP_TAKE:
             if self.last_round:
-                raise E.EngineError(E.LAST_ROUND, "in the last round players may only plant")
+                raise E.EngineError(E.LAST_ROUND, "last round: plant only")
             if self.done != NONE:
                 raise E.EngineError(E.MIXED_TURN, "a turn is one take or plants, never both")
             hand = self.hand[p] + rec[1]
@@ -67,14 +60,13 @@ class OrchidsState:
             kind = R.KINDS[rec[1]]
             if rec[3] > self.hand[p]:
                 raise E.EngineError(E.HAND_SHORT, "plant: %s costs %d seeds, %s holds %d" % (name, rec[3], self.names[p], self.hand[p]))
-            if kind == "orchid" and self.planted_orchid(name):
-                raise E.EngineError(E.ORCHID_TAKEN, "plant: the orchid %s is already planted (every orchid is unique)" % name)
+            key = clash(self.flowers, name, kind, "plant")
             self.hand[p] -= rec[3]
-            self.flowers[p].append((name, kind, rec[2]))
+            self.flowers[p].append((name, kind, rec[2], key))
             self.done = PLANTED
         elif op == R.OP_END_TURN:
             if self.done == NONE and not self.last_round and len(rec) == 1:
-                raise E.EngineError(E.TURN_INCOMPLETE, "a turn takes seeds or plants flowers before it ends")
+                raise E.EngineError(E.TURN_INCOMPLETE, "a turn takes seeds or plants first")
             if self.last_round:
                 self.remaining -= 1
                 self.over = self.remaining == 0
@@ -87,7 +79,7 @@ class OrchidsState:
                 self.turn += 1
             self.done = NONE
         else:
-            raise E.EngineError(E.BAD_EVENT, "%s is not an Oh My. Orchids! event" % R.decode(rec, R.ORCHIDS, self.names)["ev"])
+            raise E.EngineError(E.BAD_EVENT, "record %d is not an Oh My. Orchids! event" % op)
 
     def dump(self):
         """The mutable state as bytes; `load` is its inverse."""
@@ -120,7 +112,8 @@ class OrchidsState:
             row = []
             for _ in range(k):
                 m = b[i + 2]
-                row.append((str(bytes(b[i + 3 : i + 3 + m]), "utf-8"), R.KINDS[b[i]], b[i + 1]))
+                name = str(bytes(b[i + 3 : i + 3 + m]), "utf-8")
+                row.append((name, R.KINDS[b[i]], b[i + 1], flower_key(name)))
                 i += 3 + m
             self.flowers[s] = row
         if i != len(b):
@@ -149,6 +142,26 @@ class OrchidsState:
         return d
 
 
+def flower_key(name):
+    """A flower's identity (ruling R11): its words with ASCII letters folded,
+    as bytes. ASCII only: that is all MicroPython folds and splits at, and
+    board and host must agree. A tuple: one allocation fewer than a join."""
+    return tuple(name.encode().lower().split())
+
+
+def clash(rows, name, kind, where):
+    """Refuse a flower whose name is taken: every orchid is unique, and a
+    name is either an orchid's or a flora's, never both (ruling R11).
+    Returns the new flower's key; planted flowers keep theirs as f[3], so
+    the check allocates nothing per planted flower."""
+    k = flower_key(name)
+    for row in rows:
+        for f in row:
+            if f[3] == k and (kind == "orchid" or f[1] == "orchid"):
+                raise E.EngineError(E.ORCHID_TAKEN, "%s: %s is taken by the %s %s (orchids are unique)" % (where, name, f[1], f[0]))
+    return k
+
+
 def flower_dict(f):
     return {"name": f[0], "kind": f[1], "points": f[2]}
 
@@ -164,14 +177,14 @@ def final_scores(names, flowers, composted):
     """Flower points + variety bonus - composted; ties -> more orchid cards.
 
     Variety counts distinct flower names: every orchid is its own type,
-    copies of a flora card share one (ruling R7)."""
+    copies of a flora card share one (rulings R7, R11)."""
     rows = []
     for s in range(len(names)):
         fp = flower_points(flowers[s])
         kinds = set()
         orchids = 0
         for f in flowers[s]:
-            kinds.add(f[0])
+            kinds.add(f[3])
             if f[1] == "orchid":
                 orchids += 1
         vb = T.variety_bonus(len(kinds))

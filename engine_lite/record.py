@@ -34,6 +34,7 @@ OP_PORTFOLIO = const(8)  # seat, mask of flowers given, five counts
 OP_TAKE = const(9)  # seeds
 OP_SOW = const(10)  # Orchids plant: kind, points, seeds, name length, utf-8 name
 OP_UNDO = const(11)  # only in raw logs (the board's flash); never in an effective log
+OP_STUCK = const(12)  # Stalk Exchange: no action possible, go to the upkeep (ruling R3)
 
 F_SHORT = const(1)  # start flags
 F_LENGTH = const(2)  # `length` was given
@@ -53,9 +54,10 @@ CRASH = bytes((OP_CRASH,))
 END_TURN = bytes((OP_END_TURN,))
 UNDO = bytes((OP_UNDO,))
 END_EARLY = bytes((OP_END_TURN, 1))
+STUCK = bytes((OP_STUCK,))
 
-_BARE = {"plant": PLANT, "swap": SWAP, "flush": FLUSH, "crash": CRASH, "end_turn": END_TURN}
-_BARE_OPS = {OP_PLANT: "plant", OP_SWAP: "swap", OP_FLUSH: "flush", OP_CRASH: "crash", OP_END_TURN: "end_turn"}
+_BARE = {"plant": PLANT, "swap": SWAP, "flush": FLUSH, "crash": CRASH, "end_turn": END_TURN, "stuck": STUCK}
+_BARE_OPS = {OP_PLANT: "plant", OP_SWAP: "swap", OP_FLUSH: "flush", OP_CRASH: "crash", OP_END_TURN: "end_turn", OP_STUCK: "stuck"}
 
 
 def _bad(what):
@@ -180,7 +182,7 @@ def encode(ev, game, names):
         if "early" not in ev:
             return END_TURN
         if ev["early"] is not True:
-            _bad("end_turn: early must be true (players declare that no action is possible)")
+            _bad("end_turn: early must be true")
         return END_EARLY
     if game == STALK:
         if kind in _BARE:

@@ -47,12 +47,15 @@ class StalkState:
         self.over = False
         self.portfolios = bytearray(5 * n)
         self.entered = bytearray(n)
+        self.garden = T.GARDEN_SEED[n]  # tokens that may be harvested (R10)
+        self.sown = 0  # bulbs planted this turn: not harvestable until the next
 
     # -- rules ----------------------------------------------------------
 
     def turn_done(self):
-        """Two basic actions are done, or the exchange is empty (ruling R3)."""
-        return self.actions >= T.BASIC_ACTIONS or self.exchange == 0
+        """Two basic actions are done, the exchange is empty, or the players
+        declared the turn stuck (ruling R3)."""
+        return self.actions >= T.BASIC_ACTIONS or self.exchange == 0 or self.upkeep
 
     def crash_distance(self):
         """Fewest further harvested tokens that could trigger the market crash.
@@ -86,6 +89,7 @@ class StalkState:
             self.actions += 1
             if op == R.OP_PLANT:
                 self.exchange -= 1
+                self.sown += 1
         elif op == R.OP_FLUSH:
             self._check_action()
             if self.flushed[self.player]:
@@ -96,22 +100,28 @@ class StalkState:
             self.exchange = self._draw(T.EXCHANGE_SLOTS)
         elif op == R.OP_HARVEST:
             if not self.turn_done():
-                raise E.EngineError(E.TURN_INCOMPLETE, "harvest comes in the upkeep, after the two basic actions")
+                raise E.EngineError(E.TURN_INCOMPLETE, "harvest: after the two basic actions (upkeep)")
             f = rec[1]
             if self.values[f] + rec[2] > T.TOKENS_PER_FLOWER:
                 raise E.EngineError(E.TOO_MANY, "harvest: only %d %s tokens exist" % (T.TOKENS_PER_FLOWER, T.FLOWERS[f]))
+            if rec[2] > self.garden:  # ruling R10
+                raise E.EngineError(E.TOO_MANY, "harvest: at most %d tokens in the garden (R10: not this turn's bulbs)" % self.garden)
+            self.garden -= rec[2]
             self.upkeep = True
             self.values[f] += rec[2]
             self.harvested += rec[2]
             if self.trigger == NO_TRIGGER and self.crash_distance() == 0:
                 self.trigger = CRASH
+        elif op == R.OP_STUCK:  # ruling R3: straight to the upkeep
+            self._check_action()
+            self.upkeep = True
         elif op == R.OP_CRASH:
             if self.trigger != NO_TRIGGER:
                 raise E.EngineError(E.TRIGGERED, "the game end was already triggered (%s)" % TRIGGERS[self.trigger])
             self.trigger = CRASH
         elif op == R.OP_END_TURN:
             if not self.turn_done() and len(rec) == 1:
-                raise E.EngineError(E.TURN_INCOMPLETE, "a turn ends after its two basic actions (or early, when no action is possible)")
+                raise E.EngineError(E.TURN_INCOMPLETE, "a turn ends after its two basic actions (R3)")
             # Upkeep step 4: compost the rightmost token, shift, refill.
             if self.exchange > 0:
                 self.exchange -= 1
@@ -123,8 +133,10 @@ class StalkState:
                 self.turn += 1
             self.actions = 0
             self.upkeep = False
+            self.garden += self.sown
+            self.sown = 0
         else:
-            raise E.EngineError(E.BAD_EVENT, "%s is not a Stalk Exchange event" % R.decode(rec, R.STALK, self.names)["ev"])
+            raise E.EngineError(E.BAD_EVENT, "record %d is not a Stalk Exchange event" % op)
 
     def _check_action(self):
         if self.upkeep:
@@ -137,9 +149,12 @@ class StalkState:
     def _portfolio(self, rec):
         seat = rec[1]
         if not self.over:
-            raise E.EngineError(E.NOT_OVER, "portfolios are entered when the game is over")
+            raise E.EngineError(E.NOT_OVER, "portfolios come after the game")
         if self.entered[seat]:
             raise E.EngineError(E.ALREADY_ENTERED, "%s's portfolio is already in (undo to correct it)" % self.names[seat])
+        size = sum(rec[3:8])
+        if size != T.PORTFOLIO_SIZE[self.n]:  # ruling R6: a swap is one for one
+            raise E.EngineError(E.PORTFOLIO_SIZE, "portfolio: %s holds %d tokens, not %d" % (self.names[seat], size, T.PORTFOLIO_SIZE[self.n]))
         for f in range(5):
             total = self.values[f] + rec[3 + f]
             for s in range(self.n):
@@ -157,18 +172,8 @@ class StalkState:
 
     def dump(self):
         """The mutable state as bytes; `load` is its inverse."""
-        head = bytearray(12)
-        head[0] = self.harvested & 255
-        head[1] = self.harvested >> 8
-        head[2] = self.bag
-        head[3] = self.exchange
-        head[4] = self.player
-        head[5] = self.turn & 255
-        head[6] = self.turn >> 8
-        head[7] = self.actions
-        head[8] = self.upkeep
-        head[9] = self.trigger
-        head[10] = self.over
+        h, t = self.harvested, self.turn
+        head = bytes((h & 255, h >> 8, self.bag, self.exchange, self.player, t & 255, t >> 8, self.actions, self.upkeep, self.trigger, self.over, self.garden, self.sown))
         return bytes(head) + bytes(self.values) + bytes(self.tokens) + bytes(self.flushed) + bytes(self.portfolios) + bytes(self.entered)
 
     def load(self, b):
@@ -180,7 +185,8 @@ class StalkState:
         self.upkeep = bool(b[8])
         self.trigger = b[9]
         self.over = bool(b[10])
-        i = 12
+        self.garden, self.sown = b[11], b[12]
+        i = 13
         for arr in (self.values, self.tokens, self.flushed, self.portfolios, self.entered):
             arr[:] = b[i : i + len(arr)]
             i += len(arr)

@@ -1,7 +1,11 @@
 """Scoring a finished table without a game record (`bloomkeeper score`).
 
-The input is checked here and scored by the same functions the games use
+The input is checked here, every refusal naming its JSON path
+(`players.Ann.flowers[0].kind`), with the limits of the game record
+(record.py, tables.py); it is scored by the same functions the games use
 (stalk.final_scores, orchids.final_scores), so a rule lives in one place.
+A bare table has no game behind it: portfolios of any size are scored
+(ruling R6). Host-only: the board never imports this module.
 """
 
 from engine_lite import errors as E
@@ -15,26 +19,65 @@ def _bad(msg):
     raise E.EngineError(E.BAD_FIELD, msg)
 
 
+def _at(path, key):
+    return "%s.%s" % (path, key) if path else key
+
+
+def _object(obj, path, fields):
+    """obj must be a JSON object with no field outside `fields` (None: any)."""
+    if type(obj) is not dict:
+        _bad("%s must be an object" % (path or "input"))
+    if fields is not None:
+        for k in obj:
+            if k not in fields:
+                _bad("%s: unknown field" % _at(path, k))
+    return obj
+
+
 def _players(table, key):
-    players = table.get(key)
-    if type(players) is not dict:
-        _bad("%s must be an object keyed by player name" % key)
+    players = _object(table.get(key), key, None)
     names = R.player_names(list(players), key)
     return names, players
 
 
+def _counts(counts, path):
+    """Five flower counts (a missing flower is 0)."""
+    _object(counts, path, T.FLOWERS)
+    out = bytearray(5)
+    for k in counts:
+        v = counts[k]
+        if type(v) is not int or v < 0 or v > T.TOKENS_PER_FLOWER:
+            _bad("%s must be a whole number from 0 to %d" % (_at(path, k), T.TOKENS_PER_FLOWER))
+        out[T.FLOWERS.index(k)] = v
+    return out
+
+
+def _whole(obj, key, path, hi):
+    v = obj.get(key)
+    if type(v) is not int or v < 0 or (hi is not None and v > hi):
+        _bad("%s must be a whole number from 0%s" % (_at(path, key), " to %d" % hi if hi is not None else " up"))
+    return v
+
+
+def _flower(f, path):
+    """(name, kind, points) of a planted flower, checked like a plant event."""
+    _object(f, path, ("name", "kind", "points"))
+    name = f.get("name")
+    if type(name) is not str or not name.strip() or len(name) > R.FLOWER_NAME_MAX:
+        _bad("%s must be 1 to %d characters" % (_at(path, "name"), R.FLOWER_NAME_MAX))
+    if f.get("kind") not in R.KINDS:
+        _bad("%s must be orchid or flora" % _at(path, "kind"))
+    return name, f["kind"], _whole(f, "points", path, R.POINTS_MAX)
+
+
 def score(table):
     """The `final` dict for {"game": ..., ...} (see docs/game-record.md)."""
-    if type(table) is not dict:
-        _bad("input must be a JSON object")
-    game = table.get("game")
+    game = _object(table, "", None).get("game")
     if game == "stalk-exchange":
-        for k in table:
-            if k not in ("game", "values", "portfolios"):
-                _bad("unknown field %s" % k)
-        values = R.flower_counts(table.get("values"), "values")[1:]
+        _object(table, "", ("game", "values", "portfolios"))
+        values = _counts(table.get("values"), "values")
         names, ports = _players(table, "portfolios")
-        counts = [R.flower_counts(ports[n], "portfolios.%s" % n)[1:] for n in names]
+        counts = [_counts(ports[n], _at("portfolios", n)) for n in names]
         for f in range(5):
             total = values[f]
             for c in counts:
@@ -43,41 +86,23 @@ def score(table):
                 raise E.EngineError(E.TOO_MANY, "%s: %d tokens counted, only %d exist" % (T.FLOWERS[f], total, T.TOKENS_PER_FLOWER))
         return stalk.final_scores(values, names, counts)
     if game == "oh-my-orchids":
-        for k in table:
-            if k not in ("game", "players"):
-                _bad("unknown field %s" % k)
+        _object(table, "", ("game", "players"))
         names, players = _players(table, "players")
         flowers = []
         composted = []
-        seen = []
         for n in names:
-            p = players[n]
-            where = "players.%s" % n
-            if type(p) is not dict:
-                _bad("%s must be an object" % where)
-            for k in p:
-                if k not in ("composted", "flowers"):
-                    _bad("%s: unknown field %s" % (where, k))
-            c = p.get("composted", 0)
-            if type(c) is not int or c < 0:
-                _bad("%s.composted must be a whole number >= 0" % where)
+            where = _at("players", n)
+            p = _object(players[n], where, ("composted", "flowers"))
+            c = _whole(p, "composted", where, None) if "composted" in p else 0
             fl = p.get("flowers", [])
             if type(fl) is not list:
-                _bad("%s.flowers must be a list" % where)
+                _bad("%s must be a list" % _at(where, "flowers"))
             row = []
             for i, f in enumerate(fl):
                 fw = "%s.flowers[%d]" % (where, i)
-                if type(f) is not dict:
-                    _bad("%s must be an object" % fw)
-                ev = {"ev": fw, "seeds": 1}
-                ev.update(f)
-                rec = R.encode_sow(ev)
-                name, kind = R.sow_name(rec), R.KINDS[rec[1]]
-                if kind == "orchid":
-                    if name in seen:
-                        raise E.EngineError(E.ORCHID_TAKEN, "%s: the orchid %s appears twice (every orchid is unique)" % (fw, name))
-                    seen.append(name)
-                row.append((name, kind, rec[2]))
+                name, kind, points = _flower(f, fw)
+                key = orchids.clash(flowers + [row], name, kind, fw)
+                row.append((name, kind, points, key))
             flowers.append(row)
             composted.append(c)
         return orchids.final_scores(names, flowers, composted)

@@ -15,7 +15,8 @@ and the tests must drive exactly the code the board runs. So:
 
 Gesture map (docs/controls.md is the player's card):
   Stalk Exchange play: OK plant, MENU swap, flower = harvest +1 of it
-  (counted, OK confirms), hold OK end turn, hold MENU menu (flush, crash,
+  (counted, OK confirms), hold OK end turn (before two basic actions:
+  "stuck", straight to the upkeep, ruling R3), hold MENU menu (flush, crash,
   brightness, new game), UNDO undo. Oh My. Orchids! play: flower k = take k
   seeds, OK plant (kind, points, seeds), hold OK end turn / pass.
 Setup, menus and number entry live in firmware/setup_flow.py.
@@ -40,6 +41,7 @@ except ImportError:  # CPython
 
 from engine_lite import EngineError
 from engine_lite import record as R
+from engine_lite import orchids as O
 from firmware import ring as RG
 from firmware.buttons import Buttons, ButtonEvent, SHORT, LONG, ticks_diff
 from firmware import setup_flow as SF
@@ -371,8 +373,10 @@ class App:
                 return
             if kind == SHORT:
                 self.apply(R.PLANT)
-            else:
+            elif self.game.rules.turn_done():
                 self.apply(R.END_TURN)
+            else:  # stuck before two basic actions: straight to the upkeep (ruling R3)
+                self.apply(R.STUCK)
         elif b == B_MENU:
             if kind == LONG:
                 self._commit_harvest()
@@ -547,7 +551,7 @@ class App:
                 if f[1] == "orchid":
                     k += 1
         name = "Orchid %d" % k
-        while st.planted_orchid(name):
+        while _taken(st.flowers, name):
             k += 1
             name = "Orchid %d" % k
         return name
@@ -580,6 +584,14 @@ class App:
         except ImportError:
             return ["screen: " + self.screen]
         return app_words.describe(self)
+
+
+def _taken(rows, name):
+    try:
+        O.clash(rows, name, "orchid", "plant")
+    except EngineError:
+        return True
+    return False
 
 
 def _brightness(b):

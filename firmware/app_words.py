@@ -13,7 +13,7 @@ HINTS = {
     "setup_players": "How many players? daffodil 2, globemaster 3, snowdrop 4, tulip 5 (OK next, UNDO back)",
     "setup_length": "2 players: dahlia = long game, daffodil = short game (OK next, UNDO back)",
     "setup_track": "Market-track start space: flower k adds k, hold subtracts k (OK starts the game)",
-    "stalk": "OK plant | MENU swap | flower = harvest +1 (OK confirms) | hold OK end turn | hold MENU menu | UNDO undo",
+    "stalk": "OK plant | MENU swap | flower = harvest +1 (OK confirms) | hold OK end turn (stuck: to the upkeep) | hold MENU menu | UNDO undo",
     "orchids": "flower k = take k seeds | OK plant | hold OK end turn / pass | MENU menu | UNDO undo",
     "plant_kind": "Plant: flower button = flora of that type, OK = orchid (UNDO cancels)",
     "plant_points": "Plant: its points; flower k adds k, hold subtracts k (OK next, UNDO back)",

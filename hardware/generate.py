@@ -234,7 +234,7 @@ CARD_GESTURES = {  # docs/controls.md, condensed
     "snowdrop": ("harvest +1", "take 4 seeds", "menu: new game"),
     "tulip": ("harvest +1", "take 5 seeds", "menu: close"),
     "undo": ("undo the last thing", "undo (in a plant: the last tap)", "close"),
-    "ok": ("tap: plant · hold: end turn", "tap: plant · hold: end turn / pass", "choose"),
+    "ok": ("tap: plant · hold: end turn (stuck: upkeep)", "tap: plant · hold: end turn / pass", "choose"),
     "menu": ("tap: swap · hold: menu", "leave a plant entry · hold: menu", "move to the next"),
 }
 CARD_SCREENS = ("stalk-play", "stalk-harvest", "stalk-warn-4", "stalk-last-turn", "stalk-results",
@@ -311,13 +311,14 @@ def reference_card(pinmap):
     y = 118 + 36 * 8
     extras = [
         "Stalk Exchange: harvest = tap the flower n times, then OK (hold that flower = one fewer) · flush = hold MENU, 1 · crash the board could not see = hold MENU, 2",
+        "Harvest at most the tokens in the garden: 9 seeded (2 players) or 6, + bulbs of earlier turns − harvested; more = red blink. Stuck: hold OK before 2 actions = upkeep.",
         "Game over: tap each flower once per portfolio token (hold = one fewer), OK = next player; OK after the results = next game.",
         "Setup: flower buttons choose (1 Stalk Exchange · 2 Orchids; n players; 1 long · 2 short), MENU next, OK next screen, UNDO back.",
     ]
     for i, t in enumerate(extras):
         w('<text x="40" y="%d" font-size="12" fill="#333">%s</text>' % (y + 4 + 20 * i, escape(t)))
     # ring screens
-    y_r = y + 80
+    y_r = y + 96
     w('<text x="40" y="%d" font-size="15" font-weight="bold">The ring (pixel 0 at the top, clockwise)</text>' % (y_r - 10))
     frames = ring_frames()
     cell = (W - 80) // max(1, len(frames))

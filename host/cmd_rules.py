@@ -1,17 +1,33 @@
 """`bloomkeeper replay` and `bloomkeeper score`: the rules core on a file.
 
-Both run engine_lite unchanged (the same code as on the board)."""
+Both run engine_lite unchanged (the same code as on the board). The host
+reads the file strictly first (host/io_util.py: "\\n"-separated lines of
+UTF-8, no duplicate keys, valid Unicode, bounded nesting), so bad input is
+one line naming the line or the JSON path, and nothing is applied."""
 
 import engine_lite
 
 from host.errors import UserError
-from host.io_util import print_json, read_json, read_text
+from host.io_util import JsonInputError, lines_of, loads_strict, print_json, read_json
+
+
+def checked_lines(lines):
+    """Yield the record's lines to engine_lite.replay, each checked by the
+    strict reader just before the engine folds it (so the first bad line,
+    of either kind, is the one reported)."""
+    for n, line in enumerate(lines, 1):
+        if line.strip():
+            try:
+                loads_strict(line)
+            except JsonInputError as err:
+                raise UserError("line %d: %s" % (n, err))
+        yield line
 
 
 def replay_cmd(args):
-    text = read_text(args.file)
+    lines = lines_of(args.file)
     try:
-        state = engine_lite.replay(text.splitlines())
+        state = engine_lite.replay(checked_lines(lines))
     except engine_lite.EngineError as err:
         raise UserError(str(err))
     print_json(state)
@@ -32,6 +48,6 @@ def register(sub):
     p = sub.add_parser("replay", help="fold a game record (JSON Lines) and print the state as JSON")
     p.add_argument("file", metavar="FILE|-", help="game record, or - for stdin")
     p.set_defaults(func=replay_cmd)
-    p = sub.add_parser("score", help="score a finished table (values + portfolios, or Orchids players)")
+    p = sub.add_parser("score", help="score a finished table (values + portfolios, or Orchids players); any portfolio size")
     p.add_argument("file", metavar="FILE|-", help="JSON table, or - for stdin")
     p.set_defaults(func=score_cmd)

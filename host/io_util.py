@@ -1,30 +1,116 @@
-"""Reading the user's files for the command line, with one-line errors."""
+"""Reading the user's files for the command line, with one-line errors.
+
+`json.loads` lets through what a user's file must not carry silently: a key
+given twice (the last one would win, which can change a winner), strings
+that are not valid Unicode (lone surrogates, which crash later when
+encoded), and nesting deep enough to exhaust the interpreter's recursion.
+`loads_strict` refuses all of them and names the JSON path; `lines_of`
+splits on "\\n" only (JSON Lines: U+2028 is legal inside a string) and names
+the line that is not UTF-8.
+"""
 
 import json
 import sys
 
 from host.errors import UserError
 
+MAX_DEPTH = 32  # game records and score tables need 5 levels at most
 
-def read_text(path):
-    """The text of FILE, or of stdin for '-'."""
+
+class JsonInputError(ValueError):
+    """Input JSON we refuse; the message names the JSON path."""
+
+
+class _Pairs(list):
+    """An object's (key, value) pairs, kept in order so duplicates show."""
+
+
+def read_bytes(path):
+    """The bytes of FILE, or of stdin for '-'."""
     try:
         if path == "-":
-            return sys.stdin.read()
-        with open(path, encoding="utf-8") as fh:
+            return sys.stdin.buffer.read()
+        with open(path, "rb") as fh:
             return fh.read()
     except OSError as err:
         raise UserError("cannot read %s: %s" % (path, err.strerror or err))
-    except UnicodeDecodeError:
-        raise UserError("%s is not UTF-8 text" % path)
+
+
+def lines_of(path):
+    """FILE as text lines, split on "\\n" only; a line that is not UTF-8 is
+    refused by its number."""
+    lines = []
+    for n, raw in enumerate(read_bytes(path).split(b"\n"), 1):
+        try:
+            lines.append(raw.decode("utf-8"))
+        except UnicodeDecodeError as err:
+            raise UserError("%s: line %d is not UTF-8 text (byte %d)" % (path, n, err.start + 1))
+    return lines
+
+
+def read_text(path):
+    """The text of FILE, or of stdin for '-' (UTF-8, checked line by line)."""
+    return "\n".join(lines_of(path))
 
 
 def read_json(path):
-    text = read_text(path)
+    """One JSON document from FILE, strictly (see loads_strict)."""
     try:
-        return json.loads(text)
-    except ValueError as err:
-        raise UserError("%s: not valid JSON (line %d column %d)" % (path, err.lineno, err.colno))
+        return loads_strict(read_text(path))
+    except JsonInputError as err:
+        raise UserError("%s: %s" % (path, err))
+
+
+def loads_strict(text):
+    """json.loads, refusing duplicate keys, invalid Unicode and deep nesting;
+    JsonInputError names the JSON path (`players.Ann.flowers[0].kind`)."""
+    try:
+        raw = json.loads(text, object_pairs_hook=_Pairs)
+    except RecursionError:
+        raise JsonInputError("not valid JSON: nested too deeply (more than %d levels)" % MAX_DEPTH)
+    except json.JSONDecodeError as err:
+        raise JsonInputError("not valid JSON (line %d column %d)" % (err.lineno, err.colno))
+    except ValueError as err:  # e.g. an integer of more than 4300 digits
+        raise JsonInputError("not valid JSON (%s)" % " ".join(str(err).split()))
+    return _build(raw, "", 0)
+
+
+def _where(path):
+    return path or "the top level"
+
+
+def show(text):
+    """A string as it can be printed on one line: itself if plain, else
+    JSON-quoted with escapes (line breaks, control characters, surrogates)."""
+    if text.isprintable():
+        return text
+    return json.dumps(text)
+
+
+def _build(value, path, depth):
+    if depth > MAX_DEPTH:
+        raise JsonInputError("%s: nested deeper than %d levels" % (_where(path), MAX_DEPTH))
+    if isinstance(value, _Pairs):
+        out = {}
+        for key, item in value:
+            sub = "%s.%s" % (path, show(key)) if path else show(key)
+            _unicode(key, sub)
+            if key in out:
+                raise JsonInputError("%s is given twice" % sub)
+            out[key] = _build(item, sub, depth + 1)
+        return out
+    if isinstance(value, list):
+        return [_build(item, "%s[%d]" % (path, i), depth + 1) for i, item in enumerate(value)]
+    if isinstance(value, str):
+        _unicode(value, _where(path))
+    return value
+
+
+def _unicode(text, where):
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as err:
+        raise JsonInputError("%s: not valid Unicode (a lone surrogate at character %d)" % (where, err.start + 1))
 
 
 def print_json(obj):

@@ -17,15 +17,18 @@ import time
 import engine_lite
 
 from host.errors import UserError
-from host.io_util import read_text
+from host.io_util import lines_of
 
 
 def record_events(path):
-    """The record's events, checked by the rules (UserError naming the line)."""
-    lines = read_text(path).splitlines()
+    """The record's events, read as `bloomkeeper replay` reads them and
+    checked by the rules (UserError naming the line)."""
+    from host.cmd_rules import checked_lines
+
+    lines = lines_of(path)
     try:
-        engine_lite.replay(lines)
-    except engine_lite.EngineError as err:
+        engine_lite.replay(checked_lines(lines))
+    except (engine_lite.EngineError, UserError) as err:
         raise UserError("%s: %s" % (path, err))
     return [json.loads(t) for t in lines if t.strip()]
 

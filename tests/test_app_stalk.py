@@ -184,14 +184,14 @@ def test_bag_empties_ends_the_game_after_that_turn():
         events.append(ev("end_turn"))
     assert b.state["game_over"] and b.screen == "portfolio"
     for seat in range(3):
-        b.do("dahlia x3\ndaffodil x3\nglobemaster x3\nsnowdrop x%d" % (3 - seat))
+        b.do("dahlia x3\ndaffodil x3\nglobemaster x%d\nsnowdrop x%d" % (3 + seat, 3 - seat))
         b.do("ok")
-        c = {"dahlia": 3, "daffodil": 3, "globemaster": 3, "snowdrop": 3 - seat, "tulip": 0}
+        c = {"dahlia": 3, "daffodil": 3, "globemaster": 3 + seat, "snowdrop": 3 - seat, "tulip": 0}
         events.append(ev("portfolio", player=names[seat], counts=c))
     assert b.screen == "results"
     assert b.state == replay(events)
-    # no harvest, every value 0: the tie-break (most tokens of the top tier) decides
-    assert [p["name"] for p in b.state["final"]["players"] if p["winner"]] == ["Seat 1"]
+    # no harvest, every value 0: one tier holding all 12 tokens each, so the victory is shared (R2)
+    assert [p["name"] for p in b.state["final"]["players"] if p["winner"]] == names
 
 
 def test_manual_crash_from_the_menu_and_undo_back_into_play():
@@ -260,6 +260,41 @@ def test_button_script_runs_headless(tmp_path, capsys):
     assert run_buttons(str(bad)) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "line 4" in err and "tulp" in err
+
+
+STUCK_SCRIPT = """
+ok                # game: Stalk Exchange
+daffodil          # 2 players
+ok
+ok                # long game
+ok                # start space as shown
+ok                # Seat 1 plants, then no action is possible:
+long ok           # hold OK before two basic actions = stuck, straight to the upkeep (R3)
+ok                # refused: the action phase is over
+tulip x2
+ok                # the surrounded tulips MUST be harvested, in this turn's upkeep
+long ok           # end the turn
+"""
+
+
+def test_stuck_turn_and_its_harvest_by_buttons(tmp_path, capsys):
+    # FAQ: "If it is no longer possible to take any actions, move onto the Upkeep phase";
+    # "they MUST be harvested during Step 1 of the Upkeep Phase" (ruling R3)
+    script = tmp_path / "stuck.txt"
+    script.write_text(STUCK_SCRIPT)
+    assert run_buttons(str(script)) == 0
+    out = json.loads(capsys.readouterr().out)
+    events = [
+        ev("start", game="stalk-exchange", players=["Seat 1", "Seat 2"], length="long"),
+        ev("plant"), ev("stuck"), ev("harvest", flower="tulip", count=2), ev("end_turn"),
+    ]
+    assert out == replay(events)
+    assert out["values"]["tulip"] == 2 and out["current_player"] == "Seat 2"
+    b = Board()
+    b.do("\n".join(STUCK_SCRIPT.split("\n")[:8]))
+    assert b.state["phase"] == "upkeep" and b.state["actions"] == 1
+    b.do("undo")  # UNDO takes the declaration back
+    assert b.state["phase"] == "action" and b.app.game.events()[-1] == ev("plant")
 
 
 def test_market_segments_sit_in_button_order():
@@ -332,6 +367,45 @@ app.push_settings({"names": %r})
 S.play(app, hw, S.parse(%r))
 print(json.dumps(app.game.state()))
 """ % (NAMES, CRASH_SCRIPT)
+    setup = """
+import json
+from firmware.hw_sim import SimHW
+from firmware.memfs import MemFS
+from firmware.storage import Store
+from firmware.app import App
+from firmware import script as S
+"""
+    r = run_mpy(code, setup=setup, timeout=300)
+    assert json.loads(r.stdout.strip().splitlines()[-1]) == expected
+
+
+BOUND_SCRIPT = STUCK_SCRIPT + """
+ok
+menu              # Seat 2: plant, swap
+dahlia x12
+ok                # refused: 9 seeded - 2 harvested + 1 bulb of an earlier turn = 8 (R10)
+dahlia x8
+ok
+long ok
+"""
+
+
+def test_stuck_turn_and_garden_bound_in_real_micropython():
+    """R3's gesture and R10's refusal are the engine's, unchanged on the board:
+    the same presses give the same game inside a real MicroPython."""
+    from tests.mpy_harness import run_mpy
+
+    b = Board()
+    b.do(BOUND_SCRIPT)
+    expected = b.state
+    assert expected["values"] == {"dahlia": 8, "daffodil": 0, "globemaster": 0, "snowdrop": 0, "tulip": 2}
+    assert expected["current_player"] == "Seat 1" and expected["turn"] == 3
+    code = """
+hw = SimHW(None, 24)
+app = App(hw, Store(fs=MemFS()))
+S.play(app, hw, S.parse(%r))
+print(json.dumps(app.game.state()))
+""" % BOUND_SCRIPT
     setup = """
 import json
 from firmware.hw_sim import SimHW

@@ -20,7 +20,7 @@ MINIMAL_STALK = """\
 {"ev":"crash"}
 {"ev":"end_turn"}
 {"ev":"portfolio","player":"Ann","counts":{"dahlia":2,"daffodil":4,"globemaster":1,"snowdrop":3,"tulip":2}}
-{"ev":"portfolio","player":"Bo","counts":{"dahlia":1,"tulip":5}}
+{"ev":"portfolio","player":"Bo","counts":{"dahlia":1,"tulip":5,"snowdrop":6}}
 """
 
 MINIMAL_ORCHIDS = """\
@@ -118,3 +118,17 @@ def test_random_event_dicts_are_either_applied_or_refused_cleanly(ev):
         except EngineError as err:
             assert err.code and err.message
             assert (g.state(), g.events()) == before
+
+
+def test_stuck_event_round_trips_as_one_byte():
+    # rulings R3: {"ev":"stuck"} is compact record opcode 12
+    g = Game()
+    events = [{"ev": "start", "game": "stalk-exchange", "players": ["A", "B"]}, {"ev": "plant"}, {"ev": "stuck"},
+              {"ev": "harvest", "flower": "tulip", "count": 1}, {"ev": "end_turn"}]
+    for ev in events:
+        g.apply(ev)
+    assert g.events() == events
+    assert [bytes(r) for r in g.log.records()][2] == bytes((12,))
+    with pytest.raises(EngineError) as err:
+        g.apply({"ev": "stuck", "early": True})
+    assert err.value.code == "bad_field"

@@ -175,6 +175,17 @@ def test_reference_card_shows_every_button_and_ring_screens():
             assert len([c for c in g if c.tag == SVG + "circle"]) == 1 + 24
 
 
+def test_reference_card_and_controls_say_why_a_harvest_is_refused():
+    # issue 11: the board refuses a harvest above the garden's tokens (ruling R10) and offers the
+    # stuck turn (R3); the printed card and docs/controls.md must say so
+    text = " ".join(t.text or "" for t in ET.parse(HW / "reference-card.svg").getroot().iter(SVG + "text"))
+    assert "Harvest at most the tokens in the garden: 9 seeded (2 players) or 6" in text
+    assert "bulbs of earlier turns" in text and "Stuck: hold OK before 2 actions = upkeep" in text
+    controls = (HW.parent / "docs" / "controls.md").read_text(encoding="utf-8")
+    assert "this turn's bulbs never count (rulings R10)" in controls
+    assert "**hold OK** before two basic actions = straight to the upkeep" in controls
+
+
 def test_parts_csv():
     with open(HW / "parts.csv", newline="") as fh:
         rows = list(csv.DictReader(fh))

@@ -237,3 +237,87 @@ def test_turn_ends_early_only_when_declared_stuck():
     refused(g, "end_turn", "turn_incomplete")
     s = play(g, {"ev": "end_turn", "early": True})
     assert s["current_player"] == "Calla"
+
+
+# -- Flower identity (ruling R11) and the two scoring rulings (R12, R13) ------
+
+
+@pytest.mark.parametrize("spelling", ["Tiger Orchid", "tiger orchid", "Tiger Orchid ", " TIGER   orchid", "Tiger\tOrchid"])
+def test_a_unique_orchid_is_refused_under_any_spelling(spelling):
+    # "Orchid cards are all unique (i.e. there is only one copy of each orchid in the game)" (R11)
+    g = game(2)
+    play(g, take(5), "end_turn", take(5), "end_turn", orchid("Tiger Orchid"), "end_turn")
+    err = refused(g, orchid(spelling), "orchid_taken")
+    assert "the orchid Tiger Orchid" in err.message
+
+
+def test_a_name_is_an_orchid_or_a_flora_never_both():
+    # "Orchid cards are all unique ..., whereas there are multiple copies of each Flora card":
+    # a flora carrying an orchid's name would merge two variety kinds into one (R11)
+    g = game(2)
+    play(g, take(5), "end_turn", take(5), "end_turn", orchid("Tiger Orchid"), "end_turn")
+    refused(g, flora("tiger orchid"), "orchid_taken")
+    play(g, flora("Ixora"), "end_turn")
+    err = refused(g, orchid("IXORA"), "orchid_taken")
+    assert "the flora Ixora" in err.message
+    s = play(g, flora(" ixora "))  # flora copies repeat under any spelling
+    assert [f["name"] for f in s["players"]["Lily"]["flowers"]] == ["Tiger Orchid", " ixora "]
+
+
+def test_variety_counts_one_kind_per_identity():
+    # "add a Variety bonus score for having planted different unique flower types" (R11)
+    from engine_lite import score
+
+    names = ["Ixora", "ixora", "IXORA ", "Bougainvillea", "Simpoh Air", "Pink Mempat"]
+    flowers = [{"name": n, "kind": "flora", "points": 1} for n in names]
+    p = score({"game": "oh-my-orchids", "players": {"A": {"flowers": flowers}, "B": {}}})["players"][0]
+    assert p["variety_bonus"] == 3  # 4 kinds, not 6
+
+
+def test_score_table_refuses_an_orchid_twice_and_a_name_of_both_kinds():
+    from engine_lite import score
+
+    def table(a, b):
+        return {"game": "oh-my-orchids", "players": {"A": {"flowers": [a]}, "B": {"flowers": [b]}}}
+
+    o = {"name": "Tiger Orchid", "kind": "orchid", "points": 5}
+    with pytest.raises(EngineError) as err:
+        score(table(o, dict(o, name="TIGER  ORCHID")))
+    assert err.value.code == "orchid_taken" and "players.B.flowers[0]" in err.value.message
+    with pytest.raises(EngineError) as err:
+        score(table(o, dict(o, kind="flora")))
+    assert err.value.code == "orchid_taken"
+
+
+def test_flower_identity_is_the_same_under_micropython():
+    # the board's interpreter folds ASCII letters only; R11 is defined so both agree
+    from engine_lite.orchids import flower_key
+    from tests.mpy_harness import run_mpy
+
+    names = ["Tiger Orchid", " tiger\t ORCHID ", "Zoë", "ZOË", "a\u00a0b"]
+    r = run_mpy("print([flower_key(n) for n in %r])" % names, setup="from engine_lite.orchids import flower_key")
+    assert r.stdout.strip() == repr([flower_key(n) for n in names])
+    assert flower_key(names[0]) == flower_key(names[1]) and flower_key("Zoë") != flower_key("ZOË")
+
+
+def test_winner_is_the_highest_total_not_the_highest_flower_points():
+    # "The final score is: Flower points + Variety bonus points - Composted Seed cards = Total points."
+    # The last line's "most Flower points" is read as the Total (R12).
+    from engine_lite import score
+
+    a = [{"name": n, "kind": "flora", "points": 2} for n in "ABCDEFG"]  # 14 points, 7 kinds -> +15 = 29
+    b = [{"name": "Z", "kind": "flora", "points": 20}]  # 20 points, 1 kind = 20
+    final = score({"game": "oh-my-orchids", "players": {"Ann": {"flowers": a}, "Bo": {"flowers": b}}})
+    assert [(p["name"], p["flower_points"], p["score"], p["winner"]) for p in final["players"]] == [
+        ("Ann", 14, 29, True),
+        ("Bo", 20, 20, False),
+    ]
+
+
+def test_eight_or_more_kinds_score_fifteen():
+    # "≠7 : +15" is the top of the table: 8 and more kinds keep +15 (R13)
+    from engine_lite import score
+
+    flowers = [{"name": "F%d" % i, "kind": "flora", "points": 0} for i in range(9)]
+    p = score({"game": "oh-my-orchids", "players": {"A": {"flowers": flowers[:8]}, "B": {"flowers": flowers}}})["players"]
+    assert [q["variety_bonus"] for q in p] == [15, 15]

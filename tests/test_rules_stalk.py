@@ -7,7 +7,7 @@ import pytest
 
 import engine_lite
 from engine_lite import EngineError, Game
-from engine_lite.tables import FLOWERS, bag_start
+from engine_lite.tables import FLOWERS, GARDEN_SEED, PORTFOLIO_SIZE, bag_start
 
 NAMES = ["Ann", "Bo", "Cy", "Di", "Ed"]
 
@@ -36,6 +36,15 @@ def refused(g, ev, code):
 
 def harvest(flower, count):
     return {"ev": "harvest", "flower": flower, "count": count}
+
+
+def grow(g, tokens):
+    """Plant bulbs over whole turns until at least `tokens` can be harvested
+    (ruling R10: the garden holds the seeded tokens plus earlier turns' bulbs)."""
+    seeded = GARDEN_SEED[len(g.names)]
+    for _ in range(max(0, tokens - seeded + 1) // 2):
+        play(g, "plant", "plant", "end_turn")
+    return g
 
 
 # -- Setup ---------------------------------------------------------------
@@ -224,9 +233,10 @@ def test_first_harvest_closes_the_action_phase():
 
 
 def test_no_more_than_25_tokens_of_a_flower_are_harvested():
-    g = game(2, track_start=255)
+    g = grow(game(2, track_start=255), 26)
     play(g, "plant", "swap", harvest("tulip", 25))
-    refused(g, harvest("tulip", 1), "too_many")
+    err = refused(g, harvest("tulip", 1), "too_many")
+    assert "only 25 tulip" in err.message
 
 
 # -- Game end --------------------------------------------------------------
@@ -304,23 +314,23 @@ def finish(g, portfolios):
 
 
 def ended(n=2, harvests=(), track_start=255):
-    g = game(n, track_start=track_start)
+    g = grow(game(n, track_start=track_start), sum(c for _, c in harvests))
     play(g, "plant", "swap", *[harvest(f, c) for f, c in harvests], "crash", "end_turn")
     return g
 
 
 def test_bust_highest_value_loses_half_rounded_up():
     # "The highest valued flower loses half of its value rounded-up." 7 -> 3, 8 -> 4
-    s = finish(ended(harvests=[("tulip", 7), ("dahlia", 5)]), {"Ann": {"tulip": 1}, "Bo": {"dahlia": 1}})
+    s = finish(ended(harvests=[("tulip", 7), ("dahlia", 5)]), {"Ann": {"tulip": 1, "snowdrop": 11}, "Bo": {"dahlia": 1, "snowdrop": 11}})
     assert s["final"]["values"]["tulip"] == 3 and s["final"]["values"]["dahlia"] == 5
     assert s["final"]["busted"] == ["tulip"]
-    s = finish(ended(harvests=[("snowdrop", 8)]), {"Ann": {}, "Bo": {}})
+    s = finish(ended(harvests=[("snowdrop", 8)]), {"Ann": {"dahlia": 12}, "Bo": {"tulip": 12}})
     assert s["final"]["values"]["snowdrop"] == 4
 
 
 def test_bust_all_tied_highest_flowers():
     # "In the event of a tie, ALL the tied Flower Stalks bust."
-    s = finish(ended(harvests=[("tulip", 6), ("dahlia", 6), ("daffodil", 2)]), {"Ann": {}, "Bo": {}})
+    s = finish(ended(harvests=[("tulip", 6), ("dahlia", 6), ("daffodil", 2)]), {"Ann": {"globemaster": 12}, "Bo": {"snowdrop": 12}})
     assert s["final"]["busted"] == ["dahlia", "tulip"]
     assert s["final"]["values"] == {"dahlia": 3, "daffodil": 2, "globemaster": 0, "snowdrop": 0, "tulip": 3}
 
@@ -337,7 +347,7 @@ def test_score_is_count_times_final_value():
 def test_tie_break_by_count_of_most_valuable_flowers():
     # "the tied players compare the number of the most valuable flower(s) in their portfolio" (R2)
     g = ended(harvests=[("tulip", 2), ("dahlia", 4), ("daffodil", 8)])  # final: daffodil 4, dahlia 4, tulip 2
-    s = finish(g, {"Ann": {"daffodil": 1, "tulip": 4}, "Bo": {"dahlia": 3}})  # 12 vs 12
+    s = finish(g, {"Ann": {"daffodil": 1, "tulip": 4, "globemaster": 7}, "Bo": {"dahlia": 3, "snowdrop": 9}})  # 12 vs 12
     # the tier at value 4 holds daffodil AND dahlia: Ann 1, Bo 3 -> Bo wins
     assert [(p["name"], p["score"], p["rank"]) for p in s["final"]["players"]] == [("Bo", 12, 1), ("Ann", 12, 2)]
 
@@ -348,9 +358,9 @@ def test_tie_break_goes_down_the_tiers_then_shares_the_victory():
     s = finish(
         g,
         {
-            "Ann": {"tulip": 1, "dahlia": 1, "daffodil": 3},  # 4+3+3 = 10, tiers [1,1,3]
-            "Bo": {"tulip": 1, "daffodil": 6},  # 4+6 = 10, tiers [1,0,6]
-            "Cy": {"tulip": 1, "dahlia": 1, "daffodil": 3},  # same as Ann
+            "Ann": {"tulip": 1, "dahlia": 1, "daffodil": 3, "globemaster": 7},  # 4+3+3 = 10, tiers [1,1,3,7]
+            "Bo": {"tulip": 1, "daffodil": 6, "snowdrop": 5},  # 4+6 = 10, tiers [1,0,6,5]
+            "Cy": {"tulip": 1, "dahlia": 1, "daffodil": 3, "snowdrop": 7},  # the same tiers as Ann
         },
     )
     rows = [(p["name"], p["rank"], p["winner"]) for p in s["final"]["players"]]
@@ -361,15 +371,15 @@ def test_portfolios_only_after_the_game_and_each_once():
     g = game(2)
     refused(g, {"ev": "portfolio", "player": "Ann", "counts": {}}, "not_over")
     g = ended()
-    play(g, {"ev": "portfolio", "player": "Ann", "counts": {"tulip": 3}})
-    refused(g, {"ev": "portfolio", "player": "Ann", "counts": {"tulip": 3}}, "already_entered")
+    play(g, {"ev": "portfolio", "player": "Ann", "counts": {"tulip": 12}})
+    refused(g, {"ev": "portfolio", "player": "Ann", "counts": {"tulip": 12}}, "already_entered")
     assert "final" not in g.state()
 
 
 def test_portfolio_counts_plus_harvest_never_exceed_25_of_a_flower():
     g = ended(harvests=[("tulip", 10)])
     play(g, {"ev": "portfolio", "player": "Ann", "counts": {"tulip": 12}})
-    err = refused(g, {"ev": "portfolio", "player": "Bo", "counts": {"tulip": 4}}, "too_many")
+    err = refused(g, {"ev": "portfolio", "player": "Bo", "counts": {"tulip": 4, "dahlia": 8}}, "too_many")
     assert "26 tulip" in err.message
 
 
@@ -414,3 +424,100 @@ def test_turn_ends_early_only_when_players_declare_no_action_is_possible():
     s = play(g, {"ev": "end_turn", "early": True})
     assert s["current_player"] == "Bo" and g.events()[-1] == {"ev": "end_turn", "early": True}
     refused(g, {"ev": "end_turn", "early": False}, "bad_field")
+
+
+# -- Round 2 (issue 11): what the garden can hold, the stuck turn, portfolio size
+
+
+@pytest.mark.parametrize("n,seeded", [(2, 9), (3, 6), (4, 6), (5, 6)])
+def test_harvest_cannot_exceed_the_tokens_in_the_garden(n, seeded):
+    # Setup 6: "2 Players: Place 9 Flower tokens on the Bee Spaces. 3-5 Players: Place 6"
+    # + "Players can never harvest Flowers the same turn they are planted" (R10)
+    g = game(n, track_start=255)
+    play(g, "plant", "plant")  # two bulbs: not harvestable this turn
+    err = refused(g, harvest("globemaster", seeded + 1), "too_many")
+    assert "at most %d tokens in the garden" % seeded in err.message
+    play(g, harvest("globemaster", seeded - 1))
+    err = refused(g, harvest("tulip", 2), "too_many")  # one harvest per upkeep step, all together
+    assert "at most 1 tokens" in err.message
+    play(g, harvest("tulip", 1), "end_turn")
+    # next turn: last turn's 2 bulbs are in the garden now, this turn's are not
+    play(g, "plant", "swap")
+    refused(g, harvest("dahlia", 3), "too_many")
+    s = play(g, harvest("dahlia", 2))
+    assert s["harvested"] == seeded + 2
+
+
+def test_three_player_turn_one_cannot_harvest_fourteen():
+    # the audit's case: 14 globemaster on turn 1 of a 3-player game, only 6 seeded
+    g = game(3)
+    play(g, "plant", "swap")
+    err = refused(g, harvest("globemaster", 14), "too_many")
+    assert "at most 6" in err.message and "R10" in err.message
+    assert g.state()["end_triggered"] is None
+
+
+def test_undo_restores_the_garden_bound_exactly():
+    g = game(2, track_start=255)
+    play(g, "plant", "swap", harvest("tulip", 4))
+    before = bytes(g.rules.dump())
+    play(g, harvest("dahlia", 5))  # the garden is empty now
+    refused(g, harvest("snowdrop", 1), "too_many")
+    play(g, "undo")
+    assert bytes(g.rules.dump()) == before
+    play(g, harvest("snowdrop", 5))
+    play(g, "end_turn", "undo", "undo")  # undo the end of the turn: the bulb is this turn's again
+    assert bytes(g.rules.dump()) == before
+
+
+def test_snapshot_keeps_the_garden_and_this_turns_bulbs():
+    # the board restores from a snapshot at boot: the bound must survive it
+    g = game(2, track_start=255)
+    play(g, "plant", "plant", harvest("tulip", 3))
+    h = Game.restore(g.log, g.snapshot())
+    assert bytes(h.rules.dump()) == bytes(g.rules.dump())
+    refused(h, harvest("dahlia", 7), "too_many")
+    play(h, "end_turn", "plant", "plant")
+    play(h, harvest("dahlia", 8))  # 6 left + 2 bulbs of the last turn
+
+
+def test_stuck_turn_goes_to_the_upkeep_and_its_harvest_is_entered():
+    # "If a Flower token or a Flower group is surrounded ... they MUST be harvested during Step 1
+    # of the Upkeep Phase"; FAQ: "If it is no longer possible to take any actions, move onto
+    # the Upkeep phase." (R3: the players declare it with `stuck`)
+    g = game(2)
+    play(g, "plant")
+    refused(g, harvest("tulip", 2), "turn_incomplete")
+    s = play(g, "stuck")
+    assert s["phase"] == "upkeep" and s["actions"] == 1 and s["current_player"] == "Ann"
+    refused(g, "plant", "upkeep")
+    refused(g, "swap", "upkeep")
+    refused(g, "flush", "upkeep")
+    refused(g, "stuck", "upkeep")
+    s = play(g, harvest("tulip", 2))
+    assert s["values"]["tulip"] == 2 and s["current_player"] == "Ann"  # this turn's upkeep
+    s = play(g, "end_turn")
+    assert s["current_player"] == "Bo" and s["phase"] == "action"
+    assert g.events()[2] == {"ev": "stuck"}
+
+
+def test_stuck_turn_may_have_no_harvest_and_is_not_an_orchids_event():
+    g = game(2)
+    s = play(g, "stuck", "end_turn")
+    assert s["current_player"] == "Bo" and s["bag"] == bag_start(2) - 1
+    o = Game()
+    o.apply({"ev": "start", "game": "oh-my-orchids", "players": ["Ann", "Bo"]})
+    refused(o, "stuck", "bad_event")
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5])
+def test_portfolio_size_is_fixed_by_the_player_count(n):
+    # Setup 5: "2-3 Players = 12 Flower tokens each / 4 Players = 10 / 5 Players = 8";
+    # "replaces it with a different type of Flower token from their Portfolio": a swap is one for one (R6)
+    size = PORTFOLIO_SIZE[n]
+    assert size == {2: 12, 3: 12, 4: 10, 5: 8}[n]
+    g = ended(n)
+    for counts in ({"tulip": size - 1}, {"tulip": size, "dahlia": 1}, {}):
+        err = refused(g, {"ev": "portfolio", "player": "Ann", "counts": counts}, "portfolio_size")
+        assert "not %d" % size in err.message
+    play(g, {"ev": "portfolio", "player": "Ann", "counts": {"tulip": size - 3, "dahlia": 3}})

@@ -201,12 +201,17 @@ def test_a_refused_event_blinks_and_says_why(tmp_path):
         app = SimApp(state_dir=str(tmp_path / "flash"), link=False)
         async with app.run_test(size=SIZE) as pilot:
             await start_stalk_3p(pilot)
+            await keys(pilot, "space", "m")  # plant, swap
+            await until(pilot, lambda: "2 basic actions done" in screen_text(app), what="the two actions")
             blinks = app.sim.blinks
-            await keys(pilot, "O")  # hold OK = end turn, with no action done yet
+            # 7 dahlias, OK: 3 players seed 6, this turn's bulb does not count (ruling R10)
+            await keys(pilot, *["1"] * 7, "space")
             await until(pilot, lambda: app.sim.blinks > blinks, what="the error blink")
+            said = "last error: ok short on stalk: refused by the rules: harvest: at most 6 tokens"
+            await until(pilot, lambda: said in screen_text(app), what="the refusal in words")
             text = screen_text(app)
-            assert "last error: ok long on stalk: refused by the rules" in text
-            assert app.sim.app.game.rules.turn == 1  # nothing changed
+            assert "harvest: at most 6 tokens in the garden (R10: not this turn's bulbs)" in app.sim.last_error
+            assert app.sim.app.game.rules.harvested == 0  # nothing changed
             assert "link: none" in text
 
     run(go())
