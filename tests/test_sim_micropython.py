@@ -217,19 +217,23 @@ def test_the_terminal_simulator_on_micropython(tmp_path):
             settle(sb, 200)
         assert sb.screen_name() == "stalk", sb.describe()
         assert any("Stalk Exchange, turn 1" in line for line in sb.describe())
+        for button in (6, 7):  # plant, swap
+            sb.press(button)
+            settle(sb, 200)
+        assert any("2 basic actions done" in line for line in sb.describe())
         blinks = sb.blinks
-        sb.press(6, kind=2)  # end the turn with no action: refused, the ring blinks
+        for _ in range(7):  # 7 dahlias: 3 players seed 6, this turn's bulb does not count (R10)
+            sb.press(0)
+            settle(sb, 100)
+        sb.press(6)  # OK: refused, the ring blinks
         settle(sb)
         assert sb.blinks == blinks + 1 and "refused by the rules" in sb.error_text()
-        sb.press(6)  # plant
-        settle(sb)
-        assert any("1 basic action done" in line for line in sb.describe())
     finally:
         sb.close()
     sb = sim_mpy.MpySimBoard(state_dir=flash, clock=lambda: now[0], link=False).start()
     try:
         settle(sb, 300)
-        assert sb.screen_name() == "stalk" and any("1 basic action done" in line for line in sb.describe())
+        assert sb.screen_name() == "stalk" and any("2 basic actions done" in line for line in sb.describe())
     finally:
         sb.close()
 
