@@ -79,10 +79,10 @@ _COMMON = {"micropython", "time", "json", "binascii", "sys", "os", "gc", "select
 RUNTIME_MODULES = {
     "micropython": _COMMON | {"machine", "neopixel", "rp2", "vfs", "uctypes", "asyncio", "framebuf"},
     "circuitpython": _COMMON | {"board", "digitalio", "neopixel", "supervisor", "usb_cdc", "storage",
-                                "microcontroller", "busio", "keypad", "adafruit_pixelbuf", "neopixel_write"},
+                                "microcontroller", "busio", "keypad", "adafruit_pixelbuf", "neopixel_write", "rtc"},
 }
 # Only the simulator / host side imports these (lazily, from code no board runs).
-CPYTHON_MODULES = {"threading", "queue", "pathlib", "typing", "dataclasses", "subprocess", "serial"}
+CPYTHON_MODULES = {"threading", "queue", "pathlib", "typing", "dataclasses", "subprocess", "serial", "uuid"}
 
 # Third-party libraries the CircuitPython bundle ships under lib/ (pip package -> module file).
 CP_LIBS = {"neopixel": "adafruit-circuitpython-neopixel"}
