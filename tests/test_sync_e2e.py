@@ -85,14 +85,19 @@ def test_sync_then_export_gives_back_the_loaded_game(sim, tmp_path, name):
     assert r.returncode == 0, r.stderr
     plays = json.loads(r.stdout)
     assert len(plays) == 1
-    assert plays[0]["events"] == effective_events(record)
+    got, want = plays[0]["events"], effective_events(record)
+    assert got[1:] == want[1:]
+    # the board stamped the start with its identity and start time (issue 10)
+    assert {k: v for k, v in got[0].items() if k not in ("nonce", "at")} == want[0]
+    assert got[0]["at"] == plays[0]["date"] and plays[0]["date_estimated"] is False
     assert plays[0]["final"] == engine_lite.replay(open(record))["final"]
 
     r = bk("sync", "--port", board.path, "--db", db)
     assert r.returncode == 0 and " 0 new event(s)" in r.stdout, r.stdout + r.stderr
     con = sqlite3.connect(db)
     assert con.execute("SELECT COUNT(*) FROM events").fetchone()[0] == n
-    assert con.execute("SELECT COUNT(*) FROM (SELECT DISTINCT board, game_id, idx FROM events)").fetchone()[0] == n
+    assert con.execute("SELECT COUNT(*) FROM (SELECT DISTINCT game, idx FROM events)").fetchone()[0] == n
+    assert con.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 1
 
     for fmt in ("csv", "bgstats"):
         r = bk("export", "--db", db, "--format", fmt)
@@ -224,8 +229,10 @@ def test_exports_json_csv_bgstats():
 
     js = json.loads(X.to_json(plays))
     assert [p["game"] for p in js] == ["stalk-exchange", "oh-my-orchids"]
-    assert js[0]["events"] == effective_events(os.path.join(RECORDS, "stalk-5p-crash.jsonl"))
+    want = effective_events(os.path.join(RECORDS, "stalk-5p-crash.jsonl"))
+    assert js[0]["events"][1:] == want[1:] and js[0]["events"][0]["at"] == js[0]["date"]
     assert "final" in js[0] and "final" not in js[1]
+    assert [p["state"] for p in js] == ["scored", "in progress"]
 
     rows = list(csv.DictReader(io.StringIO(X.to_csv(plays))))
     assert len(rows) == 5 + 2
@@ -234,7 +241,8 @@ def test_exports_json_csv_bgstats():
     bg = json.loads(X.to_bgstats(plays))
     assert len(bg["plays"]) == 1, "only scored plays"
     play = bg["plays"][0]
-    assert play["gameName"] == "Stalk Exchange" and "bggId" in play and play["playDate"]
+    assert play["gameName"] == "Stalk Exchange" and "bggId" in play
+    assert play["playDate"] == X.local_time(js[0]["date"]), "BG Stats wants the host's local time"
     assert bg["games"][0]["name"] == "Stalk Exchange"
     final = {r["name"]: r for r in js[0]["final"]["players"]}
     for i, ps in enumerate(play["playerScores"]):
