@@ -58,7 +58,7 @@ def board_id(path):
     try:
         with open(p) as f:
             v = f.read().strip()
-        if v and len(v) <= 64 and all(c in "0123456789abcdef" for c in v):
+        if v and len(v) <= 64 and v.isascii() and v.isalnum():
             return v
     except FileNotFoundError:
         pass
