@@ -237,3 +237,45 @@ def test_two_syncs_at_once_neither_corrupt_nor_duplicate(tmp_path):
     assert n_plays(db) == 4
     for gid in ("0001", "0002", "0003", "0004"):
         assert db.records("u1", gid) == [bytes(r) for r in b.records(gid)]
+
+
+# -- bad input, one line -----------------------------------------------------------
+
+@pytest.mark.parametrize("at", ["2026-11-29 19:30:00", "2026-02-30T10:00:00Z", "2026-11-29T19:30:00+01:00", "yesterday", 1764444600])
+def test_a_record_whose_at_is_not_a_utc_time_is_one_line(at):
+    import json
+
+    rec = json.dumps({"ev": "start", "game": "oh-my-orchids", "players": ["Ann", "Bo"], "at": at}) + "\n"
+    r = subprocess.run([sys.executable, "-m", "host.cli", "replay", "-"], input=rec, cwd=REPO, capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "line 1" in r.stderr and "at" in r.stderr, r.stderr
+
+
+def test_replay_reads_the_start_fields_a_board_writes():
+    import json
+
+    rec = json.dumps({"ev": "start", "game": "oh-my-orchids", "players": ["Ann", "Bo"], "nonce": 4294967295,
+                      "at": "2026-11-29T19:30:00Z"}) + "\n"
+    r = subprocess.run([sys.executable, "-m", "host.cli", "replay", "-"], input=rec, cwd=REPO, capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 0 and json.loads(r.stdout)["players"]["Ann"]["hand"] >= 0, r.stderr
+
+
+def test_a_second_simulator_on_a_flash_directory_in_use_refuses_in_one_line(tmp_path):
+    """A lock that dies with its process: while another process holds the
+    directory, `bloomkeeper sim` refuses naming it; once that process is
+    killed, the directory is free at once (here the command then stops at
+    the next check: no terminal)."""
+    d = str(tmp_path / "flash")
+    os.makedirs(d)
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, time; from host import flashdir; flashdir.claim(sys.argv[1]); "
+                               "print('held', flush=True); time.sleep(60)", d], cwd=REPO, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        r = bk("sim", "--state-dir", d)
+        assert r.returncode == 2 and r.stderr.count("\n") == 1 and d in r.stderr and "in use" in r.stderr, r.stderr
+    finally:
+        holder.kill()
+        holder.wait(10)
+    r = bk("sim", "--state-dir", d)
+    assert r.returncode == 2 and "in use" not in r.stderr and "terminal" in r.stderr, r.stderr

@@ -137,6 +137,42 @@ def test_follow_command_prints_the_scoreboard(sim):
     assert "Oh My. Orchids!" in r.stdout and "GAME OVER" in r.stdout
 
 
+def test_follow_marks_whose_turn_it_is_and_records_with_db(sim, tmp_path):
+    """Issue 10: follow compared a seat index with a name and never marked
+    anyone; `follow --db FILE` keeps the plays database as it watches."""
+    rec = tmp_path / "start.jsonl"
+    rec.write_text('{"ev":"start","game":"stalk-exchange","players":["Ann","Bo","Cy"]}\n{"ev":"plant"}\n{"ev":"plant"}\n'
+                   '{"ev":"end_turn"}\n')
+    board = sim(str(rec))
+    db = str(tmp_path / "plays.sqlite3")
+    r = bk("follow", "--port", board.path, "--plain", "--seconds", "0.5", "--db", db)
+    assert r.returncode == 0, r.stderr
+    marked = [line for line in r.stdout.splitlines() if line.startswith(">")]
+    assert marked and all(line.split()[1] == "Bo" for line in marked), r.stdout
+    plays = json.loads(bk("plays", "--db", db, "--json").stdout)
+    assert len(plays) == 1 and len(plays[0]["events"]) == 4 and plays[0]["state"] == "in progress"
+    from host import db as D
+    from host.cmd_sync import Follower, Recorder
+
+    link = connect(board.path, cap=60)  # what follow --db does with each live event (one program on the port)
+    try:
+        f = Follower(link)
+        f.refetch()
+        rec = Recorder(link, D.Database(db))
+        rec.record(f.gid)
+        for _ in range(2):
+            link.call("press", retry=False, button=6, kind=1)  # ok short = plant
+            push = link.wait_push(5.0)
+            assert push is not None
+            f.take(push)
+            rec.record(f.gid)
+        rec.db.close()
+    finally:
+        link.close()
+    plays = json.loads(bk("plays", "--db", db, "--json").stdout)
+    assert len(plays) == 1 and len(plays[0]["events"]) == 6, "the live events went into the database"
+
+
 def test_names_are_pushed_to_the_board(sim):
     board = sim(os.path.join(RECORDS, "stalk-2p.jsonl"))
     r = bk("names", "--port", board.path, "Ann", "Bo", "Cy")
