@@ -26,6 +26,7 @@ plays_overwritten plays stored with events other than the board's
 Run alone: .venv/bin/python -m bench.bench_plays
 """
 
+import json
 import os
 import random
 import signal
@@ -33,6 +34,7 @@ import sys
 import tempfile
 import time
 
+import engine_lite
 from firmware.memfs import MemFS, PowerCut
 from firmware.storage import Store
 from host import db as D
@@ -93,8 +95,6 @@ class Table:
                     b.play({"ev": "undo"})
                     self.pos = max(1, self.pos - 1)  # that event is played again later
                     continue
-                import json
-
                 ev = json.loads(self.lines[self.pos])
                 if ev["ev"] == "start":
                     b.store.fs.cut_at = None  # (cuts during a game start are the storage tests' business)
@@ -114,11 +114,9 @@ class Table:
             self.lines, self.pos = [], 0
             return
         held = len(b.game.events())
-        g = D.engine_lite.Game()
+        g = engine_lite.Game()
         pos = 0
         while pos < len(self.lines) and len(g.events()) < held:
-            import json
-
             g.apply(json.loads(self.lines[pos]))
             pos += 1
         if g.events() != b.game.events():
