@@ -304,6 +304,15 @@ class Database:
             return False
         return self.extend(play, start, prefix_crc(self.play_records(play), start), recs) is not None
 
+    def drop(self, board, gid):
+        """Forget the newest play of (board, game number) (version-0 name;
+        the sync itself never drops a play)."""
+        play = self.latest(board, gid)
+        if play is not None:
+            with self.tx() as con:
+                con.execute("DELETE FROM events WHERE game=?", (play,))
+                con.execute("DELETE FROM games WHERE id=?", (play,))
+
     # -- reading -----------------------------------------------------------------
     def games(self):
         """[(board, game number, first seen)] of every play, oldest first."""
@@ -413,7 +422,7 @@ def sync(link, db, progress=None):
         ids.append(current)
     for gid in ids:  # a flash that reports another board id: refuse before storing anything
         if db.latest(who["board"], gid) is None:
-            first = link.events(gid, 0)[3]
+            first = link.events(gid, 0, limit=16)[3]  # the start record only
             if first:
                 db.check_board(who, gid, first[0])
     added = 0

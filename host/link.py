@@ -153,11 +153,13 @@ class HostLink:
             return self.call("time", set=int(time.time()))
         return None
 
-    def events(self, gid, start):
-        """(start, total, board's prefix crc of records[:start], [records])."""
+    def events(self, gid, start, limit=None):
+        """(start, total, board's prefix crc of records[:start], [records]);
+        `limit`: payload bytes to ask for at most (16: just one record)."""
         for i in range(self.retries):
             try:
-                body = self.call("events", retry=False, game=gid, max=self.chunk, **{"from": start})
+                cap = self.chunk if limit is None else max(16, min(limit, self.chunk))
+                body = self.call("events", retry=False, game=gid, max=cap, **{"from": start})
                 break
             except NoAnswer:
                 if i == self.retries - 1:
