@@ -279,3 +279,51 @@ def test_a_second_simulator_on_a_flash_directory_in_use_refuses_in_one_line(tmp_
         holder.wait(10)
     r = bk("sim", "--state-dir", d)
     assert r.returncode == 2 and "in use" not in r.stderr and "terminal" in r.stderr, r.stderr
+
+
+# -- dates ---------------------------------------------------------------------------
+
+def test_start_dates_come_from_the_record_or_are_estimated_and_say_so():
+    from engine_lite import record as R
+    from firmware.hw import stamp
+
+    class Clock:
+        def __init__(self, utc, up):
+            self.t, self.up = utc, up
+
+        def utc(self):
+            return self.t
+
+        def uptime(self):
+            return self.up
+
+    start = R.encode_start({"ev": "start", "game": "oh-my-orchids", "players": ["Ann", "Bo"]})
+    known = stamp(start, Clock(1796068200, 5))
+    assert D.start_date(known, "2027-01-01T00:00:00Z", (1796100000, 99)) == ("2026-11-30T19:50:00Z", 0)
+    unknown = stamp(start, Clock(None, 1000))  # started 1000 s after power-up
+    sync_at = 1796068200 + 3600
+    assert D.start_date(unknown, "x", (sync_at, 1000 + 3600)) == ("2026-11-30T19:50:00Z", 1)
+    # the board was restarted since (its uptime is smaller now): only the sync time is known
+    assert D.start_date(unknown, "2026-12-01T10:00:00Z", (sync_at, 20)) == ("2026-12-01T10:00:00Z", 1)
+    assert D.start_date(start, "2026-12-01T10:00:00Z", None) == ("2026-12-01T10:00:00Z", 1), "no stamp at all"
+
+
+def test_bg_stats_play_date_is_the_start_in_the_hosts_local_time(tmp_path):
+    import json
+
+    path = str(tmp_path / "p.sqlite3")
+    b = StoreBoard(uid="u1")
+    b.clock.wall = 1796068200 - int(__import__("time").time())  # the board's clock says 2026-11-30T19:50:00Z
+    b.load(lines("orchids-2p.jsonl"))
+    db = D.Database(path)
+    sync(b, db)
+    db.close()
+    env = dict(os.environ, TZ="America/New_York")
+    r = subprocess.run([sys.executable, "-m", "host.cli", "export", "--db", path, "--format", "bgstats"], cwd=REPO,
+                       capture_output=True, text=True, timeout=60, env=env)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["plays"][0]["playDate"] in ("2026-11-30 14:50:00", "2026-11-30 14:50:01")
+    r = subprocess.run([sys.executable, "-m", "host.cli", "export", "--db", path, "--format", "json"], cwd=REPO,
+                       capture_output=True, text=True, timeout=60, env=env)
+    p = json.loads(r.stdout)[0]
+    assert p["date"] in ("2026-11-30T19:50:00Z", "2026-11-30T19:50:01Z") and p["date_estimated"] is False
