@@ -250,11 +250,10 @@ class Database:
         stamped = ident.startswith("nonce:")
         with self.tx() as con:
             self._check_board(who, gid, ident)
-            row = con.execute(
+            rows = con.execute(
                 "SELECT id FROM games WHERE game_id=? AND ident=? AND (board=? OR (legacy=1 AND board_type=?)) "
-                "ORDER BY board=? DESC, id DESC LIMIT 1", (gid, ident, who["board"], who["type"], who["board"])).fetchone()
-            if row is not None:
-                play = row[0]
+                "ORDER BY board=? DESC, id DESC", (gid, ident, who["board"], who["type"], who["board"])).fetchall()
+            for (play,) in rows:  # one for a game with a nonce; without, every version kept so far
                 mine = self.play_records(play)
                 k = 0
                 while k < len(mine) and k < len(recs) and mine[k] == recs[k]:

@@ -103,6 +103,27 @@ def test_a_game_without_identity_is_never_replaced(tmp_path):
     assert db.records("rp2", "0001") == [bytes(r) for r in b.records("0001")]
 
 
+def test_two_old_boards_of_one_type_with_the_same_start_are_two_plays(tmp_path):
+    """Firmware without board ids or nonces: two Picos, game 0001 each, the
+    same players. Synced alternately they stay two plays (no flip-flop
+    copies): each sync continues the play that is a prefix of the board's."""
+
+    class OldBoard(StoreBoard):
+        def new_game(self, rec):
+            self.game = self.store.new_game(rec)
+
+    db = D.Database(str(tmp_path / "p.sqlite3"))
+    a, b = OldBoard(board_id="rp2"), OldBoard(board_id="rp2")
+    a.load(lines("stalk-4p.jsonl", 10))
+    b.load(lines("stalk-4p.jsonl", 4) + ['{"ev":"swap"}'])
+    for _ in range(3):
+        sync(a, db)
+        sync(b, db)
+    assert n_plays(db) == 2
+    stored = sorted(len(db.play_records(p)) for (p,) in db.con.execute("SELECT id FROM games"))
+    assert stored == [5, 10]
+
+
 def test_a_flash_that_reports_another_board_id_is_one_line_and_changes_nothing(tmp_path):
     db = D.Database(str(tmp_path / "p.sqlite3"))
     b = StoreBoard(uid="u1")
