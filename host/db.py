@@ -175,7 +175,8 @@ class Database:
                                 % (self.path, version, VERSION))
             if self.path != ":memory:":
                 self.con.execute("PRAGMA journal_mode = WAL")
-            self._upgrade()
+            if version != VERSION:
+                self._upgrade()
         except (OSError, sqlite3.Error) as err:
             raise UserError("cannot open the database %s: %s" % (self.path, err))
 
