@@ -298,11 +298,20 @@ class Database:
     # -- compatibility (version-0 callers) --------------------------------------
     def append(self, board, gid, start, recs):
         """Add records start.. to the newest play of (board, gid), only if
-        they continue the stored records exactly (False if not)."""
+        they continue the stored records exactly (False if not: nothing
+        added). With no such play, records from 0 make a new one."""
         play = self.latest(board, gid)
         if play is None:
-            return False
+            if start != 0 or not recs:
+                return False
+            self.store(self.who(board), gid, recs)
+            return True
         return self.extend(play, start, prefix_crc(self.play_records(play), start), recs) is not None
+
+    def who(self, board):
+        """A board known only by its id string (older callers): its type as stored."""
+        row = self.con.execute("SELECT board_type FROM games WHERE board=? LIMIT 1", (board,)).fetchone()
+        return {"board": board, "type": row[0] if row else board, "clock": None}
 
     def drop(self, board, gid):
         """Forget the newest play of (board, game number) (version-0 name;
@@ -390,7 +399,7 @@ def sync_game(link, db, who, gid, chunk_cb=None):
     Returns (play id, records added). `who` is board_of(link) (a board id
     string is taken as id and type, for older callers)."""
     if isinstance(who, str):
-        who = {"board": who, "type": who, "clock": None}
+        who = db.who(who)
     added = 0
     play = db.latest(who["board"], gid)
     while play is not None:

@@ -348,3 +348,20 @@ def test_bg_stats_play_date_is_the_start_in_the_hosts_local_time(tmp_path):
                        capture_output=True, text=True, timeout=60, env=env)
     p = json.loads(r.stdout)[0]
     assert p["date"] in ("2026-11-30T19:50:00Z", "2026-11-30T19:50:01Z") and p["date_estimated"] is False
+
+
+def test_the_version_0_method_names_still_work(tmp_path):
+    """Other host code (the dashboard) calls Database.append/records/count
+    and sync_game with a board id string: they keep working."""
+    db = D.Database(str(tmp_path / "p.sqlite3"))
+    other = StoreBoard(uid="elsewhere")
+    other.load(lines("stalk-2p.jsonl", 8))
+    recs = [bytes(r) for r in other.records("0001")]
+    assert db.append("table-1", "0001", 0, recs[:5]) and db.append("table-1", "0001", 5, recs[5:])
+    assert not db.append("table-1", "0001", 3, recs[3:]), "only a continuation is added"
+    assert db.records("table-1", "0001") == recs and db.count("table-1", "0001") == 8
+    b = StoreBoard(uid="u1")
+    b.load(lines("orchids-2p.jsonl", 6))
+    play, added = D.sync_game(host_for(b)[2], db, "u1", "0001")
+    assert added == 6 and db.records("u1", "0001") == [bytes(r) for r in b.records("0001")]
+    assert len(db.games()) == 2 and len(db.plays()) == 2
