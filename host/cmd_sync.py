@@ -49,7 +49,7 @@ def plays_cmd(args):
         when = X.local_time(p["date"]) + ("~" if p.get("date_estimated") else " ")
         print("%s %-14s %s/%s  %3d events  %-11s %s" % (when, p["game"], p["board"][:12], p["game_id"], len(p["events"]), X.state(p), who))
     if any(p.get("date_estimated") for p in plays):
-        print("~ estimated start (the board did not know the time; see docs/protocol.md)")
+        print("~ estimated start (the board did not know the time, or an older release kept only the sync time)")
     return 0
 
 
