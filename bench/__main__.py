@@ -25,6 +25,7 @@ MODULES = (
     ("bench.bench_link", "serial link and sync"),
     ("bench.bench_sim", "full-rules simulator"),
     ("bench.bench_dashboard", "bloomkeeper serve: a press to the page"),
+    ("bench.bench_plays", "plays database fault campaign"),
 )
 
 # The keys issue 7 names, with the unit shown in the table.
@@ -40,6 +41,10 @@ HEADLINE = (
     ("powercut_events_lost", "events", "acknowledged events lost"),
     ("fuzz_frames", "frames", "random frames into the board's link"),
     ("fuzz_failures", "frames", "that crashed it or changed state"),
+    ("plays_fault_syncs_cut", "syncs", "syncs cut (link drop, host killed, board power cut), 3 boards, colliding game numbers"),
+    ("plays_lost", "plays", "plays missing from the database after the campaign"),
+    ("plays_duplicated", "plays", "plays stored twice"),
+    ("plays_overwritten", "plays", "plays stored with other events than the board's"),
 )
 
 

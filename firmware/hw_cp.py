@@ -3,7 +3,9 @@
 `board` pins by name, `digitalio` inputs with Pull.UP, and the `neopixel`
 library with auto_write=False (the ring changes only on write(), like the
 MicroPython driver). DigitalInOut has a `.value` property, not a method,
-so each pin gets a one-method adapter.
+so each pin gets a one-method adapter. The board's id is
+microcontroller.cpu.uid (a Raspberry Pi's: /etc/machine-id) and its wall
+clock rtc.RTC (a Raspberry Pi keeps the OS clock: only an offset is kept).
 """
 
 
@@ -28,13 +30,40 @@ class _Strip:
         self.px.show()
 
 
+def _set_rtc(tm):
+    import rtc
+
+    rtc.RTC().datetime = tm
+
+
+def _identity():
+    """(unique id, RTC setter or None) of this board."""
+    import sys
+
+    if sys.implementation.name == "circuitpython":
+        import microcontroller
+
+        return "".join("%02x" % b for b in microcontroller.cpu.uid), _set_rtc
+    return _machine_id(), None  # Blinka on a Raspberry Pi: the OS keeps the clock
+
+
+def _machine_id():
+    try:
+        with open("/etc/machine-id") as f:
+            return f.read().strip()
+    except OSError:  # not systemd: the network card's address
+        import uuid
+
+        return "%012x" % uuid.getnode()
+
+
 class CircuitPythonHW:
     def __init__(self, spec):
         import board
         import digitalio
         import neopixel
 
-        from firmware.hw import button_pins
+        from firmware.hw import button_pins, WallClock
 
         self.pins = []
         for name in button_pins(spec):
@@ -47,6 +76,11 @@ class CircuitPythonHW:
         self.strip = _Strip(px)
         self._last = 0
         self._hi = 0
+        self.uid, rtc = _identity()
+        c = WallClock(rtc)
+        self.utc = c.utc
+        self.set_utc = c.set_utc
+        self.uptime = c.uptime
         try:
             import supervisor
 

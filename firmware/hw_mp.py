@@ -2,7 +2,8 @@
 
 The NeoPixel object is used as the strip directly (it already has
 `__setitem__` and `write()`), and `ticks_ms` is time.ticks_ms itself, so the
-hot path adds no layer of Python calls.
+hot path adds no layer of Python calls. The board's id is machine.unique_id()
+and its wall clock machine.RTC (set by the host: firmware/hw.py WallClock).
 """
 
 
@@ -13,14 +14,20 @@ def pin_number(name):
 
 class MicroPythonHW:
     def __init__(self, spec):
+        import binascii
         import machine
         import neopixel
         import time
 
-        from firmware.hw import button_pins
+        from firmware.hw import button_pins, WallClock
 
         P = machine.Pin
         self.pins = [P(pin_number(n), P.IN, P.PULL_UP) for n in button_pins(spec)]
         self.count = spec["pixel_count"]
         self.strip = neopixel.NeoPixel(P(pin_number(spec["pixel_pin"]), P.OUT), self.count)
         self.ticks_ms = time.ticks_ms
+        self.uid = binascii.hexlify(machine.unique_id()).decode()  # the RP2040's flash id
+        c = WallClock(lambda g: machine.RTC().datetime((g[0], g[1], g[2], g[6], g[3], g[4], g[5], 0)))
+        self.utc = c.utc
+        self.set_utc = c.set_utc
+        self.uptime = c.uptime

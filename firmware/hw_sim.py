@@ -36,7 +36,10 @@ class SimStrip:
 class SimHW:
     """`.press(i)` / `.release(i)` drive button i (BUTTONS order); `.pixels`
     is what the strip showed at its last write(); the clock is `.now`
-    (ms), set it or `advance(ms)`."""
+    (ms), set it or `advance(ms)`. The wall clock is the host's, shifted
+    by `.wall` seconds (set_utc), or unknown while `.wall` is None; `.uid`
+    is set by whoever builds the board (the simulator keeps one per flash
+    directory: host/sim_tui.py)."""
 
     def __init__(self, spec=None, count=None):
         if count is None:
@@ -47,6 +50,21 @@ class SimHW:
         self.pixels = [(0, 0, 0)] * count
         self.strip = SimStrip(self, count)
         self.now = 0
+        self.uid = "sim"
+        self.wall = 0
+
+    def utc(self):
+        import time
+
+        return None if self.wall is None else int(time.time()) + self.wall
+
+    def set_utc(self, t):
+        import time
+
+        self.wall = t - int(time.time())
+
+    def uptime(self):
+        return self.now // 1000
 
     def ticks_ms(self):
         return self.now

@@ -13,7 +13,10 @@ Payload of every frame: kind (1 byte), seq (2 bytes LE), body.
 
 `board` is any object with this duck-typed interface (AppBoard below wraps
 the real App and Store; the tests may use a stand-in):
-  board_id, fw                      strings for the hello
+  board_id, fw                      strings for the hello (board_id = the board TYPE)
+  uid                                this board's unique id (or None)
+  utc() -> unix seconds or None      its wall clock; set_time(t) sets it
+  uptime() -> seconds since boot
   current() -> game id or None       the game in progress
   records(gid) -> list of bytes       its effective records (KeyError: unknown)
   archived() -> list of (gid, synced)
@@ -52,7 +55,7 @@ K_PUSH = const(0x50)  # 'P'
 MAX_PUSH = const(16)  # live events queued between two polls
 READ_MAX = const(256)  # bytes read per poll
 
-OPS = ("hello", "status", "games", "events", "mark_synced", "subscribe", "settings", "new_game", "erase", "press")
+OPS = ("hello", "status", "games", "events", "mark_synced", "subscribe", "settings", "new_game", "erase", "press", "time")
 SETTING_KEYS = ("names", "brightness", "track_start")
 TRACK_KEYS = ("2-long", "2-short", "3", "4", "5")
 
@@ -241,7 +244,14 @@ class Link:
 
     def op_hello(self, req):
         b = self.board
-        return {"proto": PROTO, "fw": b.fw, "board": b.board_id, "game": b.current(), "max": len(self.rx.buf) - 4}
+        return {"proto": PROTO, "fw": b.fw, "board": b.board_id, "id": b.uid, "up": b.uptime(), "game": b.current(), "max": len(self.rx.buf) - 4}
+
+    def op_time(self, req):
+        """The host sets the board's clock (unix seconds UTC) whenever it talks to it."""
+        b = self.board
+        if "set" in req:
+            b.set_time(_int(req, "set", 0, 0xFFFFFFFF))
+        return {"utc": b.utc(), "up": b.uptime()}
 
     def op_status(self, req):
         b = self.board
@@ -413,11 +423,21 @@ class AppBoard:
 
     remote_buttons = False
 
-    def __init__(self, app, store, board_id="pico", fw="0"):
+    def __init__(self, app, store, board_id="pico", fw="0", uid=None):
         self.app = app
         self.store = store
         self.board_id = board_id
         self.fw = fw
+        self.uid = uid or app.hw.uid
+
+    def utc(self):
+        return self.app.hw.utc()
+
+    def set_time(self, t):
+        self.app.hw.set_utc(t)
+
+    def uptime(self):
+        return self.app.hw.uptime()
 
     def current(self):
         return self.store.game_id if self.app.game is not None else None

@@ -54,18 +54,21 @@ RUNTIMES = ("micropython", "circuitpython")
 OUT_DIRS = {"micropython": "firmware-micropython", "circuitpython": "firmware-circuitpython"}
 
 _HOST_ONLY = "host-only (engine_lite.score scores a whole table on the host; the board never does)"
+_STAMP = "host-only (nonce/at/uptime as JSON; the board writes them as bytes with record.stamp)"
 _WORDS = "simulator-only: the game in words for the terminal simulator (App.describe gives the screen name without it)"
 EXCLUDE = {
     "micropython": {
         "firmware.hw_cp": "CircuitPython/Blinka backend (make_hw picks hw_mp under MicroPython)",
         "firmware.hw_sim": "simulator backend (CPython)",
         "engine_lite.table_score": _HOST_ONLY,
+        "engine_lite.stamp": _STAMP,
         "firmware.app_words": _WORDS,
     },
     "circuitpython": {
         "firmware.hw_mp": "MicroPython backend (make_hw picks hw_cp under CircuitPython)",
         "firmware.hw_sim": "simulator backend (CPython)",
         "engine_lite.table_score": _HOST_ONLY,
+        "engine_lite.stamp": _STAMP,
         "firmware.app_words": _WORDS,
     },
 }
@@ -76,10 +79,10 @@ _COMMON = {"micropython", "time", "json", "binascii", "sys", "os", "gc", "select
 RUNTIME_MODULES = {
     "micropython": _COMMON | {"machine", "neopixel", "rp2", "vfs", "uctypes", "asyncio", "framebuf"},
     "circuitpython": _COMMON | {"board", "digitalio", "neopixel", "supervisor", "usb_cdc", "storage",
-                                "microcontroller", "busio", "keypad", "adafruit_pixelbuf", "neopixel_write"},
+                                "microcontroller", "busio", "keypad", "adafruit_pixelbuf", "neopixel_write", "rtc"},
 }
 # Only the simulator / host side imports these (lazily, from code no board runs).
-CPYTHON_MODULES = {"threading", "queue", "pathlib", "typing", "dataclasses", "subprocess", "serial"}
+CPYTHON_MODULES = {"threading", "queue", "pathlib", "typing", "dataclasses", "subprocess", "serial", "uuid"}
 
 # Third-party libraries the CircuitPython bundle ships under lib/ (pip package -> module file).
 CP_LIBS = {"neopixel": "adafruit-circuitpython-neopixel"}

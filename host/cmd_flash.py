@@ -163,7 +163,8 @@ def flash_cmd(args):
             raise UserError(explain(step, port, output))
     # after the reset the board re-enumerates: with --port auto, find it again
     info = wait_for_hello(args.port if args.port in (None, "", "auto") else port, args.wait)
-    print("hello from %s: firmware %s, board %s, link protocol %s%s" % (
-        port, info.get("fw", "?"), info.get("board", "?"), info.get("proto", "?"),
+    print("hello from %s: firmware %s, board %s%s, link protocol %s%s" % (
+        port, info.get("fw", "?"), info.get("board", "?"), " (id %s, clock set)" % info["id"] if info.get("id") else "",
+        info.get("proto", "?"),
         ", game in progress %s" % info["game"] if info.get("game") else ""))
     return 0

@@ -35,7 +35,7 @@ def sync_cmd(args):
 
 
 def plays_cmd(args):
-    db = D.Database(args.db)
+    db = D.Database(args.db, create=False)
     plays = db.plays()
     db.close()
     if args.json:
@@ -46,13 +46,15 @@ def plays_cmd(args):
     for p in plays:
         res = {r["name"]: r for r in p.get("final", {}).get("players", [])}
         who = ", ".join("%s %s" % (n, res[n]["score"]) if n in res else n for n in p["players"])
-        state = "scored" if res else ("over" if p["over"] else "in progress")
-        print("%s  %-14s %s/%s  %3d events  %-11s %s" % (p["date"], p["game"], p["board"], p["game_id"], len(p["events"]), state, who))
+        when = X.local_time(p["date"]) + ("~" if p.get("date_estimated") else " ")
+        print("%s %-14s %s/%s  %3d events  %-11s %s" % (when, p["game"], p["board"][:12], p["game_id"], len(p["events"]), X.state(p), who))
+    if any(p.get("date_estimated") for p in plays):
+        print("~ estimated start (the board did not know the time, or an older release kept only the sync time)")
     return 0
 
 
 def export_cmd(args):
-    db = D.Database(args.db)
+    db = D.Database(args.db, create=False)
     plays = db.plays()
     db.close()
     sys.stdout.write(X.FORMATS[args.format](plays))
@@ -90,7 +92,7 @@ def scoreboard(g):
         lines.append("Stalk Exchange  values: %s" % vals)
         lines.append("bag %d  exchange %d  harvested %d" % (st["bag"], st["exchange"], st["harvested"]))
         for i, n in enumerate(names):
-            mark = ">" if i == st["current_player"] and not st["game_over"] else " "
+            mark = ">" if n == st["current_player"] else " "  # the state names the player (None once over)
             tok = st["tokens"][n] if isinstance(st["tokens"], dict) else st["tokens"][i]
             fl = st["flush_used"][n] if isinstance(st["flush_used"], dict) else st["flush_used"][i]
             lines.append("%s %-12s tokens %d%s" % (mark, n, tok, "  flushed" if fl else ""))
@@ -100,9 +102,9 @@ def scoreboard(g):
             lines.append("LAST TURN: end triggered (%s)" % st["end_triggered"])
     else:
         lines.append("Oh My. Orchids!%s" % ("  LAST ROUND" if st.get("last_round") else ""))
-        for i, n in enumerate(names):
+        for n in names:
             p = st["players"][n]
-            mark = ">" if i == st["current_player"] and not st["game_over"] else " "
+            mark = ">" if n == st["current_player"] else " "
             lines.append("%s %-12s hand %d  flowers %d  points %d  composted %d" % (mark, n, p["hand"], len(p["flowers"]), p["points"], p["composted"]))
     if st["game_over"]:
         lines.append("GAME OVER")
@@ -146,10 +148,40 @@ class Follower:
         return False
 
 
+class Recorder:
+    """`follow --db`: keeps the plays database current while following, so
+    watching and keeping the play need only one program on the port. Each
+    live event syncs the game in progress (one events request: only the new
+    records); a new game id syncs everything (the last game was archived)."""
+
+    def __init__(self, link, db):
+        self.link = link
+        self.db = db
+        self.gid = None
+        self.who = None
+
+    def record(self, gid):
+        if self.who is None or gid != self.gid:
+            D.sync(self.link, self.db)
+            self.who = D.board_of(self.link)
+        elif gid is not None:
+            D.sync_game(self.link, self.db, self.who, gid)
+        self.gid = gid
+
+
 def follow_cmd(args):
     link = connect(args.port, cap=10 ** 9)
+    rec = None
+    if args.db is not None:
+        try:
+            rec = Recorder(link, D.Database(args.db))
+        except UserError:
+            link.close()
+            raise
     f = Follower(link)
     f.refetch()
+    if rec:
+        rec.record(f.gid)
     plain = args.plain or not sys.stdout.isatty()
     end = time.monotonic() + args.seconds if args.seconds else None
     seen = 0
@@ -166,6 +198,8 @@ def follow_cmd(args):
                 push = link.wait_push(0.2)
                 if push is not None:
                     f.take(push)
+                    if rec:
+                        rec.record(f.gid)
                     seen += 1
                     show()
                     if args.events and seen >= args.events:
@@ -179,6 +213,8 @@ def follow_cmd(args):
                     push = link.wait_push(0.2)
                     if push is not None:
                         f.take(push)
+                        if rec:
+                            rec.record(f.gid)
                         seen += 1
                         live.update(Panel(scoreboard(f.game), title="game %s" % f.gid))
                         if args.events and seen >= args.events:
@@ -187,6 +223,8 @@ def follow_cmd(args):
         pass  # Ctrl-C is how one leaves follow
     finally:
         link.close()
+        if rec:
+            rec.db.close()
     return 0
 
 
@@ -196,8 +234,9 @@ def register(sub):
     _db_arg(p)
     p.set_defaults(func=sync_cmd)
 
-    p = sub.add_parser("follow", help="live scoreboard of the game on the board")
+    p = sub.add_parser("follow", help="live scoreboard of the game on the board; --db FILE records it as it goes")
     _port_arg(p)
+    p.add_argument("--db", default=None, metavar="FILE", help="also keep this plays database current (as sync does)")
     p.add_argument("--plain", action="store_true", help="print each update as text (default when not a terminal)")
     p.add_argument("--seconds", type=float, default=0, help="stop after S seconds (default: run until Ctrl-C)")
     p.add_argument("--events", type=int, default=0, help="stop after N live events")

@@ -1,17 +1,23 @@
 """Exports of the plays database: json, csv, bgstats.
 
-json     a JSON array of plays: board, game_id, date, game, players,
-         events (the effective game-record events, in order), final when scored.
-csv      one row per player per play.
+json     a JSON array of plays: board (the board's unique id), board_type,
+         game_id (its game number there), date (the game's start, ISO 8601
+         UTC), date_estimated (true when the board did not know the time:
+         docs/protocol.md), state, game, players, events (the effective
+         game-record events, in order), final when scored.
+csv      one row per player per play (date and date_estimated as in json).
 bgstats  a play file for the BG Stats app (its import JSON: sourceName,
          games with name and bggId, players, plays with playDate and
-         playerScores: name, score, winner, startPlayer, rank). Only scored
-         plays go in: BG Stats needs the scores.
+         playerScores: name, score, winner, startPlayer, rank); playDate is the
+         game's start in the host's local time. Only scored plays go in:
+         BG Stats needs the scores.
 """
 
+import calendar
 import csv
 import io
 import json
+import time
 
 GAME_NAMES = {"stalk-exchange": "Stalk Exchange", "oh-my-orchids": "Oh My. Orchids!"}
 
@@ -24,17 +30,34 @@ BGG_ID_OH_MY_ORCHIDS_UNVERIFIED = 0
 BGG_IDS = {"stalk-exchange": BGG_ID_STALK_EXCHANGE_UNVERIFIED, "oh-my-orchids": BGG_ID_OH_MY_ORCHIDS_UNVERIFIED}
 
 
+def state(p):
+    """scored, over, abandoned (archived unfinished) or in progress."""
+    if "final" in p:
+        return "scored"
+    if p["over"]:
+        return "over"
+    return "abandoned" if p.get("abandoned") else "in progress"
+
+
+def local_time(iso_utc):
+    """ISO 8601 UTC -> 'YYYY-MM-DD HH:MM:SS' in the host's local time."""
+    t = calendar.timegm(time.strptime(iso_utc, "%Y-%m-%dT%H:%M:%SZ"))
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(t))
+
+
 def to_json(plays):
     out = []
     for p in plays:
-        item = {k: p[k] for k in ("board", "game_id", "date", "game", "players", "events")}
+        item = {k: p.get(k) for k in ("board", "board_type", "game_id", "date", "date_estimated")}
+        item["state"] = state(p)
+        item.update({k: p[k] for k in ("game", "players", "events")})
         if "final" in p:
             item["final"] = p["final"]
         out.append(item)
     return json.dumps(out, indent=2) + "\n"
 
 
-CSV_FIELDS = ("date", "board", "game_id", "game", "seat", "player", "score", "rank", "winner", "finished")
+CSV_FIELDS = ("date", "date_estimated", "board", "game_id", "game", "seat", "player", "score", "rank", "winner", "finished", "state")
 
 
 def _results(p):
@@ -52,13 +75,22 @@ def to_csv(plays):
             r = res.get(name, {})
             w.writerow(
                 (
-                    p["date"], p["board"], p["game_id"], p["game"], seat, name,
+                    p["date"], "yes" if p.get("date_estimated") else "no", p["board"], p["game_id"], p["game"], seat, name,
                     r.get("score", ""), r.get("rank", ""),
                     ("yes" if r.get("winner") else "no") if r else "",
-                    "yes" if "final" in p else "no",
+                    "yes" if "final" in p else "no", state(p),
                 )
             )
     return buf.getvalue()
+
+
+def source_play_id(p):
+    """Stable across exports, unique across boards and erased flashes:
+    board id / game number / the game's nonce (when the board stamped one)."""
+    ident = p.get("ident", "")
+    if ident.startswith("nonce:"):
+        return "%s/%s/%s" % (p["board"], p["game_id"], ident[6:])
+    return "%s/%s" % (p["board"], p["game_id"])
 
 
 def to_bgstats(plays):
@@ -85,11 +117,11 @@ def to_bgstats(plays):
             )
         out.append(
             {
-                "sourcePlayId": "%s/%s" % (p["board"], p["game_id"]),
+                "sourcePlayId": source_play_id(p),
                 "sourceGameId": p["game"],
                 "gameName": GAME_NAMES[p["game"]],
                 "bggId": BGG_IDS[p["game"]],
-                "playDate": p["date"],
+                "playDate": local_time(p["date"]),
                 "playerScores": scores,
             }
         )

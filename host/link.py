@@ -1,7 +1,8 @@
 """The host's side of the serial link (docs/protocol.md).
 
 `connect(port)` opens the port (`auto` = find the board by USB VID:PID
-2E8A:0005 and its hello), says hello and checks the protocol version.
+2E8A:0005 and its hello), says hello, checks the protocol version and sets
+the board's clock.
 `HostLink` sends requests and waits for the reply with the same sequence
 number; every read has a timeout (`read_timeout`), every request a
 deadline with retries, and the whole exchange a cap (`cap` seconds): the
@@ -144,11 +145,21 @@ class HostLink:
         self.info = info
         return info
 
-    def events(self, gid, start):
-        """(start, total, board's prefix crc of records[:start], [records])."""
+    def set_clock(self):
+        """Set the board's clock to the host's (unix seconds UTC): done
+        whenever the host talks to a board, so games started later carry
+        their real date. Firmware without board ids has no clock request."""
+        if self.info and self.info.get("id"):
+            return self.call("time", set=int(time.time()))
+        return None
+
+    def events(self, gid, start, limit=None):
+        """(start, total, board's prefix crc of records[:start], [records]);
+        `limit`: payload bytes to ask for at most (16: just one record)."""
         for i in range(self.retries):
             try:
-                body = self.call("events", retry=False, game=gid, max=self.chunk, **{"from": start})
+                cap = self.chunk if limit is None else max(16, min(limit, self.chunk))
+                body = self.call("events", retry=False, game=gid, max=cap, **{"from": start})
                 break
             except NoAnswer:
                 if i == self.retries - 1:
@@ -261,6 +272,7 @@ def connect(port="auto", cap=60.0, request_timeout=1.0):
     link = HostLink(open_serial(port), name=port, cap=cap, request_timeout=request_timeout)
     try:
         link.hello()
+        link.set_clock()
     except UserError:
         link.close()
         raise
@@ -285,6 +297,11 @@ def discover(cap=60.0, request_timeout=1.0, ports=None):
             link.close()
             silent.append(dev)
     if len(found) == 1:
+        try:
+            found[0].set_clock()
+        except UserError:
+            found[0].close()
+            raise
         return found[0]
     for link in found:
         link.close()

@@ -194,7 +194,7 @@ class SimApp(App):
         self.query_one("#ring", RingView).set_pixels(list(pixels), screen, bright)
         link = ("link: %s" % link_path) if link_path else ("link: none (%s)" % (link_note or "not started"))
         info = Text()
-        info.append("%s (simulated)  " % sim.label)
+        info.append("%s (simulated, id %s)  " % (sim.label, getattr(sim.hw, "uid", "?")))
         info.append(link, style="bold")
         info.append("  flash: %s" % (_short_path(sim.state_dir) if sim.state_dir else "in memory"))
         info.append("  brightness %d" % bright)

@@ -174,24 +174,29 @@ class SimBoard:
         self.label = _board_label(self.board)
         set_hw_clock(self.hw, self.clock())
         store_cls = _observed_store(storage.Store, self)
+        from host import flashdir
+
         if self.state_dir:
             os.makedirs(self.state_dir, exist_ok=True)
+            flashdir.claim(self.state_dir)  # one simulator per flash (UserError if in use)
+            self.hw.uid = flashdir.board_id(self.state_dir)
             self.store = store_cls(root=self.state_dir)
         else:
             memfs = _import("firmware.memfs")
+            self.hw.uid = flashdir.new_id()  # a fresh flash in RAM: a new board every time
             self.store = store_cls(fs=memfs.MemFS())
         link_mod = self._open_link() if self.want_link else None
         self.app = app_mod.App(self.hw, self.store, link=self.link)
         if self.link is not None:
             try:
-                board = link_mod.AppBoard(self.app, self.store, board_id="sim-" + self.board, fw=_fw_version())
+                board = link_mod.AppBoard(self.app, self.store, board_id="sim-" + self.board, fw=_fw_version(), uid=self.hw.uid)
                 board.remote_buttons = True  # simulator only: the host may press buttons over the link
                 self.link.attach(board)
             except Exception as err:  # a broken link must not stop the board
                 self.link.port = None  # Link.poll() does nothing without a port
                 self.link_note = "link failed: %s" % _one_line(err)
                 self.link_path = None
-                self.close()
+                self._close_pty()
         return self
 
     def _open_link(self):
@@ -206,16 +211,24 @@ class SimBoard:
             self.link = link_mod.Link(None, self._pty, clock=self.clock)
             self.link_path = self._pty.path
         except Exception as err:
-            self.close()
+            self._close_pty()
             self.link = None
             self.link_note = "link failed: %s" % _one_line(err)
             return None
         return link_mod
 
-    def close(self):
+    def _close_pty(self):
         if self._pty is not None:
             self._pty.close()
             self._pty = None
+
+    def close(self):
+        """Stop serving: the pty goes, and the flash directory is free again."""
+        self._close_pty()
+        if self.state_dir:
+            from host import flashdir
+
+            flashdir.release(self.state_dir)
 
     # -- running -----------------------------------------------------------
     def now(self):
@@ -497,6 +510,9 @@ def run(board="pico", state_dir=None, runtime="cpython"):
         sim = SimBoard(board=board, state_dir=state_dir)
     try:
         sim.start()
+    except UserError:
+        sim.close()
+        raise
     except SimUnavailable as err:
         sim.close()
         raise UserError(str(err))

@@ -13,6 +13,8 @@ import engine_lite
 import serial
 
 from firmware import link as L
+from firmware.hw import stamp
+from firmware.hw_sim import SimHW
 from firmware.memfs import MemFS
 from firmware.storage import Store
 
@@ -20,13 +22,24 @@ from firmware.storage import Store
 class StoreBoard:
     remote_buttons = False
 
-    def __init__(self, store=None, board_id="test-board"):
+    def __init__(self, store=None, board_id="test-board", uid=None, clock=None):
         self.store = store or Store(fs=MemFS())
         self.game = self.store.boot()
         self.board_id = board_id
+        self.uid = uid
+        self.clock = clock or SimHW(count=1)  # utc / set_utc / uptime, as the board's hardware has them
         self.fw = "test"
         self.hooks = []
         self._settings = None
+
+    def utc(self):
+        return self.clock.utc()
+
+    def set_time(self, t):
+        self.clock.set_utc(t)
+
+    def uptime(self):
+        return self.clock.uptime()
 
     # board interface
     def current(self):
@@ -55,6 +68,7 @@ class StoreBoard:
         self.store.save_settings(cur)
 
     def new_game(self, rec):
+        rec = stamp(rec, self.clock)  # as App.new_game does
         self.game = self.store.new_game(rec)
         self._fire(0, rec)
 

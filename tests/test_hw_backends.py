@@ -103,6 +103,9 @@ for i in range(700):
 print(b.get_into(ev), ev.button, ev.kind)
 t0 = hw.ticks_ms()
 print(type(t0).__name__)
+print(hw.uid, hw.utc())
+hw.set_utc(1796068200)  # 2026-11-30T19:50:00Z, as the host's `time` request sets it
+print(machine.RTC.set[:7], abs(hw.utc() - 1796068200) <= 1, hw.uptime() >= 0)
 """
 
 
@@ -117,6 +120,10 @@ def test_micropython_backend_in_real_micropython():
     assert lines[3] == "[20, 10, 30] [2, 1, 3]"  # GRB order on the wire
     assert lines[4] == "True 5 %d" % LONG
     assert lines[5] == "int"  # time.ticks_ms of the real interpreter
+    # issue 10: the id is machine.unique_id() in hex; the clock is unknown until the
+    # host sets it, then machine.RTC gets (year, month, day, weekday, h, m, s, subseconds)
+    assert lines[6] == "e6613852832a4f21 None"
+    assert lines[7] == "(2026, 11, 30, 0, 19, 50, 0) True True"
 
 
 BLINKA_SCRIPT = r"""

@@ -52,7 +52,27 @@ def dev():
 def test_hello_is_versioned(dev):
     kind, ans = answer(dev, "hello", seq=513)
     assert kind == "R"
-    assert ans == {"proto": L.PROTO, "fw": "test", "board": "test-board", "game": "0002", "max": frame.MAX_PAYLOAD}
+    assert ans == {"proto": L.PROTO, "fw": "test", "board": "test-board", "id": None, "up": 0, "game": "0002", "max": frame.MAX_PAYLOAD}
+
+
+def test_the_host_sets_the_board_clock_and_new_games_carry_their_start_time(dev):
+    """Issue 10: "whenever the host talks to a board it sets the board's clock";
+    the start record gains `at` when the board knows the time, `uptime` when not."""
+    b = dev.board
+    b.clock.wall = None  # a Pico after power-up: no idea of the date
+    assert answer(dev, "time")[1] == {"utc": None, "up": 0}
+    b.load(['{"ev":"start","game":"oh-my-orchids","players":["Ann","Bo"]}'])
+    ev0 = b.game.events()[0]
+    assert ev0["uptime"] == 0 and "at" not in ev0 and 0 <= ev0["nonce"] < 2 ** 32
+    kind, ans = answer(dev, "time", set=1796068200)  # 2026-11-30T19:50:00Z
+    assert kind == "R" and abs(ans["utc"] - 1796068200) <= 1
+    b.load(['{"ev":"start","game":"oh-my-orchids","players":["Ann","Bo"]}'])
+    ev1 = b.game.events()[0]
+    assert ev1["at"] in ("2026-11-30T19:50:00Z", "2026-11-30T19:50:01Z") and "uptime" not in ev1
+    assert ev1["nonce"] != ev0["nonce"]
+    for bad in (-1, 2 ** 32, "2026-11-30", 1.5, True):
+        kind, ans = answer(dev, "time", set=bad)
+        assert kind == "X" and ans["code"] == "bad_arg"
 
 
 def test_status_and_games(dev):
@@ -127,7 +147,9 @@ def test_dangerous_requests_need_the_confirm_token(dev):
     token = answer(dev, "new_game", start=start)[1]["token"]
     kind, ans = answer(dev, "new_game", start=start, confirm=token)
     assert kind == "R" and ans["game"] == "0003"
-    assert dev.board.records("0003") == [dev.board.game_encode(start)]
+    ev0 = dev.board.game.events()[0]
+    assert len(dev.board.records("0003")) == 1 and "nonce" in ev0 and "at" in ev0, "stamped by the board"
+    assert {k: v for k, v in ev0.items() if k not in ("nonce", "at")} == start
     assert dev.board.archived()[-1][0] == "0002", "the unfinished game was archived, not lost"
 
 
@@ -313,7 +335,10 @@ from firmware import link as L
 
 class MiniBoard:
     board_id = "mini"
+    uid = "m1"
     fw = "t"
+    def uptime(self):
+        return 5
     remote_buttons = False
     def __init__(self, path):
         self.g = engine_lite.Game()

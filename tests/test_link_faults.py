@@ -42,10 +42,10 @@ def assert_db_equals_board(db, b):
     for gid in ids:
         assert db.records(board_id, gid) == [bytes(r) for r in b.records(gid)], gid
     dup = db.con.execute(
-        "SELECT COUNT(*) FROM (SELECT board, game_id, idx FROM events GROUP BY board, game_id, idx HAVING COUNT(*) > 1)"
+        "SELECT COUNT(*) FROM (SELECT board, ident FROM games GROUP BY board, ident HAVING COUNT(*) > 1)"
     ).fetchone()[0]
-    assert dup == 0
-    for board_id, gid, n, top in db.con.execute("SELECT board, game_id, COUNT(*), MAX(idx) FROM events GROUP BY board, game_id"):
+    assert dup == 0, "one play per board game"
+    for play, n, top in db.con.execute("SELECT game, COUNT(*), MAX(idx) FROM events GROUP BY game"):
         assert top == n - 1, "no gaps"
     for gid, synced in b.archived():
         if synced:

@@ -85,14 +85,19 @@ def test_sync_then_export_gives_back_the_loaded_game(sim, tmp_path, name):
     assert r.returncode == 0, r.stderr
     plays = json.loads(r.stdout)
     assert len(plays) == 1
-    assert plays[0]["events"] == effective_events(record)
+    got, want = plays[0]["events"], effective_events(record)
+    assert got[1:] == want[1:]
+    # the board stamped the start with its identity and start time (issue 10)
+    assert {k: v for k, v in got[0].items() if k not in ("nonce", "at")} == want[0]
+    assert got[0]["at"] == plays[0]["date"] and plays[0]["date_estimated"] is False
     assert plays[0]["final"] == engine_lite.replay(open(record))["final"]
 
     r = bk("sync", "--port", board.path, "--db", db)
     assert r.returncode == 0 and " 0 new event(s)" in r.stdout, r.stdout + r.stderr
     con = sqlite3.connect(db)
     assert con.execute("SELECT COUNT(*) FROM events").fetchone()[0] == n
-    assert con.execute("SELECT COUNT(*) FROM (SELECT DISTINCT board, game_id, idx FROM events)").fetchone()[0] == n
+    assert con.execute("SELECT COUNT(*) FROM (SELECT DISTINCT game, idx FROM events)").fetchone()[0] == n
+    assert con.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 1
 
     for fmt in ("csv", "bgstats"):
         r = bk("export", "--db", db, "--format", fmt)
@@ -130,6 +135,42 @@ def test_follow_command_prints_the_scoreboard(sim):
     r = bk("follow", "--port", board.path, "--plain", "--seconds", "0.5")
     assert r.returncode == 0, r.stderr
     assert "Oh My. Orchids!" in r.stdout and "GAME OVER" in r.stdout
+
+
+def test_follow_marks_whose_turn_it_is_and_records_with_db(sim, tmp_path):
+    """Issue 10: follow compared a seat index with a name and never marked
+    anyone; `follow --db FILE` keeps the plays database as it watches."""
+    rec = tmp_path / "start.jsonl"
+    rec.write_text('{"ev":"start","game":"stalk-exchange","players":["Ann","Bo","Cy"]}\n{"ev":"plant"}\n{"ev":"plant"}\n'
+                   '{"ev":"end_turn"}\n')
+    board = sim(str(rec))
+    db = str(tmp_path / "plays.sqlite3")
+    r = bk("follow", "--port", board.path, "--plain", "--seconds", "0.5", "--db", db)
+    assert r.returncode == 0, r.stderr
+    marked = [line for line in r.stdout.splitlines() if line.startswith(">")]
+    assert marked and all(line.split()[1] == "Bo" for line in marked), r.stdout
+    plays = json.loads(bk("plays", "--db", db, "--json").stdout)
+    assert len(plays) == 1 and len(plays[0]["events"]) == 4 and plays[0]["state"] == "in progress"
+    from host import db as D
+    from host.cmd_sync import Follower, Recorder
+
+    link = connect(board.path, cap=60)  # what follow --db does with each live event (one program on the port)
+    try:
+        f = Follower(link)
+        f.refetch()
+        rec = Recorder(link, D.Database(db))
+        rec.record(f.gid)
+        for _ in range(2):
+            link.call("press", retry=False, button=6, kind=1)  # ok short = plant
+            push = link.wait_push(5.0)
+            assert push is not None
+            f.take(push)
+            rec.record(f.gid)
+        rec.db.close()
+    finally:
+        link.close()
+    plays = json.loads(bk("plays", "--db", db, "--json").stdout)
+    assert len(plays) == 1 and len(plays[0]["events"]) == 6, "the live events went into the database"
 
 
 def test_names_are_pushed_to_the_board(sim):
@@ -224,8 +265,10 @@ def test_exports_json_csv_bgstats():
 
     js = json.loads(X.to_json(plays))
     assert [p["game"] for p in js] == ["stalk-exchange", "oh-my-orchids"]
-    assert js[0]["events"] == effective_events(os.path.join(RECORDS, "stalk-5p-crash.jsonl"))
+    want = effective_events(os.path.join(RECORDS, "stalk-5p-crash.jsonl"))
+    assert js[0]["events"][1:] == want[1:] and js[0]["events"][0]["at"] == js[0]["date"]
     assert "final" in js[0] and "final" not in js[1]
+    assert [p["state"] for p in js] == ["scored", "in progress"]
 
     rows = list(csv.DictReader(io.StringIO(X.to_csv(plays))))
     assert len(rows) == 5 + 2
@@ -234,7 +277,8 @@ def test_exports_json_csv_bgstats():
     bg = json.loads(X.to_bgstats(plays))
     assert len(bg["plays"]) == 1, "only scored plays"
     play = bg["plays"][0]
-    assert play["gameName"] == "Stalk Exchange" and "bggId" in play and play["playDate"]
+    assert play["gameName"] == "Stalk Exchange" and "bggId" in play
+    assert play["playDate"] == X.local_time(js[0]["date"]), "BG Stats wants the host's local time"
     assert bg["games"][0]["name"] == "Stalk Exchange"
     final = {r["name"]: r for r in js[0]["final"]["players"]}
     for i, ps in enumerate(play["playerScores"]):

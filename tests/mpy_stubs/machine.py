@@ -20,3 +20,17 @@ class Pin:
         if v is None:
             return self.level
         self.level = v
+
+
+def unique_id():
+    return b"\xe6\x61\x38\x52\x83\x2a\x4f\x21"  # shaped like an RP2040 flash id
+
+
+class RTC:
+    """Keeps what was set (RTC.set holds the last datetime tuple)."""
+
+    set = None
+
+    def datetime(self, t=None):
+        if t is not None:
+            RTC.set = t
