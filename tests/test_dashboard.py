@@ -174,7 +174,7 @@ def test_history_lists_every_game_with_date_players_scores_and_winner(history_se
     plays = store.read_plays(db)
     assert len(plays) == len(K.HISTORY) and body.count('<tr class="play">') == len(plays)
     for p in plays:
-        row = [r for r in re.findall(r'<tr class="play">(.*?)</tr>', body) if "board=%s&amp;" % p["board"] in r]
+        row = [r for r in re.findall(r'<tr class="play">(.*?)</tr>', body) if 'href="/game?play=%s"' % p["play"] in r]
         assert len(row) == 1
         assert p["date"] in row[0]
         for r in p["final"]["players"]:
@@ -204,11 +204,11 @@ def test_without_a_board_the_live_page_says_so(history_server):
     "method, path, code, words",
     [
         ("GET", "/nope", 404, "no page /nope"),
-        ("GET", "/game", 400, "needs the parameter(s) board, id"),
-        ("GET", "/game?board=table-0&id=9999", 404, "no game 9999"),
+        ("GET", "/game", 400, "needs the parameter(s) play"),
+        ("GET", "/game?play=9999", 404, "no play 9999"),
         ("GET", "/history?x=1", 400, "unknown parameter 'x'"),
-        ("GET", "/game?board=a&board=b&id=1", 400, "given 2 times"),
-        ("GET", "/game?board=%ff&id=1", 400, "malformed query"),
+        ("GET", "/game?play=1&play=2", 400, "given 2 times"),
+        ("GET", "/game?play=%ff", 400, "malformed query"),
         ("POST", "/", 405, "only answers GET"),
         ("BREW", "/", 405, "only answers GET"),
     ],
@@ -276,7 +276,12 @@ def test_live_view_follows_the_board_records_every_event_and_survives_an_unplug(
         final = state_of("stalk-2p.jsonl").state()["final"]
         assert K.shown_scores(st["html"]) == {r["name"]: r["score"] for r in final["players"]}
         plays = store.read_plays(db)
-        assert len(plays) == 1 and plays[0]["events"] == state_of("stalk-2p.jsonl").events()
+        assert len(plays) == 1
+        stored, played = plays[0]["events"], state_of("stalk-2p.jsonl").events()
+        # the board stamps its start record with the game's identity and start (issue 10)
+        assert set(stored[0]) - set(played[0]) == {"nonce", "at"} and isinstance(stored[0]["nonce"], int)
+        assert {k: v for k, v in stored[0].items() if k not in ("nonce", "at")} == played[0]
+        assert stored[1:] == played[1:] and plays[0]["date"] == stored[0]["at"] and not plays[0]["date_estimated"]
     finally:
         board.kill()
         err = serve.close()

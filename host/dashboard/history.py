@@ -15,14 +15,22 @@ GAME_TITLES = {"stalk-exchange": "Stalk Exchange", "oh-my-orchids": "Oh My. Orch
 
 
 def game_link(p):
-    return "/game?" + urlencode({"board": p["board"], "id": p["game_id"]})
+    """A play's page is keyed by its play id: (board, game number) is not
+    unique once a board is erased or its counter restarts (issue 10)."""
+    return "/game?" + urlencode({"play": p["play"]})
 
 
-def find(plays, board, gid):
+def find(plays, play_id):
     for p in plays:
-        if p["board"] == board and p["game_id"] == gid:
+        if str(p["play"]) == play_id:
             return p
     return None
+
+
+def date_words(p):
+    """The game's own start (UTC); `~` where it was estimated from the board's
+    uptime because the board never knew the time (as `bloomkeeper plays`)."""
+    return ("~" if p.get("date_estimated") else "") + p["date"]
 
 
 def stats(plays):
@@ -52,7 +60,8 @@ def stats(plays):
 def result_words(p):
     """(players with scores, winners) in words."""
     if "final" not in p:
-        return ", ".join(escape(n) for n in p["players"]), ("over, not scored" if p["over"] else "in progress")
+        state = "over, not scored" if p["over"] else ("abandoned" if p.get("abandoned") else "in progress")
+        return ", ".join(escape(n) for n in p["players"]), state
     rows = p["final"]["players"]
     who = ", ".join('%s <b>%d</b>' % (escape(r["name"]), r["score"]) for r in rows)
     return who, ", ".join(escape(r["name"]) for r in rows if r["winner"])
@@ -68,7 +77,7 @@ def history_body(plays):
         who, winner = result_words(p)
         rows.append(
             '<tr class="play"><td>%s</td><td>%s</td><td>%s</td><td class="winner-cell">%s</td><td><a href="%s">%s</a></td></tr>'
-            % (escape(p["date"]), GAME_TITLES.get(p["game"], p["game"]), who, winner, escape(game_link(p)),
+            % (escape(date_words(p)), GAME_TITLES.get(p["game"], p["game"]), who, winner, escape(game_link(p)),
                "chart" if p["game"] == "stalk-exchange" else "details")
         )
     out.append('<div class="scroll"><table class="plays" id="plays"><tr><th>date</th><th>game</th><th>players and scores</th>'
@@ -93,7 +102,7 @@ def history_body(plays):
 
 def game_body(p, chart_svg):
     """One game: result and, for Stalk Exchange, the market chart."""
-    out = ["<h1>%s <span class=\"sub\">%s</span></h1>" % (GAME_TITLES.get(p["game"], p["game"]), escape(p["date"]))]
+    out = ["<h1>%s <span class=\"sub\">%s</span></h1>" % (GAME_TITLES.get(p["game"], p["game"]), escape(date_words(p)))]
     out.append('<p class="where">board %s, game %s: %d events</p>' % (escape(p["board"]), escape(p["game_id"]), len(p["events"])))
     if "final" in p:
         out.append(views.final_table(p["final"], p["game"]))

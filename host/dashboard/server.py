@@ -2,7 +2,7 @@
 
 Routes: `/` the live table, `/events` its Server-Sent Events stream,
 `/state.json` the live panel for scripts, `/history` the plays and the
-statistics, `/game?board=B&id=G` one game (with its market chart).
+statistics, `/game?play=N` one game (with its market chart).
 Anything else is a 4xx with a one-line plain-text reason; an unexpected
 failure is a one-line 500 (never a traceback page).
 """
@@ -18,7 +18,7 @@ from host.dashboard import charts, history, pages, store
 from host.errors import UserError
 
 KEEPALIVE_S = 15  # an idle event stream sends a comment this often (proxies, phones)
-PARAMS = {"/": (), "/events": (), "/state.json": (), "/history": (), "/game": ("board", "id")}
+PARAMS = {"/": (), "/events": (), "/state.json": (), "/history": (), "/game": ("play",)}
 
 
 class BadRequest(Exception):
@@ -135,9 +135,9 @@ class Handler(BaseHTTPRequestHandler):
         self._send(pages.page("Bloomkeeper: plays", history.history_body(self._plays())))
 
     def page_game(self, q):
-        p = history.find(self._plays(), q["board"], q["id"])
+        p = history.find(self._plays(), q["play"])
         if p is None:
-            raise BadRequest(404, "no game %s on board %s in the plays database" % (q["id"][:40], q["board"][:40]))
+            raise BadRequest(404, "no play %s in the plays database" % q["play"][:40])
         svg = self.server.chart(p) if p["game"] == "stalk-exchange" else ""
         self._send(pages.page("Bloomkeeper: game %s" % p["game_id"], history.game_body(p, svg)))
 
@@ -154,7 +154,7 @@ class DashboardServer(ThreadingHTTPServer):
 
     def chart(self, p):
         """The game's market chart, inline SVG (drawn once per stored length)."""
-        key = (p["board"], p["game_id"], len(p["events"]))
+        key = (p["play"], len(p["events"]))
         with self._charts_lock:
             svg = self._charts.get(key)
         if svg is None:
