@@ -98,15 +98,9 @@ def sim_cmd(args):
     if args.buttons or args.record:
         raise UserError("--buttons and --record need --headless")
     state_dir = explicit_state or default_state_dir(args.board)
-    try:
-        os.makedirs(state_dir, exist_ok=True)
-    except OSError as err:
-        raise UserError("cannot use state directory %s: %s" % (state_dir, err.strerror or err))
-    if not os.path.isdir(state_dir):
-        raise UserError("state directory %s is not a directory" % state_dir)
     from host import flashdir
 
-    flashdir.claim(state_dir)  # before the screen is taken: a second simulator on this flash is one line
+    flashdir.take(state_dir)  # before the screen is taken: a second simulator on this flash is one line
     tui = load_module("host.sim_tui", "the terminal simulator")
     return _call(tui.run, args.board, state_dir=state_dir, runtime=runtime) or 0
 

@@ -25,6 +25,19 @@ ID_FILE = "board-id"
 _held = {}  # realpath -> open lock file (one per directory per process)
 
 
+def take(path):
+    """Make `path` a simulated board's flash, held by this process; its board
+    id. One line (UserError) when it is not a usable directory or is in use."""
+    if os.path.lexists(path) and not os.path.isdir(path):
+        raise UserError("state directory %s is not a directory" % path)
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as err:
+        raise UserError("cannot use state directory %s: %s" % (path, err.strerror or err))
+    claim(path)
+    return board_id(path)
+
+
 def claim(path):
     """Hold `path` for this process (UserError naming it if another has it)."""
     real = os.path.realpath(path)

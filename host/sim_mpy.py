@@ -90,7 +90,7 @@ class GuestError(Exception):
 class GuestBoard:
     """The MicroPython process running host/mpy_guest/simboard.py."""
 
-    def __init__(self, board, flash_dir, board_id, fw, heapsize_kb=None):
+    def __init__(self, board, flash_dir, board_id, fw, uid, heapsize_kb=None):
         self.tmp = tempfile.mkdtemp(prefix="bk-sim-mpy-")
         self.proc = None
         try:
@@ -101,7 +101,7 @@ class GuestBoard:
             raise
         if heapsize_kb is not None:
             cmd += ["-X", "heapsize=%dk" % heapsize_kb]
-        cmd += ["simboard.py", board, str(flash_dir), board_id, fw]
+        cmd += ["simboard.py", board, str(flash_dir), board_id, fw, uid]
         self.proc = subprocess.Popen(cmd, cwd=str(guest), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE)
         self.buf = b""
@@ -269,12 +269,18 @@ class MpySimBoard(SimBoard):
     heapsize_kb = None
 
     def start(self):
+        from host import flashdir
+
         self.flash_tmp = None
         flash = self.state_dir
-        if not flash:
+        if flash:
+            uid = flashdir.take(flash)  # one simulator per flash (UserError if in use)
+        else:
             self.flash_tmp = tempfile.mkdtemp(prefix="bk-sim-flash-")
             flash = os.path.join(self.flash_tmp, "bk")
-        self.guest = GuestBoard(self.board, flash, "sim-" + self.board, _fw_version(), heapsize_kb=self.heapsize_kb)
+            uid = flashdir.new_id()  # a fresh flash: a new board every time
+        self.guest = GuestBoard(self.board, flash, "sim-" + self.board, _fw_version(), uid,
+                                heapsize_kb=self.heapsize_kb)
         self.hw = GuestHW(self.guest)
         self.hw.now = self.clock()
         self.label = _board_label(self.board)

@@ -177,9 +177,7 @@ class SimBoard:
         from host import flashdir
 
         if self.state_dir:
-            os.makedirs(self.state_dir, exist_ok=True)
-            flashdir.claim(self.state_dir)  # one simulator per flash (UserError if in use)
-            self.hw.uid = flashdir.board_id(self.state_dir)
+            self.hw.uid = flashdir.take(self.state_dir)  # one simulator per flash (UserError if in use)
             self.store = store_cls(root=self.state_dir)
         else:
             memfs = _import("firmware.memfs")

@@ -1,6 +1,23 @@
 """The simulator's `machine` (MicroPython Unix port): GPIO pins whose level
-the simulator protocol sets (host/mpy_guest/simboard.py). Only Pin exists:
-the firmware uses nothing else of `machine`."""
+the simulator protocol sets (host/mpy_guest/simboard.py), the board's
+unique id (the simulator's, kept in its flash directory: host/flashdir.py)
+and an RTC the host sets over the link (the Unix port's own clock is the
+host's already, so it only keeps what it was given)."""
+
+UID = b"sim"  # set by simboard.py before the firmware reads it
+
+
+def unique_id():
+    return UID
+
+
+class RTC:
+    set_to = None
+
+    def datetime(self, t=None):
+        if t is None:
+            return RTC.set_to
+        RTC.set_to = t
 
 
 class Pin:

@@ -32,6 +32,7 @@ B BRIGHTNESS.
 import binascii
 import json
 import sys
+import time
 
 STEP_MS = 5
 
@@ -55,7 +56,8 @@ class Port:
 
 
 class Board:
-    def __init__(self, board, root, board_id, fw):
+    def __init__(self, board, root, board_id, fw, uid):
+        import machine
         from firmware.hw import make_hw
         from firmware.storage import Store
         from firmware.app import App
@@ -82,7 +84,10 @@ class Board:
                     sim.refusal = "%s (%s)" % (err, getattr(err, "code", type(err).__name__))
                     raise
 
+        machine.UID = uid.encode()
         self.hw = make_hw(board)
+        self.hw.uid = uid  # the simulator's id as it is, like the CPython runtime's (not hexlified)
+        self.hw.set_utc(int(time.time()))  # the simulator uses the host's clock (the Unix port's is)
         self.store = ObservedStore(root)
         self.port = Port()
         self.link = L.Link(None, self.port, clock=self.clock)
@@ -192,4 +197,4 @@ def serve(b):
 
 
 if __name__ == "__main__":
-    serve(Board(sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]))
+    serve(Board(sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]))
