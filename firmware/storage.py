@@ -172,7 +172,7 @@ class FlashLog:
         self.end = 0  # bytes of valid frames
         self.size = 0  # bytes in the file (more than end: a torn last frame)
         self.since = 0  # frames written since base_off
-        self.cache = None  # the tail's bytes as read at boot (from cache_off)
+        self.cache = None  # the tail's bytes as read at boot (from cache_off), until the next write
         self.cache_off = 0
         self.snap = None  # engine snapshot of the first `base` records, if known
 
@@ -266,6 +266,10 @@ class FlashLog:
         f.write(fr)
         f.flush()
         f.close()  # on littlefs/FAT, close commits the data
+        # The boot cache is the file as it was at boot: this frame (and a
+        # torn tail cut off at boot, whose bytes it may still hold) is not
+        # in it, so from now on records() reads the flash (issue 16).
+        self.cache = None
         off = self.end
         self.end += len(fr)
         self.size = self.end
