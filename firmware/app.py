@@ -84,7 +84,19 @@ class App:
         self.setup = SF.Setup()
         self.screen = "setup_game"
         self.last_game = None  # the game finished last (its results)
-        self.game = store.boot()
+        self.faults = 0  # firmware faults survived since power-up
+        try:
+            self._load()
+        except Exception as e:
+            self.recover(e)
+
+    def _load(self):
+        """The game in progress from flash, on its home screen (or setup)."""
+        self.pending = -1
+        self.pf_seat = -1
+        self.hist_n = 0
+        self.screen = "stalk"  # any home screen: _sync picks the right one
+        self.game = self.store.boot()
         if self.game is None or self.game.rules is None:
             self.game = None
             SF.begin(self)
@@ -94,7 +106,32 @@ class App:
     # -- the loop --------------------------------------------------------
 
     def step(self):
-        """Poll buttons, handle their gestures, draw, serve the link."""
+        """One loop step. It cannot die: an unexpected exception (a bug, a
+        failing flash) is caught here and the board recovers (recover)."""
+        try:
+            self._step()
+        except Exception as e:  # not KeyboardInterrupt: Ctrl-C stops the app
+            self.recover(e)
+
+    def recover(self, e):
+        """Note the fault in the fault log on flash (the host reads it:
+        `bloomkeeper doctor`), show the fault pattern, and reload the game
+        from flash, which holds every acknowledged event: whatever the
+        fault left half-done in RAM is dropped."""
+        self.faults += 1
+        self.view.fault_at = self.clock()
+        self._dirty = True
+        try:
+            self.store.log_fault(_fault_line(self, e))
+        except Exception:
+            pass  # the flash may be what failed: recovering matters more
+        try:
+            self._load()
+        except Exception:  # flash unreadable now: setup (the game stays on flash)
+            self.game = None
+            SF.begin(self)
+
+    def _step(self):
         b = self.buttons
         ev = self.ev
         b.poll()
@@ -580,6 +617,24 @@ class App:
         except ImportError:
             return ["screen: " + self.screen]
         return app_words.describe(self)
+
+
+def _fault_line(app, e):
+    """One line for the fault log: count, screen, the error and where it
+    was raised (file, line and function of the innermost frame)."""
+    tb = getattr(e, "__traceback__", None)  # CPython (the simulator)
+    if tb is None:  # MicroPython: only as the printed traceback
+        import io
+        import sys
+
+        out = io.StringIO()
+        sys.print_exception(e, out)
+        where = out.getvalue().split("File ")[-1].split("\n")[0]
+    else:
+        while tb.tb_next is not None:
+            tb = tb.tb_next
+        where = "%s, line %d" % (tb.tb_frame.f_code.co_filename, tb.tb_lineno)
+    return "#%d %s %s: %s @ %s" % (app.faults, app.screen, type(e).__name__, str(e)[:60], where[-60:])
 
 
 def _brightness(b):

@@ -30,6 +30,8 @@ FIN = ".fin"  # finished, not yet synced to the host
 SYN = ".syn"  # finished and synced (may be pruned)
 TMP = ".tmp"  # half-made files: removed at boot
 SETTINGS = "settings.json"
+FAULTS = "faults.log"  # firmware faults the loop survived (App.recover), newest last
+FAULTS_MAX = 1024  # bytes kept: the oldest lines go first
 SNAP_MAGIC = b"BKS1"
 CACHE_MAX = 2048  # a log tail this short is read in one piece at boot
 # crc32(data + crc32(data) as 4 LE bytes) is this constant for any data, so
@@ -572,6 +574,22 @@ class Store:
         if type(stored) is dict:
             s.update(stored)
         return s
+
+    def faults(self):
+        """The fault log's text ("" if there is none)."""
+        try:
+            return str(_read_file(self.fs, self._path("", FAULTS)), "utf-8")
+        except (OSError, ValueError):  # none yet, or unreadable: start afresh
+            return ""
+
+    def log_fault(self, line):
+        """Append one line to the fault log, dropping the oldest lines past
+        FAULTS_MAX bytes (temp + rename: a cut keeps the old log whole)."""
+        b = self.faults() + line[:160] + "\n"
+        while len(b) > FAULTS_MAX:
+            b = b[b.find("\n") + 1 :]
+        self._names()  # the root exists
+        _write_file(self.fs, self._path("", FAULTS), b.encode())
 
     def save_settings(self, d):
         import json
