@@ -633,7 +633,8 @@ def _fault_line(app, e):
     else:
         while tb.tb_next is not None:
             tb = tb.tb_next
-        where = "%s, line %d" % (tb.tb_frame.f_code.co_filename, tb.tb_lineno)
+        code = tb.tb_frame.f_code
+        where = "%s, line %d, in %s" % (code.co_filename, tb.tb_lineno, code.co_name)
     return "#%d %s %s: %s @ %s" % (app.faults, app.screen, type(e).__name__, str(e)[:60], where[-60:])
 
 

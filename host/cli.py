@@ -18,6 +18,7 @@ COMMAND_MODULES = (
     "host.cmd_sim",
     "host.cmd_sync",
     "host.cmd_flash",
+    "host.cmd_doctor",
 )
 
 

@@ -110,7 +110,7 @@ def test_the_issue_table_on_the_real_app_plant_end_turn_undo_after_a_restart():
     """The reproduction from the issue, through the buttons: start a Stalk
     Exchange game, plant, lose power, plant, end the turn, UNDO."""
     b = Board()
-    b.do("ok\nok\nok\nok\n")  # Stalk Exchange, 2 players, default length and track
+    b.do("ok\nok\nok\n")  # Stalk Exchange, 3 players (the default), default track start
     assert b.screen == "stalk"
     b.do("ok")
     b = b.reboot()
@@ -120,6 +120,6 @@ def test_the_issue_table_on_the_real_app_plant_end_turn_undo_after_a_restart():
     planted = b.state
     b.do("long ok\nundo")
     assert b.screen == "stalk" and b.state == planted
-    assert len(list(b.store.log.records())) == len(b.app.game.log) == 4
+    assert len(list(b.store.log.records())) == len(b.app.game.log) == 3
     b.do("undo")
     assert b.state == before
