@@ -16,7 +16,9 @@ middle of a write. So nothing on flash is ever rewritten in place:
 
 An event is acknowledged when `Store.apply` returns; the frame write is the
 LAST flash op of `apply` (a due snapshot is taken before it), so after a
-cut the board boots holding exactly the acknowledged events.
+cut the board boots holding every acknowledged event, plus at most the one
+whose frame landed before the cut but whose call had not returned (legal,
+shown on the ring after the restore, undoable: docs/storage.md).
 """
 
 import binascii

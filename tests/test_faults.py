@@ -265,3 +265,28 @@ from firmware import script as S
     assert faults == 1 and after == n + 1  # the plant reached flash: reloaded with it
     print(line)
     assert line.startswith("#1 stalk IndexError") and 'app.py", line ' in line and "_view_stalk" in line, line
+
+
+def test_the_fault_cross_is_a_shape_no_other_screen_shows():
+    """docs/ring.md: "a shape, not a colour": every documented screen, on
+    and off phase, lights some other set of pixels than the bare cross."""
+    import importlib.util
+    import os
+
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "render_ring.py")
+    spec = importlib.util.spec_from_file_location("render_ring_for_faults", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    ring = RG.Ring(24)
+    cross = [0, 6, 12, 18]
+    seen = {}
+    for name, _, view, t in mod.SCREENS:
+        for dt in range(0, 1200, 50):
+            buf = ring.render(view, t + dt)
+            seen.setdefault(name, set()).add(tuple(i for i in range(24) if any(buf[3 * i : 3 * i + 3])))
+    assert cross_in(seen.pop("fault"), cross)
+    assert not any(tuple(cross) in shapes for shapes in seen.values())
+
+
+def cross_in(shapes, cross):
+    return tuple(cross) in shapes and () in shapes
