@@ -24,6 +24,7 @@ MODULES = (
     ("bench.bench_board", "firmware in MicroPython, power cuts"),
     ("bench.bench_link", "serial link and sync"),
     ("bench.bench_sim", "full-rules simulator"),
+    ("bench.bench_board_machine", "the whole board against its model"),
 )
 
 # The keys issue 7 names, with the unit shown in the table.
@@ -39,6 +40,8 @@ HEADLINE = (
     ("powercut_events_lost", "events", "acknowledged events lost"),
     ("fuzz_frames", "frames", "random frames into the board's link"),
     ("fuzz_failures", "frames", "that crashed it or changed state"),
+    ("model_steps", "steps", "board steps checked against the model (gestures, cuts, reboots, host)"),
+    ("model_failures", "sequences", "where board and model disagreed"),
 )
 
 
