@@ -85,6 +85,7 @@ class App:
         self.screen = "setup_game"
         self.last_game = None  # the game finished last (its results)
         self.faults = 0  # firmware faults survived since power-up
+        self._fault_seen = None  # the last one logged, without its number
         try:
             self._load()
         except Exception as e:
@@ -122,7 +123,10 @@ class App:
         self.view.fault_at = self.clock()
         self._dirty = True
         try:
-            self.store.log_fault(_fault_line(self, e))
+            line = _fault_line(self, e)
+            if line[line.find(" ") :] != self._fault_seen:  # a fault that repeats every step
+                self._fault_seen = line[line.find(" ") :]  # is written once, not 200 times a second
+                self.store.log_fault(line)
         except Exception:
             pass  # the flash may be what failed: recovering matters more
         try:
@@ -137,11 +141,13 @@ class App:
         b.poll()
         while b.get_into(ev):
             self.press(ev.button, ev.kind)
+        # before drawing: a ring that keeps failing must not cut the host off
+        # from the fault log
+        if self.link is not None:
+            self.link.poll()
         # a press or an event shows at once; animations need no more than 50 frames/s
         if self._dirty or ticks_diff(self.clock(), self._frame_at) >= FRAME_MS:
             self.show()
-        if self.link is not None:
-            self.link.poll()
 
     def press(self, button, kind):
         """Handle one gesture (also the simulator's and the link's entry)."""

@@ -290,3 +290,39 @@ def test_the_fault_cross_is_a_shape_no_other_screen_shows():
 
 def cross_in(shapes, cross):
     return tuple(cross) in shapes and () in shapes
+
+
+def test_a_fault_that_repeats_every_step_is_logged_once_and_the_link_still_answers(board, monkeypatch):
+    """A ring that always fails: the loop recovers at every step, but the
+    flash is written once (not 200 times a second), and the host can still
+    read the fault log over the port (the link is served before drawing)."""
+    import json
+
+    from firmware import frame
+
+    def broken(*a):
+        raise RuntimeError("stuck")
+
+    monkeypatch.setattr(board.app.ring, "render", broken)
+    port = QueuePort()
+    board.app.link = L.Link(L.AppBoard(board.app, board.store), port)
+    board.wait(200)
+    assert board.app.faults >= 30
+    assert len(board.store.faults().splitlines()) == 1
+    port.inbox += frame.encode(bytes((L.K_REQ, 9, 0)) + b'{"op": "faults"}')
+    board.wait(20)
+    (reply,) = frame.Deframer(4096).feed(bytes(port.out))
+    assert reply[0] == L.K_OK and "RuntimeError: stuck" in json.loads(reply[3:])["faults"]
+
+
+class QueuePort:
+    def __init__(self):
+        self.inbox = bytearray()
+        self.out = bytearray()
+
+    def read(self, n):
+        data, self.inbox = bytes(self.inbox[:n]), self.inbox[n:]
+        return data or None
+
+    def write(self, data):
+        self.out.extend(data)
