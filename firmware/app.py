@@ -27,7 +27,8 @@ API (the simulator, the serial link and the tests use only this):
   _seeds, portfolio, results, menu, brightness, confirm_new), describe(),
   on_event (fn(game_id, index, record); undo: index = new length, R.UNDO),
   push_settings(dict), new_game(start_record), apply(record) -> bool,
-  undo() -> bool, finish(), view (firmware/ring.View), ring.
+  undo() -> bool, finish(), view (firmware/ring.View), ring, faults (firmware
+  faults step() survived since power-up: logged on flash, game reloaded).
 """
 
 try:
