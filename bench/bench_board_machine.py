@@ -11,6 +11,8 @@ reported as found, with its steps printed).
   (a gesture, a reboot, a host request...) tried;
 * model_power_cuts / model_reboots: power cuts that hit a flash op, clean reboots;
 * model_events: records appended or undone, as the host saw them;
+* model_games_finished: games archived by buttons (results then OK, or
+  menu -> new game -> confirm);
 * model_failures: sequences where the board and the model disagreed or
   something raised (0, or the run stopped at the first).
 
@@ -21,7 +23,7 @@ import sys
 import time
 import traceback
 
-SEQUENCES = 600
+SEQUENCES = 400
 STEPS = 60
 
 
@@ -55,6 +57,7 @@ def measure(sequences=SEQUENCES, steps=STEPS):
         "model_power_cuts": Counts.cuts,
         "model_reboots": Counts.reboots,
         "model_events": Counts.events,
+        "model_games_finished": Counts.finished,
         "model_failures": failures,
         "model_steps_per_second": round(Counts.steps / secs, 1) if secs else 0,
     }

@@ -49,12 +49,25 @@ from firmware.hw import make_hw
 from firmware.memfs import MemFS
 from firmware.storage import Store
 from host.link import parse_events
+from tests.tablebot import orchids_game, stalk_game
 
 UNDO, OK, MENU = 5, 6, 7
 NAMES = st.lists(st.sampled_from(["Ann", "Bo", "Cy", "Di", "Ed", "Flo"]), min_size=2, max_size=5, unique=True)
 # OK (plant, confirm, end the turn) and UNDO write to flash most: weighted up
 GESTURES = st.tuples(st.sampled_from([0, 1, 2, 3, 4, UNDO, OK, OK, OK, MENU]), st.sampled_from([SHORT, SHORT, LONG]))
 STARTS = st.tuples(st.sampled_from(["stalk-exchange", "oh-my-orchids"]), NAMES)
+
+
+_RECORDS = {}
+
+
+def near_end_records(title, seed):
+    """A complete game by the table bots (tests/tablebot.py), as records."""
+    key = (title, seed)
+    if key not in _RECORDS:
+        g = stalk_game(seed, 2 + seed % 4) if title == "stalk" else orchids_game(seed, 2 + seed % 4)
+        _RECORDS[key] = [bytes(r) for r in g.log.records()]
+    return _RECORDS[key]
 
 
 class Counts:
@@ -65,6 +78,7 @@ class Counts:
     cuts = 0
     reboots = 0
     events = 0  # records appended or undone, as the host saw them
+    finished = 0  # games archived by buttons (results -> OK, or menu -> new game)
 
 
 def fold(records):
@@ -138,13 +152,14 @@ class BoardMachine(RuleBasedStateMachine):
 
     # -- checks ------------------------------------------------------------
 
-    def check(self, allowed, faults_ok=False):
+    def check(self, allowed, loaded=None):
         """Read the board and compare with the model (see the module doc).
-        `allowed`: "same" (nothing may change), "gesture" or "cut"."""
+        `allowed`: "same" (nothing may change), "gesture", "cut" or
+        "host_new" (a gesture's changes); or "load": a new game holding
+        the `loaded` records."""
         cur, games = self.read_board()
         old_cur, old = self.current, self.games
-        if not faults_ok:
-            assert self.app.faults == 0, self.store.faults()
+        assert self.app.faults == 0, self.store.faults()
         # archived games never change or vanish
         for gid, recs in old.items():
             if gid != old_cur:
@@ -154,6 +169,9 @@ class BoardMachine(RuleBasedStateMachine):
         after = games.get(cur) if cur else None
         if allowed == "same":
             assert (cur, after) == (old_cur, before)
+        elif allowed == "load":
+            assert cur != old_cur and after == loaded
+            assert old_cur is None or games[old_cur] == before, "the game in progress was not archived whole"
         elif cur == old_cur and cur is not None:
             self.check_same_game(before, after)
         elif old_cur is not None and cur != old_cur:
@@ -161,6 +179,7 @@ class BoardMachine(RuleBasedStateMachine):
             # one more in flight at a cut), and perhaps a new one started
             kept = games.get(old_cur)
             assert kept is not None, "the game in progress vanished"
+            Counts.finished += allowed != "host_new"
             self.check_same_game(before, kept)
             self.check_new(cur, after)
         else:  # no game before: at most a new one
@@ -247,6 +266,19 @@ class BoardMachine(RuleBasedStateMachine):
         self.gesture(OK, LONG)
         self.check("gesture")
 
+    @rule(title=st.sampled_from(["stalk", "orchids"]), seed=st.integers(1, 6), left=st.integers(0, 10))
+    def near_the_end(self, title, seed, left):
+        """A game loaded to `left` records before its end through the App's
+        own entry points (as `bloomkeeper sim --record` loads one), so the
+        last turns, portfolio entry, results and finishing get pressed too."""
+        recs = near_end_records(title, seed)
+        recs = recs[: len(recs) - left]
+        self.app.new_game(recs[0])
+        for rec in recs[1:]:
+            assert self.app.apply(rec)
+        Counts.steps += 1
+        self.check("load", loaded=recs)
+
     # -- rules: power ------------------------------------------------------
 
     @rule()
@@ -309,7 +341,7 @@ class BoardMachine(RuleBasedStateMachine):
         kind, ans = self.request("new_game", start=ev, confirm=ans["token"])
         assert kind == "R", ans
         Counts.steps += 1
-        self.check("gesture")
+        self.check("host_new")
         assert self.current == ans["game"] and len(self.games[self.current]) == 1
 
     @invariant()
