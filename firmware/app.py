@@ -125,8 +125,9 @@ class App:
         self._dirty = True
         try:
             line = _fault_line(self, e)
-            if line[line.find(" ") :] != self._fault_seen:  # a fault that repeats every step
-                self._fault_seen = line[line.find(" ") :]  # is written once, not 200 times a second
+            seen = line[line.find(" ") :]  # without its number: a fault that repeats
+            if seen != self._fault_seen:  # every step is written once, not 200 times a second
+                self._fault_seen = seen
                 self.store.log_fault(line)
         except Exception:
             pass  # the flash may be what failed: recovering matters more
