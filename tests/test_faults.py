@@ -189,15 +189,31 @@ def test_dead_flash_the_loop_still_runs(board):
     assert len(board.app.game.log) == 5
 
 
-def test_faults_at_boot_start_setup_and_the_game_stays_on_flash(monkeypatch):
+def test_a_fault_at_boot_is_logged_and_the_reload_restores_the_game(monkeypatch):
     b = Board()
     b.do(STALK + "ok")
-    fs = b.fs
+    want = b.state
     shots = once(monkeypatch, Store, "boot", RuntimeError("boot fault"))
-    b2 = Board(fs=fs)
-    assert shots and b2.app.faults == 1
-    assert b2.screen == "stalk"  # the recovery's own reload worked
-    assert "boot fault" in b2.store.faults()
+    b2 = Board(fs=b.fs)
+    assert shots and b2.app.faults == 1 and "boot fault" in b2.store.faults()
+    assert b2.screen == "stalk" and b2.state == want  # the recovery's own reload worked
+
+
+def test_a_boot_that_always_fails_starts_setup_and_the_game_stays_on_flash(monkeypatch):
+    b = Board()
+    b.do(STALK + "ok")
+    want = b.state
+
+    def broken(self):
+        raise RuntimeError("boot broken")
+
+    real = Store.boot
+    monkeypatch.setattr(Store, "boot", broken)
+    b2 = Board(fs=b.fs)
+    assert b2.app.faults == 1 and b2.app.game is None and b2.screen == "setup_game"
+    b2.wait(100)  # the loop runs
+    monkeypatch.setattr(Store, "boot", real)
+    assert Board(fs=b.fs).state == want
 
 
 def test_the_fault_log_is_bounded_and_keeps_the_newest_lines():
