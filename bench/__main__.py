@@ -26,6 +26,7 @@ MODULES = (
     ("bench.bench_sim", "full-rules simulator"),
     ("bench.bench_dashboard", "bloomkeeper serve: a press to the page"),
     ("bench.bench_plays", "plays database fault campaign"),
+    ("bench.bench_board_machine", "the whole board against its model"),
 )
 
 # The keys issue 7 names, with the unit shown in the table.
@@ -45,6 +46,8 @@ HEADLINE = (
     ("plays_lost", "plays", "plays missing from the database after the campaign"),
     ("plays_duplicated", "plays", "plays stored twice"),
     ("plays_overwritten", "plays", "plays stored with other events than the board's"),
+    ("model_steps", "steps", "board steps checked against the model (gestures, cuts, reboots, host)"),
+    ("model_failures", "sequences", "where board and model disagreed"),
 )
 
 

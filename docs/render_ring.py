@@ -77,6 +77,7 @@ SCREENS = [
     ("brightness", "Brightness: level 3 of 5", view(RG.M_CHOICE, choice=RG.CH_BRIGHT, options=31, sel=2), 0),
     ("confirm-new", "Abandon the game? OK = yes", view(RG.M_CHOICE, choice=RG.CH_CONFIRM, options=31, sel=0), 150),
     ("error", "Refused: the whole ring blinks red (twice, 400 ms)", stalk(error_at=1000), 1000),
+    ("fault", "Fault survived: white cross blinks, game reloaded from flash", stalk(fault_at=1000), 1000),
 ]
 
 

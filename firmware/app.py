@@ -28,7 +28,8 @@ API (the simulator, the serial link and the tests use only this):
   _seeds, portfolio, results, menu, brightness, confirm_new), describe(),
   on_event (fn(game_id, index, record); undo: index = new length, R.UNDO),
   push_settings(dict), new_game(start_record), apply(record) -> bool,
-  undo() -> bool, finish(), view (firmware/ring.View), ring.
+  undo() -> bool, finish(), view (firmware/ring.View), ring, faults (firmware
+  faults step() survived since power-up: logged on flash, game reloaded).
 """
 
 try:
@@ -87,7 +88,20 @@ class App:
         self.setup = SF.Setup()
         self.screen = "setup_game"
         self.last_game = None  # the game finished last (its results)
-        self.game = store.boot()
+        self.faults = 0  # firmware faults survived since power-up
+        self._fault_seen = None  # the last one logged, without its number
+        try:
+            self._load()
+        except Exception as e:
+            self.recover(e)
+
+    def _load(self):
+        """The game in progress from flash, on its home screen (or setup)."""
+        self.pending = -1
+        self.pf_seat = -1
+        self.hist_n = 0
+        self.screen = "stalk"  # any home screen: _sync picks the right one
+        self.game = self.store.boot()
         if self.game is None or self.game.rules is None:
             self.game = None
             SF.begin(self)
@@ -97,17 +111,48 @@ class App:
     # -- the loop --------------------------------------------------------
 
     def step(self):
-        """Poll buttons, handle their gestures, draw, serve the link."""
+        """One loop step. It cannot die: an unexpected exception (a bug, a
+        failing flash) is caught here and the board recovers (recover)."""
+        try:
+            self._step()
+        except Exception as e:  # not KeyboardInterrupt: Ctrl-C stops the app
+            self.recover(e)
+
+    def recover(self, e):
+        """Note the fault in the fault log on flash (the host reads it:
+        `bloomkeeper doctor`), show the fault pattern, and reload the game
+        from flash, which holds every acknowledged event: whatever the
+        fault left half-done in RAM is dropped."""
+        self.faults += 1
+        self.view.fault_at = self.clock()
+        self._dirty = True
+        try:
+            line = _fault_line(self, e)
+            seen = line[line.find(" ") :]  # without its number: a fault that repeats
+            if seen != self._fault_seen:  # every step is written once, not 200 times a second
+                self._fault_seen = seen
+                self.store.log_fault(line)
+        except Exception:
+            pass  # the flash may be what failed: recovering matters more
+        try:
+            self._load()
+        except Exception:  # flash unreadable now: setup (the game stays on flash)
+            self.game = None
+            SF.begin(self)
+
+    def _step(self):
         b = self.buttons
         ev = self.ev
         b.poll()
         while b.get_into(ev):
             self.press(ev.button, ev.kind)
+        # before drawing: a ring that keeps failing must not cut the host off
+        # from the fault log
+        if self.link is not None:
+            self.link.poll()
         # a press or an event shows at once; animations need no more than 50 frames/s
         if self._dirty or ticks_diff(self.clock(), self._frame_at) >= FRAME_MS:
             self.show()
-        if self.link is not None:
-            self.link.poll()
 
     def press(self, button, kind):
         """Handle one gesture (also the simulator's and the link's entry)."""
@@ -595,6 +640,25 @@ def _taken(rows, name):
     except EngineError:
         return True
     return False
+
+
+def _fault_line(app, e):
+    """One line for the fault log: count, screen, the error and where it
+    was raised (file, line and function of the innermost frame)."""
+    tb = getattr(e, "__traceback__", None)  # CPython (the simulator)
+    if tb is None:  # MicroPython: only as the printed traceback
+        import io
+        import sys
+
+        out = io.StringIO()
+        sys.print_exception(e, out)
+        where = out.getvalue().split("File ")[-1].split("\n")[0]
+    else:
+        while tb.tb_next is not None:
+            tb = tb.tb_next
+        code = tb.tb_frame.f_code
+        where = "%s, line %d, in %s" % (code.co_filename, tb.tb_lineno, code.co_name)
+    return "#%d %s %s: %s @ %s" % (app.faults, app.screen, type(e).__name__, str(e)[:60], where[-60:])
 
 
 def _brightness(b):

@@ -26,6 +26,7 @@ the real App and Store; the tests may use a stand-in):
   new_game(start_record) / erase(gid) the two dangerous requests
   watch(fn)                           call fn(gid, index, record) after each durable change
   remote_buttons (bool), press(i, kind)  simulator only
+  faults() -> str                     the fault log, one line per fault
 
 Every request that is not understood gets an 'X' reply and changes nothing;
 dangerous requests (new_game, erase) change something only when they carry
@@ -55,7 +56,7 @@ K_PUSH = const(0x50)  # 'P'
 MAX_PUSH = const(16)  # live events queued between two polls
 READ_MAX = const(256)  # bytes read per poll
 
-OPS = ("hello", "status", "games", "events", "mark_synced", "subscribe", "settings", "new_game", "erase", "press", "time")
+OPS = ("hello", "status", "games", "events", "mark_synced", "subscribe", "settings", "new_game", "erase", "press", "time", "faults")
 SETTING_KEYS = ("names", "brightness", "track_start")
 TRACK_KEYS = ("2-long", "2-short", "3", "4", "5")
 
@@ -360,6 +361,10 @@ class Link:
         self.board.erase(gid)
         return {"erased": gid}
 
+    def op_faults(self, req):
+        """The fault log: firmware faults the board's loop survived (App.recover)."""
+        return {"faults": self.board.faults()}
+
     def op_press(self, req):
         if not getattr(self.board, "remote_buttons", False):
             raise LinkError("unknown_op", "unknown request press")
@@ -458,7 +463,7 @@ class AppBoard:
 
     def status(self):
         g = self.app.game
-        return {"screen": self.app.screen, "over": bool(g is not None and g.rules is not None and g.rules.over)}
+        return {"screen": self.app.screen, "over": bool(g is not None and g.rules is not None and g.rules.over), "faults": self.app.faults}
 
     def settings(self):
         return self.store.settings()
@@ -475,6 +480,9 @@ class AppBoard:
         if not hasattr(self.store, "erase"):
             raise LinkError("unsupported", "this firmware cannot erase games")
         self.store.erase(gid)
+
+    def faults(self):
+        return self.store.faults()
 
     def watch(self, fn):
         self.app.on_event.append(fn)

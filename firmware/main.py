@@ -47,7 +47,7 @@ def main(board=None, root="/bk"):
     app.link = make_link(app, store, board)
     sleep_ms = _sleeper()
     while True:
-        app.step()
+        app.step()  # never raises: App.recover logs a fault and reloads from flash
         sleep_ms(5)
 
 

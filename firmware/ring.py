@@ -17,7 +17,8 @@ Layouts (docs/ring.md has a picture of every screen):
   one per seat / option, with one gap pixel between them (px 4, 9, 14, 19).
 * Overlays: crash/bag warning (unlit pixels glow red, faster and stronger
   as the end nears), last turn (a white comet circling), error (the whole
-  ring blinks red twice), acknowledgement (active seat flashes green).
+  ring blinks red twice), acknowledgement (active seat flashes green),
+  fault recovered (a dark ring but for a blinking white cross).
 """
 
 try:
@@ -54,6 +55,7 @@ N_SEEDS = const(2)
 
 ERROR_MS = const(400)  # two red blinks of 100 ms
 ACK_MS = const(250)
+FAULT_MS = const(3000)  # six blinks of the fault cross
 TICKS_MASK = const(0x3FFFFFFF)  # time.ticks_ms() wraps at 2**30
 
 # Colours as RGB triples in bytes (a tuple literal could be built at run time).
@@ -141,6 +143,7 @@ class View:
         # Feedback timers: time of the event in ms, or -1
         self.error_at = -1
         self.ack_at = -1
+        self.fault_at = -1  # the app recovered from a firmware fault
         # Output settings
         self.brightness = 48  # 0..255, applied to every pixel
 
@@ -233,6 +236,8 @@ class Ring:
             self._orchids_end(view, now_ms)
         if _since(now_ms, view.error_at) < ERROR_MS:
             self._error(now_ms - view.error_at)
+        if _since(now_ms, view.fault_at) < FAULT_MS:
+            self._fault(now_ms - view.fault_at)
         self._output(view.brightness)
         return self.buf
 
@@ -491,6 +496,15 @@ class Ring:
                 self._misc(i, C_RED, 255)
             else:
                 self._misc(i, C_OFF, 0)
+
+    def _fault(self, age):
+        """The board survived a firmware fault and reloaded its game from
+        flash: the screen goes dark but for a white cross (px 0, 6, 12, 18)
+        blinking 250 ms on, 250 ms off: a shape no screen uses."""
+        self._clear()
+        if (age // 250) & 1 == 0:
+            for i in range(0, self.count, self.count // 4 or 1):
+                self._misc(i, C_WHITE, 255)
 
     # -- brightness and the current budget ---------------------------------
 

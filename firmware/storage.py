@@ -16,7 +16,9 @@ middle of a write. So nothing on flash is ever rewritten in place:
 
 An event is acknowledged when `Store.apply` returns; the frame write is the
 LAST flash op of `apply` (a due snapshot is taken before it), so after a
-cut the board boots holding exactly the acknowledged events.
+cut the board boots holding every acknowledged event, plus at most the one
+whose frame landed before the cut but whose call had not returned (legal,
+shown on the ring after the restore, undoable: docs/storage.md).
 """
 
 import binascii
@@ -30,6 +32,8 @@ FIN = ".fin"  # finished, not yet synced to the host
 SYN = ".syn"  # finished and synced (may be pruned)
 TMP = ".tmp"  # half-made files: removed at boot
 SETTINGS = "settings.json"
+FAULTS = "faults.txt"  # faults the loop survived (App.recover), newest last; not *.log: boot takes those for games
+FAULTS_MAX = 1024  # bytes kept: the oldest lines go first
 SNAP_MAGIC = b"BKS1"
 CACHE_MAX = 2048  # a log tail this short is read in one piece at boot
 # crc32(data + crc32(data) as 4 LE bytes) is this constant for any data, so
@@ -147,7 +151,7 @@ class FlashLog:
         self.end = 0  # bytes of valid frames
         self.size = 0  # bytes in the file (more than end: a torn last frame)
         self.since = 0  # frames written since base_off
-        self.cache = None  # the tail's bytes as read at boot (from cache_off)
+        self.cache = None  # the tail's bytes as read at boot (from cache_off), until the next write
         self.cache_off = 0
         self.snap = None  # engine snapshot of the first `base` records, if known
 
@@ -239,6 +243,10 @@ class FlashLog:
         with self.fs.open(self.path, "ab") as f:  # on littlefs/FAT, close commits the data
             f.write(fr)
             f.flush()
+        # The boot cache is the file as it was at boot: this frame (and a
+        # torn tail cut off at boot, whose bytes it may still hold) is not
+        # in it, so from now on records() reads the flash (issue 16).
+        self.cache = None
         off = self.end
         self.end += len(fr)
         self.size = self.end
@@ -551,6 +559,23 @@ class Store:
             if type(stored) is dict:
                 s.update(stored)
         return s
+
+    def faults(self):
+        """The fault log's text ("" if there is none)."""
+        raw = _read_file(self.fs, self._path("", FAULTS))
+        try:
+            return "" if raw is None else str(raw, "utf-8")
+        except ValueError:  # unreadable: start afresh
+            return ""
+
+    def log_fault(self, line):
+        """Append one line to the fault log, dropping the oldest lines past
+        FAULTS_MAX bytes (temp + rename: a cut keeps the old log whole)."""
+        b = self.faults() + line[:160] + "\n"
+        while len(b) > FAULTS_MAX:
+            b = b[b.find("\n") + 1 :]
+        self._names()  # the root exists
+        _write_file(self.fs, self._path("", FAULTS), b.encode())
 
     def save_settings(self, d):
         import json

@@ -19,6 +19,7 @@ COMMAND_MODULES = (
     "host.cmd_sync",
     "host.cmd_flash",
     "host.dashboard.command",
+    "host.cmd_doctor",
 )
 
 

@@ -269,14 +269,17 @@ class SimBoard:
         blink = getattr(view, "error_at", None)
         screen = self.screen_name()
         self.refusal = None
+        faults = getattr(self.app, "faults", 0)
         try:
-            self.app.step()  # polls the link too (App was given it)
-        except Exception as err:
+            self.app.step()  # polls the link too (App was given it); recovers from faults itself
+        except Exception as err:  # firmware without App.recover
             self.errors += 1
             self.last_error = "firmware error: %s  [%s]" % (_one_line(err), time.strftime("%H:%M:%S"))
             self._log_traceback()
         else:
-            if view is not None and getattr(view, "error_at", None) != blink:
+            if getattr(self.app, "faults", 0) != faults:
+                self._note_fault()
+            elif view is not None and getattr(view, "error_at", None) != blink:
                 self._note_blink(screen)
         self.last_step = now
         return now
@@ -285,6 +288,15 @@ class SimBoard:
         """Called by the observed Store: the engine refused a record."""
         code = getattr(err, "code", None)
         self.refusal = "%s (%s)" % (err, code) if code else str(err)
+
+    def _note_fault(self):
+        """The firmware survived a fault (App.recover): say what its fault log says."""
+        self.errors += 1
+        try:
+            line = self.store.faults().rstrip("\n").split("\n")[-1]
+        except Exception as err:
+            line = "(fault log unreadable: %s)" % _one_line(err)
+        self.last_error = "firmware fault, board reloaded its game from flash: %s  [%s]" % (line, time.strftime("%H:%M:%S"))
 
     def _note_blink(self, where):
         """The ring just blinked its error: say why, in words."""

@@ -58,6 +58,7 @@ def check_boot(fs, shadow, keep_playing=True):
             last = bytes(list(game.log.records())[-1])
             store.undo(game)
             store.apply(game, last)
+            assert game.events() == want  # the LIVE log reads back the frames written after boot (issue 16)
         again = Store(fs=fs.survivor(), snapshot_every=SNAP).boot()
         assert again.events() == want
     return store

@@ -1,0 +1,15 @@
+"""The whole board against its model, as a hypothesis state machine
+(tests/board_machine.py; issue 16). Bounded here so CI stays fast; the
+bench (bench/bench_board_machine.py) runs it longer."""
+
+from hypothesis import HealthCheck, settings
+
+from tests.board_machine import BoardMachine
+
+TestBoard = BoardMachine.TestCase
+TestBoard.settings = settings(
+    max_examples=40,
+    stateful_step_count=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)

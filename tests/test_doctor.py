@@ -1,0 +1,95 @@
+"""`bloomkeeper doctor` and the simulator after a firmware fault (issue 16:
+the fault log is "readable by the host", and the simulator "must also
+survive rather than show 'firmware error' and ignore presses").
+
+The board is the simulator's real firmware (host/sim_tui.SimBoard: App +
+Store + link on a real pseudo-terminal), served from a thread; the host is
+the `bloomkeeper` command in its own process.
+"""
+
+import os
+import subprocess
+import sys
+import threading
+
+import pytest
+
+from host import sim_link
+from host.sim_tui import SHORT, SimBoard
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def bk(*args):
+    return subprocess.run([sys.executable, "-m", "host.cli", *args], cwd=REPO, capture_output=True, text=True, timeout=60)
+
+
+def ring_fault_once(sb, msg):
+    real = sb.app.ring.render
+
+    def render(*a):
+        sb.app.ring.render = real
+        raise RuntimeError(msg)
+
+    sb.app.ring.render = render
+
+
+@pytest.fixture
+def served():
+    boards = []
+
+    def start(sb):
+        stop = threading.Event()
+        t = threading.Thread(target=sim_link.serve, args=(sb, stop.is_set), daemon=True)
+        t.start()
+        boards.append((sb, stop, t))
+        return sb
+
+    yield start
+    for sb, stop, t in boards:
+        stop.set()
+        t.join(10)
+        sb.close()
+
+
+def test_doctor_shows_the_fault_log(served, tmp_path):
+    sb = SimBoard(state_dir=str(tmp_path / "flash")).start()
+    sim_link.load_into(sb.app, [{"ev": "start", "game": "oh-my-orchids", "players": ["Ann", "Bo"]}, {"ev": "take", "seeds": 2}])
+    ring_fault_once(sb, "the ring fell over")
+    sb.tick()
+    served(sb)
+    r = bk("doctor", "--port", sb.link_path)
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert "game in progress: 0001, 2 events" in out
+    assert "firmware faults survived since power-up: 1" in out
+    assert "#1 orchids RuntimeError: the ring fell over @ " in out and "in render" in out
+    assert (tmp_path / "flash" / "faults.txt").is_file()
+
+
+def test_doctor_on_a_board_without_faults(served):
+    sb = served(SimBoard(state_dir=None).start())
+    r = bk("doctor", "--port", sb.link_path)
+    assert r.returncode == 0, r.stderr
+    assert "no game in progress" in r.stdout and "fault log: empty" in r.stdout
+
+
+def test_doctor_without_a_board_is_one_line_and_status_2(tmp_path):
+    r = bk("doctor", "--port", str(tmp_path / "no-such-port"), "--timeout", "3")
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and r.stderr.startswith("bloomkeeper: ")
+
+
+def test_the_simulator_survives_a_fault_and_keeps_taking_presses(tmp_path):
+    now = [0]
+    sb = SimBoard(state_dir=str(tmp_path / "flash"), link=False, clock=lambda: now[0]).start()
+    ring_fault_once(sb, "boom")
+    sb.tick()
+    assert sb.errors == 1 and sb.last_error.startswith("firmware fault, board reloaded its game from flash: #1 setup_game RuntimeError: boom @ ")
+    sb.press(0, SHORT)  # Stalk Exchange
+    sb.press(6, SHORT)  # OK: next screen
+    for _ in range(200):
+        if not sb.busy() and sb.screen_name() == "setup_players":
+            break
+        now[0] += 10
+        sb.tick()
+    assert sb.screen_name() == "setup_players"
