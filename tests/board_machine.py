@@ -271,8 +271,12 @@ class BoardMachine(RuleBasedStateMachine):
         """A game loaded to `left` records before its end through the App's
         own entry points (as `bloomkeeper sim --record` loads one), so the
         last turns, portfolio entry, results and finishing get pressed too."""
+        from firmware.hw import stamp
+
         recs = near_end_records(title, seed)
-        recs = recs[: len(recs) - left]
+        # a game loaded from a host carries its identity already: the board
+        # keeps that stamp as it is (issue 10)
+        recs = [stamp(recs[0], self.hw)] + recs[1 : len(recs) - left]
         self.app.new_game(recs[0])
         for rec in recs[1:]:
             assert self.app.apply(rec)
