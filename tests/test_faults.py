@@ -275,7 +275,7 @@ from firmware.storage import Store
 from firmware.app import App
 from firmware import script as S
 """
-    r = run_mpy(code, setup=setup, fuel=5_000_000_000, timeout=300)
+    r = run_mpy(code, setup=setup, timeout=300)
     counts, line = r.stdout.strip().splitlines()[-2:]
     faults, n, after = map(int, counts.split())
     assert faults == 1 and after == n + 1  # the plant reached flash: reloaded with it
