@@ -15,9 +15,14 @@ Layouts (docs/ring.md has a picture of every screen):
   px 15-19 seats, px 20-23 Seedy Business tokens of the active player.
 * Oh My. Orchids! play and most menus: five sectors of 4 px (px 5k..5k+3),
   one per seat / option, with one gap pixel between them (px 4, 9, 14, 19).
-* Overlays: crash/bag warning (unlit pixels glow red, faster and stronger
-  as the end nears), last turn (a white comet circling), error (the whole
-  ring blinks red twice), acknowledgement (active seat flashes green).
+* Overlays: crash warning (unlit pixels breathe red) and bag warning
+  (every third unlit pixel glows orange and the dots march round), both
+  faster and stronger as the end nears; last turn (a white comet
+  circling); a refusal (the whole ring blinks red: the number of blinks is
+  the reason, E_*); acknowledgement (active seat flashes green); a held
+  flower button (its exact market value as a number, PEEK_MS).
+
+The layouts are drawn for a 24-pixel ring: Ring refuses any other count.
 """
 
 try:
@@ -52,7 +57,28 @@ N_TRACK = const(0)
 N_POINTS = const(1)
 N_SEEDS = const(2)
 
-ERROR_MS = const(400)  # two red blinks of 100 ms
+# Refusal blink codes (View.error_code; docs/ring.md, the reference card):
+# the whole ring blinks red, the count of blinks says why.
+E_NOTHING = const(1)  # one long blink: that button means nothing here
+E_RULE = const(2)  # two: the rules say not now (turn order, phase, game over)
+E_SHORT = const(3)  # three: not enough (tokens, seeds, exchange) or out of range
+E_ONCE = const(4)  # four: already done, once only (flush, crash, orchid, portfolio)
+# engine_lite error codes -> blink code (anything else: E_RULE)
+REFUSAL = {
+    "nothing_to_undo": E_NOTHING,
+    "no_tokens": E_SHORT,
+    "hand_short": E_SHORT,
+    "exchange_empty": E_SHORT,
+    "too_many": E_SHORT,
+    "flush_used": E_ONCE,
+    "triggered": E_ONCE,
+    "orchid_taken": E_ONCE,
+    "already_entered": E_ONCE,
+}
+BLINK_MS = const(120)  # on and off of one short blink
+LONG_BLINK_MS = const(500)
+PEEK_MS = const(2000)  # a held flower shows its value this long
+RING_PIXELS = const(24)
 ACK_MS = const(250)
 TICKS_MASK = const(0x3FFFFFFF)  # time.ticks_ms() wraps at 2**30
 
@@ -72,7 +98,6 @@ MISC_RGB = bytes(
         190, 0, 255,  # C_ORCHID
         255, 70, 0,  # C_BAG (bag warning)
         120, 60, 10,  # C_SEED
-        150, 160, 255,  # C_BLUEWHITE (active seat that has flushed)
     )
 )
 C_WHITE = const(0)
@@ -85,7 +110,6 @@ C_GOLD = const(6)
 C_ORCHID = const(7)
 C_BAG = const(8)
 C_SEED = const(9)
-C_BLUEWHITE = const(10)
 
 # Bar levels of the 3 market pixels: dim -> bright, so two full bars side by
 # side still show where one flower ends (position, not hue).
@@ -140,6 +164,12 @@ class View:
         self.entered = bytearray(5)
         # Feedback timers: time of the event in ms, or -1
         self.error_at = -1
+        self.error_code = E_RULE
+        # A held flower button: its value shows as a number (-1: none)
+        self.peek = -1
+        self.peek_at = -1
+        # Setup: the start space is still the placeholder (not confirmed)
+        self.unconfirmed = 0
         self.ack_at = -1
         # Output settings
         self.brightness = 48  # 0..255, applied to every pixel
@@ -167,6 +197,11 @@ CRASH_STEPS = (1, 2, 4, 6)  # harvested tokens until the crash
 BAG_STEPS = (4, 8, 14, 20)  # tokens left in the greenhouse bag
 
 
+def error_ms(code):
+    """How long the refusal blink of `code` lasts."""
+    return LONG_BLINK_MS if code <= E_NOTHING else 2 * BLINK_MS * code
+
+
 def _urgency(distance, steps):
     i = 0
     while i < 4:
@@ -179,7 +214,9 @@ def _urgency(distance, steps):
 class Ring:
     """Renders a View into `buf` (3 bytes per pixel, R G B)."""
 
-    def __init__(self, count=24, limit_ma=DEFAULT_LIMIT_MA):
+    def __init__(self, count=RING_PIXELS, limit_ma=DEFAULT_LIMIT_MA):
+        if count != RING_PIXELS:
+            raise ValueError("the ring's screens are drawn for %d pixels, this board has %d (pixel_count)" % (RING_PIXELS, count))
         self.count = count
         self.limit_ma = limit_ma
         self.raw = bytearray(3 * count)  # full-scale colours before brightness
@@ -217,6 +254,9 @@ class Ring:
         """The frame for `view` at `now_ms`: returns self.buf (reused)."""
         self._clear()
         mode = view.mode
+        if _since(now_ms, view.peek_at) < PEEK_MS and view.peek >= 0:
+            mode = M_OFF
+            self._number(view.values[view.peek], FLOWER_RGB, view.peek, now_ms)
         if mode == M_STALK:
             self._stalk(view, now_ms)
         elif mode == M_ORCHIDS:
@@ -224,24 +264,28 @@ class Ring:
         elif mode == M_CHOICE:
             self._choice(view, now_ms)
         elif mode == M_NUMBER:
-            self._number(view.number, NUM_COLOUR[view.num_kind], now_ms)
+            self._number(view.number, MISC_RGB, NUM_COLOUR[view.num_kind], now_ms)
+            if view.unconfirmed and (now_ms // 500) & 1:
+                self._unconfirmed()
         elif mode == M_PORTFOLIO:
             self._portfolio(view, now_ms)
         elif mode == M_STALK_END:
             self._stalk_end(view, now_ms)
         elif mode == M_ORCHIDS_END:
             self._orchids_end(view, now_ms)
-        if _since(now_ms, view.error_at) < ERROR_MS:
-            self._error(now_ms - view.error_at)
+        age = _since(now_ms, view.error_at)
+        if age < error_ms(view.error_code):
+            self._error(age, view.error_code)
         self._output(view.brightness)
         return self.buf
 
     # -- Stalk Exchange ---------------------------------------------------
 
     def _market(self, values, pending, now):
-        """px 0-14: each flower's bar, 0-3 px, relative to the leader.
-        The first pixel of an empty segment glows dimly so every flower's
-        place on the ring stays visible."""
+        """px 0-14: each flower's bar relative to the leader. Only the
+        leader(s), the flowers that would bust, fill all 3 px; the others
+        1-2 px. The first pixel of an empty segment glows dimly so every
+        flower's place on the ring stays visible."""
         top = 0
         for f in range(5):
             if values[f] > top:
@@ -257,7 +301,7 @@ class Ring:
             if v == 0:
                 self._put(base, FLOWER_RGB, f, 25)
                 continue
-            lit = (3 * v + top - 1) // top
+            lit = 3 if v == top else (2 * v + top - 1) // top
             for j in range(lit):
                 self._put(base + j, FLOWER_RGB, f, BAR_LEVEL[j])
 
@@ -286,36 +330,47 @@ class Ring:
             self._warning(v.until_crash, v.bag, now)
 
     def _seats(self, v, now):
-        """px 15-19: one per seat. Active seat bright (amber in the upkeep),
-        flushed players blue; green flash = event accepted."""
+        """px 15-19: one per seat. The active seat is always full bright
+        white (amber in the upkeep; if it has flushed it dips blue for 0.2 s
+        each second); green flash = event accepted. Other seats: faint
+        white, or brighter blue once flushed (the flipped token)."""
         for s in range(v.n):
             if s == v.player:
                 if _since(now, v.ack_at) < ACK_MS:
                     self._misc(15 + s, C_GREEN, 255)
+                elif v.flushed[s] and now % 1000 < 200:
+                    self._misc(15 + s, C_BLUE, 255)
                 elif v.upkeep:
                     self._misc(15 + s, C_AMBER, 255)
-                elif v.flushed[s]:
-                    self._misc(15 + s, C_BLUEWHITE, 255)
                 else:
                     self._misc(15 + s, C_WHITE, 255)
             elif v.flushed[s]:
-                self._misc(15 + s, C_BLUE, 50)
+                self._misc(15 + s, C_BLUE, 150)
             else:
                 self._misc(15 + s, C_WHITE, 30)
 
     def _warning(self, until_crash, bag, now):
-        """The end approaches: unlit pixels glow, stronger and faster as the
-        crash distance (red) or the bag (orange) shrinks."""
+        """The end approaches, stronger and faster as it nears. Crash: every
+        unlit pixel breathes red in place. Bag: every third unlit pixel
+        glows orange and the dots march round (the bag draining). The more
+        urgent of the two is shown (the crash on a tie)."""
         lc = _urgency(until_crash, CRASH_STEPS)
         lb = _urgency(bag, BAG_STEPS)
         level = lc if lc >= lb else lb
         if level == 0:
             return
-        colour = C_RED if lc >= lb else C_BAG
-        glow = 8 + _tri(now, 10 * WARN_PERIOD[level - 1], WARN_PEAK[level - 1])
+        period = 10 * WARN_PERIOD[level - 1]
+        peak = WARN_PEAK[level - 1]
+        if lc >= lb:
+            glow = 8 + _tri(now, period, peak)
+            for i in range(self.count):
+                if self._dark(i):
+                    self._misc(i, C_RED, glow)
+            return
+        phase = now * 3 // period
         for i in range(self.count):
-            if self._dark(i):
-                self._misc(i, colour, glow)
+            if (i + phase) % 3 == 0 and self._dark(i):
+                self._misc(i, C_BAG, 8 + peak)
 
     def _comet(self, now):
         """Last turn: a white comet with a two-pixel tail circles the ring."""
@@ -330,7 +385,8 @@ class Ring:
     def _orchids(self, v, now):
         """Five sectors of 4 px, one per seat: each pixel holds two flowers
         (dim = one, bright = two), so 7 flowers = 3.5 px; gold once 7 are
-        reached. The active seat's unlit pixels glow white."""
+        reached. The active seat's unlit pixels glow white (a full
+        sector's last pixel blinks white instead)."""
         for s in range(v.n):
             base = 5 * s
             f = v.flowers[s]
@@ -343,6 +399,8 @@ class Ring:
                     self._misc(base + j, colour, 60)
                 elif s == v.player:
                     self._misc(base + j, C_WHITE, 35)
+            if s == v.player and f >= 7 and (now // 500) & 1:
+                self._misc(base + 3, C_WHITE, 255)  # a full sector: its tip blinks white
             if s == v.player and _since(now, v.ack_at) < ACK_MS:
                 self._misc(base, C_GREEN, 255)
         if v.last_round:
@@ -430,8 +488,6 @@ class Ring:
             if not v.options & (1 << s):
                 continue
             level = 255 if s == sel else 40
-            if kind == CH_KIND:
-                level = 160
             if kind == CH_GAME:
                 if s == 0:  # Stalk Exchange: the five flower colours
                     for j in range(4):
@@ -445,8 +501,9 @@ class Ring:
                 self._sector(s, MISC_RGB, MENU_COLOUR[s], level)
                 if MENU_COLOUR[s] == C_OFF:
                     self._misc(5 * s + (now // 250) % 4, C_WHITE, level)
-            elif kind == CH_KIND:
-                self._sector(s, FLOWER_RGB, s, level)
+            elif kind == CH_KIND:  # a new flora type: 4 colours; one already planted: 1 colour
+                for j in range(4):
+                    self._put(5 * s + j, FLOWER_RGB, j if s == 0 else 4, 160)
             elif kind == CH_CONFIRM:
                 self._sector(s, MISC_RGB, C_RED, 60 + _tri(now, 600, 195))
         if kind == CH_KIND:  # ok = orchid: the gap pixels glow orchid purple
@@ -457,20 +514,19 @@ class Ring:
         for j in range(4):
             self._put(5 * s + j, pal, k, level)
 
-    def _number(self, value, colour, now):
+    def _number(self, value, pal, colour, now):
         """0-24: that many pixels, every fifth brighter; above 24: units on
         px 0-9, tens in white on px 12-23. Zero: one dim pixel."""
         if value <= 0:
-            self._misc(0, colour, 40)
+            self._put(0, pal, colour, 40)
             return
-        if value <= self.count:
-            for i in range(value):
-                self._misc(i, colour, 255 if i % 5 == 4 else 110)
-            return
-        units = value % 10
-        tens = value // 10
+        units = value
+        tens = 0
+        if value > self.count:
+            units = value % 10
+            tens = value // 10
         for i in range(units):
-            self._misc(i, colour, 255 if i % 5 == 4 else 110)
+            self._put(i, pal, colour, 255 if i % 5 == 4 else 110)
         for i in range(tens if tens < 12 else 12):
             self._misc(12 + i, C_WHITE, 255 if i % 5 == 4 else 110)
 
@@ -483,9 +539,17 @@ class Ring:
         for i in range(value):
             self._put(start + i, pal, k, 255)
 
-    def _error(self, age):
-        """Refused event: the whole ring blinks red twice (on-off-on-off)."""
-        on = (age // 100) & 1 == 0
+    def _unconfirmed(self):
+        """The start space is the placeholder: every other pixel of the
+        number goes dark for half a second each second (a dashed, blinking
+        number = "read your Market board")."""
+        for i in range(1, self.count, 2):
+            self._misc(i, C_OFF, 0)
+
+    def _error(self, age, code):
+        """Refused: the whole ring blinks red, once long (E_NOTHING) or
+        `code` short blinks (on-off)."""
+        on = code <= E_NOTHING or (age // BLINK_MS) & 1 == 0
         for i in range(self.count):
             if on:
                 self._misc(i, C_RED, 255)
