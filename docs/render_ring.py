@@ -119,7 +119,7 @@ def main():
         ax.set_title(title, fontsize=7, wrap=True)
         fig.savefig(os.path.join(OUT, name + ".png"), bbox_inches="tight", facecolor="white")
         plt.close(fig)
-        print("%-22s %4d mA  %s" % (name + ".png", ring.last_ma, title))
+        print("%-22s %4d mA  %s" % (name + ".png", ring.current_ma(), title))
 
 
 if __name__ == "__main__":

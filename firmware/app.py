@@ -20,8 +20,8 @@ Gesture map (docs/controls.md is the player's card):
   undo. Oh My. Orchids! play: flower k = take k seed cards, OK plant (kind:
   orchid / new flora type / a flora type already planted, points, seed
   cards), hold OK end turn / pass.
-A refusal blinks the ring red with a reason code (firmware/ring.py E_*);
-`why` keeps the app's own reason in words for the simulator.
+A refusal blinks the ring red with a reason code (firmware/ring.py E_*;
+the simulator's words for it: firmware/app_words.py).
 Setup, menus and number entry live in firmware/setup_flow.py.
 
 API (the simulator, the serial link and the tests use only this):
@@ -63,13 +63,13 @@ class App:
         self.on_event = []  # fn(game_id, index, record) after each durable change
         self.buttons = Buttons(hw.pins, self.clock)
         self.ev = ButtonEvent()
-        self.ring = RG.Ring(hw.count)
         self.view = RG.View()
         self.shown = bytearray(3 * hw.count)
         self._first = True
         self._frame_at = self.clock()
         self._dirty = True  # draw at the next step
         self._direct_setup(hw.strip)
+        self.ring = RG.Ring(hw.count, order=self._order)
         self.settings = store.settings()
         self.view.brightness = _brightness(self.settings.get("brightness"))
         # entry screens: a number, a kind, the presses that built them
@@ -81,7 +81,6 @@ class App:
         self.counts = bytearray(5)  # portfolio being entered
         self.pf_seat = -1  # whose portfolio `counts` holds
         self.plant_kind = 0  # 0 orchid, 1 flora of a new type, 2 a flora type already planted
-        self.why = None  # the app's reason for the last refusal (simulator words)
         self.plant_points = 0
         self.menu_from = "setup_game"  # where the menu returns to
         self.old_brightness = 48
@@ -133,16 +132,16 @@ class App:
 
     def _direct_setup(self, strip):
         """MicroPython's neopixel keeps a bytearray `buf` in its colour
-        ORDER: writing it directly avoids a tuple per pixel (no allocation).
-        Other strips get strip[i] = (r, g, b) for changed pixels only."""
+        ORDER: the ring renders in that order and a frame is one slice copy
+        into it (no tuple per pixel, no allocation). Other strips get
+        strip[i] = (r, g, b) for changed pixels only."""
         self._sbuf = None
+        self._order = None
         buf = getattr(strip, "buf", None)
         order = getattr(strip, "ORDER", None)
-        bpp = getattr(strip, "bpp", 3)
-        if isinstance(buf, bytearray) and order is not None and len(buf) == bpp * self.hw.count:
+        if isinstance(buf, bytearray) and order is not None and len(buf) == 3 * self.hw.count:
             self._sbuf = buf
             self._order = order
-            self._bpp = bpp
 
     def show(self):
         """Render the view now and push changed pixels to the strip."""
@@ -153,38 +152,32 @@ class App:
         shown = self.shown
         strip = self.hw.strip
         first = self._first
+        if buf == shown and not first:  # compared in C: most frames end here
+            return buf
         self._first = False
-        changed = first
-        sbuf = self._sbuf
-        for i in range(len(buf) // 3):
-            j = 3 * i
-            r = buf[j]
-            g = buf[j + 1]
-            b = buf[j + 2]
-            if r == shown[j] and g == shown[j + 1] and b == shown[j + 2] and not first:
-                continue
-            changed = True
-            shown[j] = r
-            shown[j + 1] = g
-            shown[j + 2] = b
-            if sbuf is not None:
-                o = self._order
-                k = i * self._bpp
-                sbuf[k + o[0]] = r
-                sbuf[k + o[1]] = g
-                sbuf[k + o[2]] = b
-            else:
+        if self._sbuf is not None:
+            self._sbuf[:] = buf  # already in the strip's byte order
+            shown[:] = buf
+        else:
+            for i in range(len(buf) // 3):
+                j = 3 * i
+                r = buf[j]
+                g = buf[j + 1]
+                b = buf[j + 2]
+                if r == shown[j] and g == shown[j + 1] and b == shown[j + 2] and not first:
+                    continue
+                shown[j] = r
+                shown[j + 1] = g
+                shown[j + 2] = b
                 strip[i] = (r, g, b)
-        if changed:
-            strip.write()
+        strip.write()
         return buf
 
-    def blink_error(self, code=RG.E_NOTHING, why=None):
+    def blink_error(self, code=RG.E_NOTHING):
         """A refused gesture or event: the ring blinks red (`code` = the
         reason, firmware/ring.py E_*), nothing changes."""
         self.view.error_at = self.clock()
         self.view.error_code = code
-        self.why = why
 
     def peek(self, f):
         """A held flower button: the ring shows that flower's value."""
@@ -198,7 +191,7 @@ class App:
         try:
             self.store.apply(self.game, rec)
         except EngineError as err:
-            self.blink_error(RG.REFUSAL.get(err.code, RG.E_RULE))
+            self.blink_error(RG.refusal(err.code))
             return False
         self._changed(len(self.game.log) - 1, rec)
         return True
@@ -211,7 +204,7 @@ class App:
         try:
             self.store.undo(self.game)
         except EngineError as err:
-            self.blink_error(RG.REFUSAL.get(err.code, RG.E_RULE))
+            self.blink_error(RG.refusal(err.code))
             return False
         self._changed(len(self.game.log), R.UNDO)
         return True
@@ -404,7 +397,7 @@ class App:
         engine's own turn_done() says whether harvesting may start."""
         st = self.game.rules
         if st.over or not st.turn_done():
-            self.blink_error(RG.E_RULE, "harvest comes after the turn's two basic actions")
+            self.blink_error(RG.E_RULE)
             return
         if self.pending != f:
             if not self._commit_harvest():
@@ -519,7 +512,7 @@ class App:
         if s == "plant_kind":
             if b < 2 and kind == SHORT:
                 if b and self._flora() is None:
-                    self.blink_error(RG.E_RULE, "this player has planted no flora yet")
+                    self.blink_error(RG.E_RULE)
                     return
                 self.plant_kind = b + 1
             elif b == B_OK:

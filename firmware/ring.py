@@ -5,9 +5,17 @@ the simulator, the docs renderer and a test without a game, and rendering
 must allocate nothing (it runs every few milliseconds on the board). So the
 app copies the few numbers a screen needs into one preallocated View (ints
 and bytearrays) and `Ring.render(view, now_ms)` writes one preallocated
-bytearray (R,G,B per pixel, pixel 0 at the top, clockwise). Same view and
-same time -> same pixels, always. Integer arithmetic only: a float would be
-a heap object on the Pico.
+bytearray (3 bytes per pixel, pixel 0 at the top, clockwise; R,G,B unless
+the Ring was given the strip's byte ORDER, so the app can copy the frame
+into a MicroPython NeoPixel buffer in one slice). Same view and same time ->
+same pixels, always. Integer arithmetic only: a float would be a heap object
+on the Pico.
+
+Speed (bench/bench_speed.py): a frame is drawn straight into the output
+buffer with the brightness folded into each pixel's level, the current
+estimate is one C-level sum(), and unlit pixels are filled in one inline
+loop, so a typical frame costs a few dozen small-int operations per lit
+pixel and nothing per dark one.
 
 Layouts (docs/ring.md has a picture of every screen):
 
@@ -63,18 +71,9 @@ E_NOTHING = const(1)  # one long blink: that button means nothing here
 E_RULE = const(2)  # two: the rules say not now (turn order, phase, game over)
 E_SHORT = const(3)  # three: not enough (tokens, seeds, exchange) or out of range
 E_ONCE = const(4)  # four: already done, once only (flush, crash, orchid, portfolio)
-# engine_lite error codes -> blink code (anything else: E_RULE)
-REFUSAL = {
-    "nothing_to_undo": E_NOTHING,
-    "no_tokens": E_SHORT,
-    "hand_short": E_SHORT,
-    "exchange_empty": E_SHORT,
-    "too_many": E_SHORT,
-    "flush_used": E_ONCE,
-    "triggered": E_ONCE,
-    "orchid_taken": E_ONCE,
-    "already_entered": E_ONCE,
-}
+# engine_lite error codes by blink code (any other code: E_RULE)
+SHORT_CODES = "no_tokens hand_short exchange_empty too_many"
+ONCE_CODES = "flush_used triggered orchid_taken already_entered"
 BLINK_MS = const(120)  # on and off of one short blink
 LONG_BLINK_MS = const(500)
 PEEK_MS = const(2000)  # a held flower shows its value this long
@@ -85,7 +84,8 @@ TICKS_MASK = const(0x3FFFFFFF)  # time.ticks_ms() wraps at 2**30
 # Colours as RGB triples in bytes (a tuple literal could be built at run time).
 # Flowers in button order: dahlia, daffodil, globemaster, snowdrop, tulip.
 FLOWER_RGB = bytes((220, 0, 40, 255, 170, 0, 140, 0, 255, 150, 200, 255, 255, 40, 140))
-# Misc colours, indexed by the C_* numbers below.
+# Misc colours, indexed by the C_* numbers below minus 5 (the Ring's
+# palette is FLOWER_RGB + MISC_RGB: flower k is colour k, C_x is colour x).
 MISC_RGB = bytes(
     (
         255, 255, 255,  # C_WHITE
@@ -100,16 +100,17 @@ MISC_RGB = bytes(
         120, 60, 10,  # C_SEED
     )
 )
-C_WHITE = const(0)
-C_OFF = const(1)
-C_RED = const(2)
-C_GREEN = const(3)
-C_AMBER = const(4)
-C_BLUE = const(5)
-C_GOLD = const(6)
-C_ORCHID = const(7)
-C_BAG = const(8)
-C_SEED = const(9)
+C_WHITE = const(5)
+C_OFF = const(6)
+C_RED = const(7)
+C_GREEN = const(8)
+C_AMBER = const(9)
+C_BLUE = const(10)
+C_GOLD = const(11)
+C_ORCHID = const(12)
+C_BAG = const(13)
+C_SEED = const(14)
+PALETTE = FLOWER_RGB + MISC_RGB
 
 # Bar levels of the 3 market pixels: dim -> bright, so two full bars side by
 # side still show where one flower ends (position, not hue).
@@ -197,6 +198,15 @@ CRASH_STEPS = (1, 2, 4, 6)  # harvested tokens until the crash
 BAG_STEPS = (4, 8, 14, 20)  # tokens left in the greenhouse bag
 
 
+def refusal(code):
+    """The blink code of an engine_lite error code."""
+    if code == "nothing_to_undo":
+        return E_NOTHING
+    if code in SHORT_CODES:
+        return E_SHORT
+    return E_ONCE if code in ONCE_CODES else E_RULE
+
+
 def error_ms(code):
     """How long the refusal blink of `code` lasts."""
     return LONG_BLINK_MS if code <= E_NOTHING else 2 * BLINK_MS * code
@@ -212,51 +222,68 @@ def _urgency(distance, steps):
 
 
 class Ring:
-    """Renders a View into `buf` (3 bytes per pixel, R G B)."""
+    """Renders a View into `buf` (3 bytes per pixel, in the byte `order`
+    given: order[c] = where channel c (R, G, B) goes; default R G B)."""
 
-    def __init__(self, count=RING_PIXELS, limit_ma=DEFAULT_LIMIT_MA):
+    def __init__(self, count=RING_PIXELS, limit_ma=DEFAULT_LIMIT_MA, order=None):
         if count != RING_PIXELS:
-            raise ValueError("the ring's screens are drawn for %d pixels, this board has %d (pixel_count)" % (RING_PIXELS, count))
+            raise ValueError("pixel_count %d: the ring's screens need 24 pixels" % count)
         self.count = count
         self.limit_ma = limit_ma
-        self.raw = bytearray(3 * count)  # full-scale colours before brightness
         self.buf = bytearray(3 * count)  # what goes to the LEDs
         self.zero = bytes(3 * count)
-        self.last_ma = 0  # estimated LED current of the last frame
+        self.order = order
+        self.pal = bytearray(len(PALETTE))  # the palette x brightness, in the strip's byte order
+        self.bright = -1
+        self._scale(255)
 
-    # -- drawing primitives (all write self.raw) ---------------------------
+    def _scale(self, bright):
+        """Fold a new brightness into the palette (only when it changes)."""
+        self.bright = bright
+        order = self.order
+        for k in range(0, len(PALETTE), 3):
+            for c in range(3):
+                self.pal[k + (c if order is None else order[c])] = PALETTE[k + c] * bright // 255
 
-    def _put(self, i, pal, k, level):
-        """Pixel i = colour k of palette `pal` at level/255."""
-        if i >= self.count:
-            return
+    # -- drawing primitives (all write self.buf) ---------------------------
+
+    def _put(self, i, k, level):
+        """Pixel i = palette colour k (flower 0-4 or C_*) at level/255."""
+        level += level >> 7  # 0..256: >> 8 below is exact at full level
         j = 3 * i
         k *= 3
-        raw = self.raw
-        raw[j] = pal[k] * level // 255
-        raw[j + 1] = pal[k + 1] * level // 255
-        raw[j + 2] = pal[k + 2] * level // 255
+        buf = self.buf
+        pal = self.pal
+        buf[j] = pal[k] * level >> 8
+        buf[j + 1] = pal[k + 1] * level >> 8
+        buf[j + 2] = pal[k + 2] * level >> 8
 
-    def _misc(self, i, c, level):
-        self._put(i, MISC_RGB, c, level)
-
-    def _dark(self, i):
-        j = 3 * i
-        raw = self.raw
-        return raw[j] == 0 and raw[j + 1] == 0 and raw[j + 2] == 0
-
-    def _clear(self):
-        self.raw[:] = self.zero  # equal-length slice copy: no allocation
+    def _fill_dark(self, k, level, step, phase):
+        """Every `step`-th unlit pixel (from `phase`) = colour k at level."""
+        level += level >> 7
+        buf = self.buf
+        pal = self.pal
+        k *= 3
+        r = pal[k] * level >> 8
+        g = pal[k + 1] * level >> 8
+        b = pal[k + 2] * level >> 8
+        for j in range(3 * phase, 3 * RING_PIXELS, 3 * step):
+            if buf[j] == 0 and buf[j + 1] == 0 and buf[j + 2] == 0:
+                buf[j] = r
+                buf[j + 1] = g
+                buf[j + 2] = b
 
     # -- the render entry point ------------------------------------------
 
     def render(self, view, now_ms):
         """The frame for `view` at `now_ms`: returns self.buf (reused)."""
-        self._clear()
+        self.buf[:] = self.zero  # equal-length slice copy: no allocation
+        if view.brightness != self.bright:
+            self._scale(view.brightness)
         mode = view.mode
-        if _since(now_ms, view.peek_at) < PEEK_MS and view.peek >= 0:
+        if view.peek >= 0 and _since(now_ms, view.peek_at) < PEEK_MS:
             mode = M_OFF
-            self._number(view.values[view.peek], FLOWER_RGB, view.peek, now_ms)
+            self._number(view.values[view.peek], view.peek)
         if mode == M_STALK:
             self._stalk(view, now_ms)
         elif mode == M_ORCHIDS:
@@ -264,9 +291,10 @@ class Ring:
         elif mode == M_CHOICE:
             self._choice(view, now_ms)
         elif mode == M_NUMBER:
-            self._number(view.number, MISC_RGB, NUM_COLOUR[view.num_kind], now_ms)
+            self._number(view.number, NUM_COLOUR[view.num_kind])
             if view.unconfirmed and (now_ms // 500) & 1:
-                self._unconfirmed()
+                for i in range(1, RING_PIXELS, 2):  # dashed: "read your Market board"
+                    self._put(i, C_OFF, 0)
         elif mode == M_PORTFOLIO:
             self._portfolio(view, now_ms)
         elif mode == M_STALK_END:
@@ -274,9 +302,14 @@ class Ring:
         elif mode == M_ORCHIDS_END:
             self._orchids_end(view, now_ms)
         age = _since(now_ms, view.error_at)
-        if age < error_ms(view.error_code):
-            self._error(age, view.error_code)
-        self._output(view.brightness)
+        code = view.error_code
+        if view.error_at >= 0 and age < error_ms(code):
+            # Refused: the whole ring blinks red, once long (E_NOTHING) or
+            # `code` short blinks (on-off)
+            on = code <= E_NOTHING or (age // BLINK_MS) & 1 == 0
+            for i in range(RING_PIXELS):
+                self._put(i, C_RED, 255 if on else 0)
+        self._output()
         return self.buf
 
     # -- Stalk Exchange ---------------------------------------------------
@@ -296,20 +329,23 @@ class Ring:
             v = values[f]
             if f == pending and blink:
                 for j in range(3):
-                    self._put(base + j, FLOWER_RGB, f, 255)
+                    self._put(base + j, f, 255)
                 continue
             if v == 0:
-                self._put(base, FLOWER_RGB, f, 25)
+                self._put(base, f, 25)
                 continue
             lit = 3 if v == top else (2 * v + top - 1) // top
             for j in range(lit):
-                self._put(base + j, FLOWER_RGB, f, BAR_LEVEL[j])
+                self._put(base + j, f, BAR_LEVEL[j])
 
     def _stalk(self, v, now):
         self._market(v.values, v.pending, now)
         if v.pending >= 0:
-            # The status arc becomes the harvest counter (px 15-23).
-            self._count(15, 9, v.pending_count, FLOWER_RGB, v.pending)
+            # The status arc becomes the harvest counter (px 15-23): that
+            # many pixels in the flower's colour; beyond 9 the arc turns white.
+            c = v.pending_count
+            for i in range(9 if c > 9 else c):
+                self._put(15 + i, C_WHITE if c > 9 else v.pending, 200 if c > 9 else 255)
             return
         self._seats(v, now)
         # Tokens of the active player, px 20-23 (a 5th token: first pip white).
@@ -321,9 +357,9 @@ class Ring:
         for j in range(lit):
             if j == nxt and (now // 400) & 1:
                 continue
-            self._misc(20 + j, C_AMBER, 200)
+            self._put(20 + j, C_AMBER, 200)
         if t > 4 and nxt != 0:
-            self._misc(20, C_WHITE, 200)
+            self._put(20, C_WHITE, 200)
         if v.trigger:
             self._comet(now)
         else:
@@ -334,20 +370,22 @@ class Ring:
         white (amber in the upkeep; if it has flushed it dips blue for 0.2 s
         each second); green flash = event accepted. Other seats: faint
         white, or brighter blue once flushed (the flipped token)."""
+        flushed = v.flushed
         for s in range(v.n):
+            c = C_WHITE
+            level = 30
             if s == v.player:
-                if _since(now, v.ack_at) < ACK_MS:
-                    self._misc(15 + s, C_GREEN, 255)
-                elif v.flushed[s] and now % 1000 < 200:
-                    self._misc(15 + s, C_BLUE, 255)
+                level = 255
+                if v.ack_at >= 0 and _since(now, v.ack_at) < ACK_MS:
+                    c = C_GREEN
+                elif flushed[s] and now % 1000 < 200:
+                    c = C_BLUE
                 elif v.upkeep:
-                    self._misc(15 + s, C_AMBER, 255)
-                else:
-                    self._misc(15 + s, C_WHITE, 255)
-            elif v.flushed[s]:
-                self._misc(15 + s, C_BLUE, 150)
-            else:
-                self._misc(15 + s, C_WHITE, 30)
+                    c = C_AMBER
+            elif flushed[s]:
+                c = C_BLUE
+                level = 150
+            self._put(15 + s, c, level)
 
     def _warning(self, until_crash, bag, now):
         """The end approaches, stronger and faster as it nears. Crash: every
@@ -362,23 +400,17 @@ class Ring:
         period = 10 * WARN_PERIOD[level - 1]
         peak = WARN_PEAK[level - 1]
         if lc >= lb:
-            glow = 8 + _tri(now, period, peak)
-            for i in range(self.count):
-                if self._dark(i):
-                    self._misc(i, C_RED, glow)
-            return
-        phase = now * 3 // period
-        for i in range(self.count):
-            if (i + phase) % 3 == 0 and self._dark(i):
-                self._misc(i, C_BAG, 8 + peak)
+            self._fill_dark(C_RED, 8 + _tri(now, period, peak), 1, 0)
+        else:
+            self._fill_dark(C_BAG, 8 + peak, 3, 2 - now * 3 // period % 3)
 
     def _comet(self, now):
         """Last turn: a white comet with a two-pixel tail circles the ring."""
-        n = self.count
+        n = RING_PIXELS
         head = (now % 1200) * n // 1200
-        self._misc(head, C_WHITE, 255)
-        self._misc((head + n - 1) % n, C_WHITE, 90)
-        self._misc((head + n - 2) % n, C_WHITE, 30)
+        self._put(head, C_WHITE, 255)
+        self._put((head + n - 1) % n, C_WHITE, 90)
+        self._put((head + n - 2) % n, C_WHITE, 30)
 
     # -- Oh My. Orchids! --------------------------------------------------
 
@@ -394,18 +426,18 @@ class Ring:
             for j in range(4):
                 c = f - 2 * j
                 if c >= 2:
-                    self._misc(base + j, colour, 255)
+                    self._put(base + j, colour, 255)
                 elif c == 1:
-                    self._misc(base + j, colour, 60)
+                    self._put(base + j, colour, 60)
                 elif s == v.player:
-                    self._misc(base + j, C_WHITE, 35)
+                    self._put(base + j, C_WHITE, 35)
             if s == v.player and f >= 7 and (now // 500) & 1:
-                self._misc(base + 3, C_WHITE, 255)  # a full sector: its tip blinks white
+                self._put(base + 3, C_WHITE, 255)  # a full sector: its tip blinks white
             if s == v.player and _since(now, v.ack_at) < ACK_MS:
-                self._misc(base, C_GREEN, 255)
+                self._put(base, C_GREEN, 255)
         if v.last_round:
             for g in range(4):
-                self._misc(5 * g + 4, C_RED, 160)
+                self._put(5 * g + 4, C_RED, 160)
             self._comet(now)
 
     def _orchids_end(self, v, now):
@@ -420,9 +452,9 @@ class Ring:
             lit = (4 * sc + top - 1) // top
             for j in range(lit):
                 if v.winner[s]:
-                    self._misc(5 * s + j, C_GOLD, pulse)
+                    self._put(5 * s + j, C_GOLD, pulse)
                 else:
-                    self._misc(5 * s + j, C_WHITE, 60)
+                    self._put(5 * s + j, C_WHITE, 60)
 
     # -- end of a Stalk Exchange game --------------------------------------
 
@@ -433,13 +465,13 @@ class Ring:
         blink = (now // 300) & 1
         for f in range(5):
             if v.busted[f] and blink:
-                self._misc(3 * f, C_RED, 255)
+                self._put(3 * f, C_RED, 255)
         pulse = 120 + _tri(now, 1000, 135)
         for s in range(v.n):
             if v.winner[s]:
-                self._misc(15 + s, C_GOLD, pulse)
+                self._put(15 + s, C_GOLD, pulse)
             else:
-                self._misc(15 + s, C_WHITE, 30)
+                self._put(15 + s, C_WHITE, 30)
 
     def _portfolio(self, v, now):
         """Tokens entered so far as coloured runs in button order, separated
@@ -450,24 +482,24 @@ class Ring:
             for _ in range(v.counts[f]):
                 if i >= 18:
                     break
-                self._put(i, FLOWER_RGB, f, 255)
+                self._put(i, f, 255)
                 i += 1
             if f < 4 and i < 18:
-                self._misc(i, C_WHITE, 25)
+                self._put(i, C_WHITE, 25)
                 i += 1
         if i >= 18:
             total = 0
             for f in range(5):
                 total += v.counts[f]
             if total + 4 > 18:
-                self._misc(18, C_RED, 255)
+                self._put(18, C_RED, 255)
         for s in range(v.n):
             if v.entered[s]:
-                self._misc(19 + s, C_GREEN, 120)
+                self._put(19 + s, C_GREEN, 120)
             elif s == v.player:
-                self._misc(19 + s, C_WHITE, 255 if (now // 400) & 1 else 80)
+                self._put(19 + s, C_WHITE, 255 if (now // 400) & 1 else 80)
             else:
-                self._misc(19 + s, C_WHITE, 25)
+                self._put(19 + s, C_WHITE, 25)
 
     # -- setup and menus ----------------------------------------------------
 
@@ -476,13 +508,9 @@ class Ring:
         sector picks it); the selected one is bright."""
         kind = v.choice
         sel = v.sel
-        if kind == CH_PLAYERS:  # n players = n lit sectors
+        if kind == CH_PLAYERS or kind == CH_BRIGHT:  # n players / level n = n lit sectors
             for s in range(sel + 1):
-                self._sector(s, MISC_RGB, C_WHITE, 200)
-            return
-        if kind == CH_BRIGHT:  # level k = k+1 lit sectors
-            for s in range(sel + 1):
-                self._sector(s, MISC_RGB, C_WHITE, 255)
+                self._sector(s, C_WHITE, 200)
             return
         for s in range(5):
             if not v.options & (1 << s):
@@ -491,91 +519,60 @@ class Ring:
             if kind == CH_GAME:
                 if s == 0:  # Stalk Exchange: the five flower colours
                     for j in range(4):
-                        self._put(j, FLOWER_RGB, j, level)
+                        self._put(j, j, level)
                 else:
-                    self._sector(s, MISC_RGB, C_ORCHID, level)
+                    self._sector(s, C_ORCHID, level)
             elif kind == CH_LENGTH:  # long: 4 px, short: 2 px
                 for j in range(4 if s == 0 else 2):
-                    self._misc(5 * s + j, C_WHITE, level)
+                    self._put(5 * s + j, C_WHITE, level)
             elif kind == CH_MENU:
-                self._sector(s, MISC_RGB, MENU_COLOUR[s], level)
+                self._sector(s, MENU_COLOUR[s], level)
                 if MENU_COLOUR[s] == C_OFF:
-                    self._misc(5 * s + (now // 250) % 4, C_WHITE, level)
+                    self._put(5 * s + (now // 250) % 4, C_WHITE, level)
             elif kind == CH_KIND:  # a new flora type: 4 colours; one already planted: 1 colour
                 for j in range(4):
-                    self._put(5 * s + j, FLOWER_RGB, j if s == 0 else 4, 160)
+                    self._put(5 * s + j, j if s == 0 else 4, 160)
             elif kind == CH_CONFIRM:
-                self._sector(s, MISC_RGB, C_RED, 60 + _tri(now, 600, 195))
+                self._sector(s, C_RED, 60 + _tri(now, 600, 195))
         if kind == CH_KIND:  # ok = orchid: the gap pixels glow orchid purple
             for g in range(4):
-                self._misc(5 * g + 4, C_ORCHID, 255)
+                self._put(5 * g + 4, C_ORCHID, 255)
 
-    def _sector(self, s, pal, k, level):
+    def _sector(self, s, k, level):
         for j in range(4):
-            self._put(5 * s + j, pal, k, level)
+            self._put(5 * s + j, k, level)
 
-    def _number(self, value, pal, colour, now):
+    def _number(self, value, k):
         """0-24: that many pixels, every fifth brighter; above 24: units on
         px 0-9, tens in white on px 12-23. Zero: one dim pixel."""
         if value <= 0:
-            self._put(0, pal, colour, 40)
+            self._put(0, k, 40)
             return
-        units = value
         tens = 0
-        if value > self.count:
-            units = value % 10
+        if value > RING_PIXELS:
             tens = value // 10
-        for i in range(units):
-            self._put(i, pal, colour, 255 if i % 5 == 4 else 110)
-        for i in range(tens if tens < 12 else 12):
-            self._misc(12 + i, C_WHITE, 255 if i % 5 == 4 else 110)
-
-    def _count(self, start, width, value, pal, k):
-        """`value` pixels of an arc; beyond its width the arc turns white."""
-        if value > width:
-            for i in range(width):
-                self._misc(start + i, C_WHITE, 200)
-            return
+            value %= 10
         for i in range(value):
-            self._put(start + i, pal, k, 255)
+            self._put(i, k, 255 if i % 5 == 4 else 110)
+        for i in range(tens if tens < 12 else 12):
+            self._put(12 + i, C_WHITE, 255 if i % 5 == 4 else 110)
 
-    def _unconfirmed(self):
-        """The start space is the placeholder: every other pixel of the
-        number goes dark for half a second each second (a dashed, blinking
-        number = "read your Market board")."""
-        for i in range(1, self.count, 2):
-            self._misc(i, C_OFF, 0)
+    # -- the current budget -------------------------------------------------
 
-    def _error(self, age, code):
-        """Refused: the whole ring blinks red, once long (E_NOTHING) or
-        `code` short blinks (on-off)."""
-        on = code <= E_NOTHING or (age // BLINK_MS) & 1 == 0
-        for i in range(self.count):
-            if on:
-                self._misc(i, C_RED, 255)
-            else:
-                self._misc(i, C_OFF, 0)
+    def current_ma(self):
+        """Estimated LED current of the last frame: 20 mA per channel at
+        255, plus the LEDs' idle current."""
+        return sum(self.buf) * MA_PER_CHANNEL // 255 + IDLE_MA_PER_PIXEL * RING_PIXELS
 
-    # -- brightness and the current budget ---------------------------------
-
-    def _output(self, brightness):
-        """raw x brightness -> buf, then scaled down if the frame would draw
-        more than limit_ma (estimate: 20 mA per channel at 255)."""
-        raw = self.raw
+    def _output(self):
+        """Scale the frame down if it would draw more than limit_ma. Below
+        brightness ~70 no frame can (24 px x 3 x 20 mA x 70/255 < 400 mA),
+        so the frame is not even summed."""
+        if self.bright * 3 * RING_PIXELS * MA_PER_CHANNEL <= self.limit_ma * 255:
+            return
         buf = self.buf
-        total = 0
-        for j in range(len(raw)):
-            c = raw[j] * brightness // 255
-            buf[j] = c
-            total += c
-        ma = total * MA_PER_CHANNEL // 255
+        ma = sum(buf) * MA_PER_CHANNEL // 255
         if ma > self.limit_ma:
             scale = self.limit_ma * 256 // ma
-            total = 0
-            for j in range(len(buf)):
-                c = buf[j] * scale >> 8
-                buf[j] = c
-                total += c
-            ma = total * MA_PER_CHANNEL // 255
-        self.last_ma = ma + IDLE_MA_PER_PIXEL * self.count
-        return buf
+            for j in range(3 * RING_PIXELS):
+                buf[j] = buf[j] * scale >> 8
