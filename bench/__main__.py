@@ -24,6 +24,7 @@ MODULES = (
     ("bench.bench_board", "firmware in MicroPython, power cuts"),
     ("bench.bench_link", "serial link and sync"),
     ("bench.bench_sim", "full-rules simulator"),
+    ("bench.bench_speed", "board speed: redraw, event, press-to-light (Unix port, RP2040 estimates)"),
 )
 
 # The keys issue 7 names, with the unit shown in the table.
