@@ -152,7 +152,7 @@ class App:
         shown = self.shown
         strip = self.hw.strip
         first = self._first
-        if buf == shown and not first:  # compared in C: most frames end here
+        if not first and buf == shown:  # compared in C: most frames end here
             return buf
         self._first = False
         if self._sbuf is not None:

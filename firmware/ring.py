@@ -42,7 +42,7 @@ except ImportError:  # CPython
 
 
 # Screens (View.mode)
-M_OFF = const(0)
+_M_OFF = const(0)
 M_STALK = const(1)
 M_ORCHIDS = const(2)
 M_CHOICE = const(3)
@@ -74,12 +74,12 @@ E_ONCE = const(4)  # four: already done, once only (flush, crash, orchid, portfo
 # engine_lite error codes by blink code (any other code: E_RULE)
 SHORT_CODES = "no_tokens hand_short exchange_empty too_many"
 ONCE_CODES = "flush_used triggered orchid_taken already_entered"
-BLINK_MS = const(120)  # on and off of one short blink
+_BLINK_MS = const(120)  # on and off of one short blink
 LONG_BLINK_MS = const(500)
 PEEK_MS = const(2000)  # a held flower shows its value this long
-RING_PIXELS = const(24)
-ACK_MS = const(250)
-TICKS_MASK = const(0x3FFFFFFF)  # time.ticks_ms() wraps at 2**30
+_RING_PIXELS = const(24)
+_ACK_MS = const(250)
+_TICKS_MASK = const(0x3FFFFFFF)  # time.ticks_ms() wraps at 2**30
 
 # Colours as RGB triples in bytes (a tuple literal could be built at run time).
 # Flowers in button order: dahlia, daffodil, globemaster, snowdrop, tulip.
@@ -88,28 +88,28 @@ FLOWER_RGB = bytes((220, 0, 40, 255, 170, 0, 140, 0, 255, 150, 200, 255, 255, 40
 # palette is FLOWER_RGB + MISC_RGB: flower k is colour k, C_x is colour x).
 MISC_RGB = bytes(
     (
-        255, 255, 255,  # C_WHITE
-        0, 0, 0,  # C_OFF
-        255, 0, 0,  # C_RED
-        0, 255, 40,  # C_GREEN
-        255, 110, 0,  # C_AMBER (Seedy Business tokens)
-        40, 90, 255,  # C_BLUE (a flushed player's token is flipped blue)
-        255, 190, 0,  # C_GOLD (winner, 7 flowers)
-        190, 0, 255,  # C_ORCHID
-        255, 70, 0,  # C_BAG (bag warning)
-        120, 60, 10,  # C_SEED
+        255, 255, 255,  # _C_WHITE
+        0, 0, 0,  # _C_OFF
+        255, 0, 0,  # _C_RED
+        0, 255, 40,  # _C_GREEN
+        255, 110, 0,  # _C_AMBER (Seedy Business tokens)
+        40, 90, 255,  # _C_BLUE (a flushed player's token is flipped blue)
+        255, 190, 0,  # _C_GOLD (winner, 7 flowers)
+        190, 0, 255,  # _C_ORCHID
+        255, 70, 0,  # _C_BAG (bag warning)
+        120, 60, 10,  # _C_SEED
     )
 )
-C_WHITE = const(5)
-C_OFF = const(6)
-C_RED = const(7)
-C_GREEN = const(8)
-C_AMBER = const(9)
-C_BLUE = const(10)
-C_GOLD = const(11)
-C_ORCHID = const(12)
-C_BAG = const(13)
-C_SEED = const(14)
+_C_WHITE = const(5)
+_C_OFF = const(6)
+_C_RED = const(7)
+_C_GREEN = const(8)
+_C_AMBER = const(9)
+_C_BLUE = const(10)
+_C_GOLD = const(11)
+_C_ORCHID = const(12)
+_C_BAG = const(13)
+_C_SEED = const(14)
 PALETTE = FLOWER_RGB + MISC_RGB
 
 # Bar levels of the 3 market pixels: dim -> bright, so two full bars side by
@@ -118,12 +118,12 @@ BAR_LEVEL = bytes((70, 150, 255))
 # Warning levels 1-4: pulse period (x10 ms) and peak glow.
 WARN_PERIOD = bytes((200, 140, 90, 50))
 WARN_PEAK = bytes((40, 70, 120, 200))
-NUM_COLOUR = bytes((C_WHITE, C_GOLD, C_SEED))
-MENU_COLOUR = bytes((C_BLUE, C_RED, C_WHITE, C_GREEN, C_OFF))
+NUM_COLOUR = bytes((_C_WHITE, _C_GOLD, _C_SEED))
+MENU_COLOUR = bytes((_C_BLUE, _C_RED, _C_WHITE, _C_GREEN, _C_OFF))
 
 # Current budget (docs/ring.md): ~20 mA per channel at full drive.
-MA_PER_CHANNEL = const(20)
-IDLE_MA_PER_PIXEL = const(1)
+_MA_PER_CHANNEL = const(20)
+_IDLE_MA_PER_PIXEL = const(1)
 DEFAULT_LIMIT_MA = const(400)  # LEDs; + Pico ~50 mA keeps USB under 500 mA
 
 
@@ -132,7 +132,7 @@ class View:
     reads it; nothing here refers to the engine."""
 
     def __init__(self):
-        self.mode = M_OFF
+        self.mode = _M_OFF
         self.n = 0  # players
         self.player = 0  # active seat
         # Stalk Exchange
@@ -179,8 +179,8 @@ class View:
 def _since(now, at):
     """ms since `at` (ticks arithmetic), or a large number if `at` is -1."""
     if at < 0:
-        return TICKS_MASK
-    return (now - at) & TICKS_MASK
+        return _TICKS_MASK
+    return (now - at) & _TICKS_MASK
 
 
 def _tri(now, period, peak):
@@ -192,10 +192,23 @@ def _tri(now, period, peak):
     return t * peak // half
 
 
-# Warning levels 4..1: a distance at or below steps[0] is level 4, at or
-# below steps[3] level 1, above it no warning.
-CRASH_STEPS = (1, 2, 4, 6)  # harvested tokens until the crash
-BAG_STEPS = (4, 8, 14, 20)  # tokens left in the greenhouse bag
+# Warning level (4 strongest .. 1, 0 none) by distance to the end: tokens
+# until the crash 0-1 -> 4, 2 -> 3, 3-4 -> 2, 5-6 -> 1; tokens left in the
+# greenhouse bag 0-4 -> 4, 5-8 -> 3, 9-14 -> 2, 15-20 -> 1 (docs/ring.md).
+CRASH_LEVEL = bytes((4, 4, 3, 2, 2, 1, 1))
+BAG_LEVEL = bytes((4, 4, 4, 4, 4, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1))
+
+# Swatches: (colour, level) of the seats and tokens, precomputed per
+# brightness so a frame copies 3 bytes instead of computing them.
+SWATCH = bytes((_C_WHITE, 30, _C_WHITE, 255, _C_BLUE, 150, _C_BLUE, 255, _C_AMBER, 255, _C_GREEN, 255, _C_AMBER, 200, _C_WHITE, 200))
+_S_IDLE = const(0)  # a waiting seat
+_S_ACTIVE = const(1)  # the seat to play
+_S_FLUSHED = const(2)  # a waiting seat that has flushed
+_S_DIP = const(3)  # the seat to play that has flushed: its blue dip
+_S_UPKEEP = const(4)  # the seat to play, harvesting
+_S_ACK = const(5)  # event accepted
+_S_TOKEN = const(6)  # a Seedy Business token
+_S_FIFTH = const(7)  # the first pip when a seat has 5 tokens
 
 
 def refusal(code):
@@ -209,24 +222,15 @@ def refusal(code):
 
 def error_ms(code):
     """How long the refusal blink of `code` lasts."""
-    return LONG_BLINK_MS if code <= E_NOTHING else 2 * BLINK_MS * code
-
-
-def _urgency(distance, steps):
-    i = 0
-    while i < 4:
-        if distance <= steps[i]:
-            return 4 - i
-        i += 1
-    return 0
+    return LONG_BLINK_MS if code <= E_NOTHING else 2 * _BLINK_MS * code
 
 
 class Ring:
     """Renders a View into `buf` (3 bytes per pixel, in the byte `order`
     given: order[c] = where channel c (R, G, B) goes; default R G B)."""
 
-    def __init__(self, count=RING_PIXELS, limit_ma=DEFAULT_LIMIT_MA, order=None):
-        if count != RING_PIXELS:
+    def __init__(self, count=_RING_PIXELS, limit_ma=DEFAULT_LIMIT_MA, order=None):
+        if count != _RING_PIXELS:
             raise ValueError("pixel_count %d: the ring's screens need 24 pixels" % count)
         self.count = count
         self.limit_ma = limit_ma
@@ -234,16 +238,36 @@ class Ring:
         self.zero = bytes(3 * count)
         self.order = order
         self.pal = bytearray(len(PALETTE))  # the palette x brightness, in the strip's byte order
+        # The 9 bytes of each flower's market segment, per look (SEG_*):
+        # a frame copies 5 of them instead of drawing up to 15 pixels.
+        self.segs = [bytearray(9) for _ in range(25)]
+        self.sws = [bytearray(3) for _ in range(len(SWATCH) // 2)]
         self.bright = -1
         self._scale(255)
 
     def _scale(self, bright):
-        """Fold a new brightness into the palette (only when it changes)."""
+        """Fold a new brightness into the palette and the market segments
+        (only when it changes; allocates nothing)."""
         self.bright = bright
         order = self.order
         for k in range(0, len(PALETTE), 3):
             for c in range(3):
                 self.pal[k + (c if order is None else order[c])] = PALETTE[k + c] * bright // 255
+        buf = self.buf
+        for f in range(5):
+            for look in range(5):
+                buf[:] = self.zero
+                if look == 0:  # empty: one dim pixel marks the flower's place
+                    self._put(0, f, 25)
+                for j in range(3 if look == 4 else look):  # a bar of 1-3 px, or all 3 full (counting a harvest)
+                    self._put(j, f, 255 if look == 4 else BAR_LEVEL[j])
+                seg = self.segs[5 * f + look]
+                for j in range(9):
+                    seg[j] = buf[j]
+        for n in range(len(SWATCH) // 2):
+            self._put(0, SWATCH[2 * n], SWATCH[2 * n + 1])
+            for j in range(3):
+                self.sws[n][j] = buf[j]
 
     # -- drawing primitives (all write self.buf) ---------------------------
 
@@ -267,7 +291,7 @@ class Ring:
         r = pal[k] * level >> 8
         g = pal[k + 1] * level >> 8
         b = pal[k + 2] * level >> 8
-        for j in range(3 * phase, 3 * RING_PIXELS, 3 * step):
+        for j in range(3 * phase, 3 * _RING_PIXELS, 3 * step):
             if buf[j] == 0 and buf[j + 1] == 0 and buf[j + 2] == 0:
                 buf[j] = r
                 buf[j + 1] = g
@@ -277,12 +301,12 @@ class Ring:
 
     def render(self, view, now_ms):
         """The frame for `view` at `now_ms`: returns self.buf (reused)."""
-        self.buf[:] = self.zero  # equal-length slice copy: no allocation
         if view.brightness != self.bright:
             self._scale(view.brightness)
+        self.buf[:] = self.zero  # equal-length slice copy: no allocation
         mode = view.mode
         if view.peek >= 0 and _since(now_ms, view.peek_at) < PEEK_MS:
-            mode = M_OFF
+            mode = _M_OFF
             self._number(view.values[view.peek], view.peek)
         if mode == M_STALK:
             self._stalk(view, now_ms)
@@ -293,24 +317,27 @@ class Ring:
         elif mode == M_NUMBER:
             self._number(view.number, NUM_COLOUR[view.num_kind])
             if view.unconfirmed and (now_ms // 500) & 1:
-                for i in range(1, RING_PIXELS, 2):  # dashed: "read your Market board"
-                    self._put(i, C_OFF, 0)
+                for i in range(1, _RING_PIXELS, 2):  # dashed: "read your Market board"
+                    self._put(i, _C_OFF, 0)
         elif mode == M_PORTFOLIO:
             self._portfolio(view, now_ms)
         elif mode == M_STALK_END:
             self._stalk_end(view, now_ms)
         elif mode == M_ORCHIDS_END:
             self._orchids_end(view, now_ms)
-        age = _since(now_ms, view.error_at)
-        code = view.error_code
-        if view.error_at >= 0 and age < error_ms(code):
-            # Refused: the whole ring blinks red, once long (E_NOTHING) or
-            # `code` short blinks (on-off)
-            on = code <= E_NOTHING or (age // BLINK_MS) & 1 == 0
-            for i in range(RING_PIXELS):
-                self._put(i, C_RED, 255 if on else 0)
+        at = view.error_at
+        if at >= 0:
+            self._error((now_ms - at) & _TICKS_MASK, view.error_code)
         self._output()
         return self.buf
+
+    def _error(self, age, code):
+        """Refused: the whole ring blinks red, once long (E_NOTHING) or
+        `code` short blinks (on-off), for error_ms(code)."""
+        if age < error_ms(code):
+            on = code <= E_NOTHING or (age // _BLINK_MS) & 1 == 0
+            for i in range(_RING_PIXELS):
+                self._put(i, _C_RED, 255 if on else 0)
 
     # -- Stalk Exchange ---------------------------------------------------
 
@@ -318,25 +345,21 @@ class Ring:
         """px 0-14: each flower's bar relative to the leader. Only the
         leader(s), the flowers that would bust, fill all 3 px; the others
         1-2 px. The first pixel of an empty segment glows dimly so every
-        flower's place on the ring stays visible."""
-        top = 0
-        for f in range(5):
-            if values[f] > top:
-                top = values[f]
+        flower's place on the ring stays visible. A flower whose harvest is
+        being counted blinks its whole segment."""
+        top = max(values)  # in C, no allocation
         blink = (now // 125) & 1
+        buf = self.buf
+        segs = self.segs
         for f in range(5):
-            base = 3 * f
             v = values[f]
             if f == pending and blink:
-                for j in range(3):
-                    self._put(base + j, f, 255)
-                continue
-            if v == 0:
-                self._put(base, f, 25)
-                continue
-            lit = 3 if v == top else (2 * v + top - 1) // top
-            for j in range(lit):
-                self._put(base + j, f, BAR_LEVEL[j])
+                look = 4
+            elif v == 0:
+                look = 0
+            else:
+                look = 3 if v == top else (2 * v + top - 1) // top
+            buf[9 * f : 9 * f + 9] = segs[5 * f + look]  # slice store: no allocation
 
     def _stalk(self, v, now):
         self._market(v.values, v.pending, now)
@@ -345,7 +368,7 @@ class Ring:
             # many pixels in the flower's colour; beyond 9 the arc turns white.
             c = v.pending_count
             for i in range(9 if c > 9 else c):
-                self._put(15 + i, C_WHITE if c > 9 else v.pending, 200 if c > 9 else 255)
+                self._put(15 + i, _C_WHITE if c > 9 else v.pending, 200 if c > 9 else 255)
             return
         self._seats(v, now)
         # Tokens of the active player, px 20-23 (a 5th token: first pip white).
@@ -354,12 +377,14 @@ class Ring:
         nxt = -1
         if v.actions >= 2 and not v.upkeep and t > 0 and not v.trigger:
             nxt = lit - 1  # the token the next extra action costs: blinking
+        buf = self.buf
+        sw = self.sws[_S_TOKEN]
         for j in range(lit):
             if j == nxt and (now // 400) & 1:
                 continue
-            self._put(20 + j, C_AMBER, 200)
+            buf[60 + 3 * j : 63 + 3 * j] = sw
         if t > 4 and nxt != 0:
-            self._put(20, C_WHITE, 200)
+            buf[60:63] = self.sws[_S_FIFTH]
         if v.trigger:
             self._comet(now)
         else:
@@ -371,46 +396,47 @@ class Ring:
         each second); green flash = event accepted. Other seats: faint
         white, or brighter blue once flushed (the flipped token)."""
         flushed = v.flushed
+        buf = self.buf
+        sws = self.sws
+        p = v.player
         for s in range(v.n):
-            c = C_WHITE
-            level = 30
-            if s == v.player:
-                level = 255
-                if v.ack_at >= 0 and _since(now, v.ack_at) < ACK_MS:
-                    c = C_GREEN
+            w = _S_FLUSHED if flushed[s] else _S_IDLE
+            if s == p:
+                w = _S_ACTIVE
+                if v.ack_at >= 0 and _since(now, v.ack_at) < _ACK_MS:
+                    w = _S_ACK
                 elif flushed[s] and now % 1000 < 200:
-                    c = C_BLUE
+                    w = _S_DIP
                 elif v.upkeep:
-                    c = C_AMBER
-            elif flushed[s]:
-                c = C_BLUE
-                level = 150
-            self._put(15 + s, c, level)
+                    w = _S_UPKEEP
+            buf[45 + 3 * s : 48 + 3 * s] = sws[w]
 
     def _warning(self, until_crash, bag, now):
         """The end approaches, stronger and faster as it nears. Crash: every
         unlit pixel breathes red in place. Bag: every third unlit pixel
         glows orange and the dots march round (the bag draining). The more
         urgent of the two is shown (the crash on a tie)."""
-        lc = _urgency(until_crash, CRASH_STEPS)
-        lb = _urgency(bag, BAG_STEPS)
+        if until_crash >= len(CRASH_LEVEL) and bag >= len(BAG_LEVEL):
+            return
+        lc = CRASH_LEVEL[until_crash] if until_crash < len(CRASH_LEVEL) else 0
+        lb = BAG_LEVEL[bag] if bag < len(BAG_LEVEL) else 0
         level = lc if lc >= lb else lb
         if level == 0:
             return
         period = 10 * WARN_PERIOD[level - 1]
         peak = WARN_PEAK[level - 1]
         if lc >= lb:
-            self._fill_dark(C_RED, 8 + _tri(now, period, peak), 1, 0)
+            self._fill_dark(_C_RED, 8 + _tri(now, period, peak), 1, 0)
         else:
-            self._fill_dark(C_BAG, 8 + peak, 3, 2 - now * 3 // period % 3)
+            self._fill_dark(_C_BAG, 8 + peak, 3, 2 - now * 3 // period % 3)
 
     def _comet(self, now):
         """Last turn: a white comet with a two-pixel tail circles the ring."""
-        n = RING_PIXELS
+        n = _RING_PIXELS
         head = (now % 1200) * n // 1200
-        self._put(head, C_WHITE, 255)
-        self._put((head + n - 1) % n, C_WHITE, 90)
-        self._put((head + n - 2) % n, C_WHITE, 30)
+        self._put(head, _C_WHITE, 255)
+        self._put((head + n - 1) % n, _C_WHITE, 90)
+        self._put((head + n - 2) % n, _C_WHITE, 30)
 
     # -- Oh My. Orchids! --------------------------------------------------
 
@@ -422,7 +448,7 @@ class Ring:
         for s in range(v.n):
             base = 5 * s
             f = v.flowers[s]
-            colour = C_GOLD if f >= 7 else C_GREEN
+            colour = _C_GOLD if f >= 7 else _C_GREEN
             for j in range(4):
                 c = f - 2 * j
                 if c >= 2:
@@ -430,14 +456,14 @@ class Ring:
                 elif c == 1:
                     self._put(base + j, colour, 60)
                 elif s == v.player:
-                    self._put(base + j, C_WHITE, 35)
+                    self._put(base + j, _C_WHITE, 35)
             if s == v.player and f >= 7 and (now // 500) & 1:
-                self._put(base + 3, C_WHITE, 255)  # a full sector: its tip blinks white
-            if s == v.player and _since(now, v.ack_at) < ACK_MS:
-                self._put(base, C_GREEN, 255)
+                self._put(base + 3, _C_WHITE, 255)  # a full sector: its tip blinks white
+            if s == v.player and _since(now, v.ack_at) < _ACK_MS:
+                self._put(base, _C_GREEN, 255)
         if v.last_round:
             for g in range(4):
-                self._put(5 * g + 4, C_RED, 160)
+                self._put(5 * g + 4, _C_RED, 160)
             self._comet(now)
 
     def _orchids_end(self, v, now):
@@ -452,9 +478,9 @@ class Ring:
             lit = (4 * sc + top - 1) // top
             for j in range(lit):
                 if v.winner[s]:
-                    self._put(5 * s + j, C_GOLD, pulse)
+                    self._put(5 * s + j, _C_GOLD, pulse)
                 else:
-                    self._put(5 * s + j, C_WHITE, 60)
+                    self._put(5 * s + j, _C_WHITE, 60)
 
     # -- end of a Stalk Exchange game --------------------------------------
 
@@ -465,13 +491,13 @@ class Ring:
         blink = (now // 300) & 1
         for f in range(5):
             if v.busted[f] and blink:
-                self._put(3 * f, C_RED, 255)
+                self._put(3 * f, _C_RED, 255)
         pulse = 120 + _tri(now, 1000, 135)
         for s in range(v.n):
             if v.winner[s]:
-                self._put(15 + s, C_GOLD, pulse)
+                self._put(15 + s, _C_GOLD, pulse)
             else:
-                self._put(15 + s, C_WHITE, 30)
+                self._put(15 + s, _C_WHITE, 30)
 
     def _portfolio(self, v, now):
         """Tokens entered so far as coloured runs in button order, separated
@@ -485,21 +511,21 @@ class Ring:
                 self._put(i, f, 255)
                 i += 1
             if f < 4 and i < 18:
-                self._put(i, C_WHITE, 25)
+                self._put(i, _C_WHITE, 25)
                 i += 1
         if i >= 18:
             total = 0
             for f in range(5):
                 total += v.counts[f]
             if total + 4 > 18:
-                self._put(18, C_RED, 255)
+                self._put(18, _C_RED, 255)
         for s in range(v.n):
             if v.entered[s]:
-                self._put(19 + s, C_GREEN, 120)
+                self._put(19 + s, _C_GREEN, 120)
             elif s == v.player:
-                self._put(19 + s, C_WHITE, 255 if (now // 400) & 1 else 80)
+                self._put(19 + s, _C_WHITE, 255 if (now // 400) & 1 else 80)
             else:
-                self._put(19 + s, C_WHITE, 25)
+                self._put(19 + s, _C_WHITE, 25)
 
     # -- setup and menus ----------------------------------------------------
 
@@ -510,7 +536,7 @@ class Ring:
         sel = v.sel
         if kind == CH_PLAYERS or kind == CH_BRIGHT:  # n players / level n = n lit sectors
             for s in range(sel + 1):
-                self._sector(s, C_WHITE, 200)
+                self._sector(s, _C_WHITE, 200)
             return
         for s in range(5):
             if not v.options & (1 << s):
@@ -521,22 +547,22 @@ class Ring:
                     for j in range(4):
                         self._put(j, j, level)
                 else:
-                    self._sector(s, C_ORCHID, level)
+                    self._sector(s, _C_ORCHID, level)
             elif kind == CH_LENGTH:  # long: 4 px, short: 2 px
                 for j in range(4 if s == 0 else 2):
-                    self._put(5 * s + j, C_WHITE, level)
+                    self._put(5 * s + j, _C_WHITE, level)
             elif kind == CH_MENU:
                 self._sector(s, MENU_COLOUR[s], level)
-                if MENU_COLOUR[s] == C_OFF:
-                    self._put(5 * s + (now // 250) % 4, C_WHITE, level)
+                if MENU_COLOUR[s] == _C_OFF:
+                    self._put(5 * s + (now // 250) % 4, _C_WHITE, level)
             elif kind == CH_KIND:  # a new flora type: 4 colours; one already planted: 1 colour
                 for j in range(4):
                     self._put(5 * s + j, j if s == 0 else 4, 160)
             elif kind == CH_CONFIRM:
-                self._sector(s, C_RED, 60 + _tri(now, 600, 195))
+                self._sector(s, _C_RED, 60 + _tri(now, 600, 195))
         if kind == CH_KIND:  # ok = orchid: the gap pixels glow orchid purple
             for g in range(4):
-                self._put(5 * g + 4, C_ORCHID, 255)
+                self._put(5 * g + 4, _C_ORCHID, 255)
 
     def _sector(self, s, k, level):
         for j in range(4):
@@ -549,30 +575,30 @@ class Ring:
             self._put(0, k, 40)
             return
         tens = 0
-        if value > RING_PIXELS:
+        if value > _RING_PIXELS:
             tens = value // 10
             value %= 10
         for i in range(value):
             self._put(i, k, 255 if i % 5 == 4 else 110)
         for i in range(tens if tens < 12 else 12):
-            self._put(12 + i, C_WHITE, 255 if i % 5 == 4 else 110)
+            self._put(12 + i, _C_WHITE, 255 if i % 5 == 4 else 110)
 
     # -- the current budget -------------------------------------------------
 
     def current_ma(self):
         """Estimated LED current of the last frame: 20 mA per channel at
         255, plus the LEDs' idle current."""
-        return sum(self.buf) * MA_PER_CHANNEL // 255 + IDLE_MA_PER_PIXEL * RING_PIXELS
+        return sum(self.buf) * _MA_PER_CHANNEL // 255 + _IDLE_MA_PER_PIXEL * _RING_PIXELS
 
     def _output(self):
         """Scale the frame down if it would draw more than limit_ma. Below
         brightness ~70 no frame can (24 px x 3 x 20 mA x 70/255 < 400 mA),
         so the frame is not even summed."""
-        if self.bright * 3 * RING_PIXELS * MA_PER_CHANNEL <= self.limit_ma * 255:
+        if self.bright * 3 * _RING_PIXELS * _MA_PER_CHANNEL <= self.limit_ma * 255:
             return
         buf = self.buf
-        ma = sum(buf) * MA_PER_CHANNEL // 255
+        ma = sum(buf) * _MA_PER_CHANNEL // 255
         if ma > self.limit_ma:
             scale = self.limit_ma * 256 // ma
-            for j in range(3 * RING_PIXELS):
+            for j in range(3 * _RING_PIXELS):
                 buf[j] = buf[j] * scale >> 8
