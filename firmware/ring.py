@@ -242,6 +242,7 @@ class Ring:
         # a frame copies 5 of them instead of drawing up to 15 pixels.
         self.segs = [bytearray(9) for _ in range(25)]
         self.sws = [bytearray(3) for _ in range(len(SWATCH) // 2)]
+        self.px = bytearray(3)  # one pixel's bytes, for _run
         self.bright = -1
         self._scale(255)
 
@@ -281,6 +282,21 @@ class Ring:
         buf[j] = pal[k] * level >> 8
         buf[j + 1] = pal[k + 1] * level >> 8
         buf[j + 2] = pal[k + 2] * level >> 8
+
+    def _run(self, i, n, k, level):
+        """n pixels from i = colour k at level: the colour is computed once,
+        then copied (slice stores into the frame, no allocation)."""
+        if n <= 0:
+            return
+        self._put(i, k, level)
+        buf = self.buf
+        px = self.px
+        j = 3 * i
+        px[0] = buf[j]
+        px[1] = buf[j + 1]
+        px[2] = buf[j + 2]
+        for m in range(j + 3, j + 3 * n, 3):
+            buf[m : m + 3] = px
 
     def _fill_dark(self, k, level, step, phase):
         """Every `step`-th unlit pixel (from `phase`) = colour k at level."""
@@ -335,9 +351,10 @@ class Ring:
         """Refused: the whole ring blinks red, once long (E_NOTHING) or
         `code` short blinks (on-off), for error_ms(code)."""
         if age < error_ms(code):
-            on = code <= E_NOTHING or (age // _BLINK_MS) & 1 == 0
-            for i in range(_RING_PIXELS):
-                self._put(i, _C_RED, 255 if on else 0)
+            if code <= E_NOTHING or (age // _BLINK_MS) & 1 == 0:
+                self._run(0, _RING_PIXELS, _C_RED, 255)
+            else:
+                self.buf[:] = self.zero
 
     # -- Stalk Exchange ---------------------------------------------------
 
@@ -449,14 +466,13 @@ class Ring:
             base = 5 * s
             f = v.flowers[s]
             colour = _C_GOLD if f >= 7 else _C_GREEN
-            for j in range(4):
-                c = f - 2 * j
-                if c >= 2:
-                    self._put(base + j, colour, 255)
-                elif c == 1:
-                    self._put(base + j, colour, 60)
-                elif s == v.player:
-                    self._put(base + j, _C_WHITE, 35)
+            lit = f >> 1 if f < 8 else 4  # bright pixels: two flowers each
+            self._run(base, lit, colour, 255)
+            if lit < 4 and f & 1:
+                self._put(base + lit, colour, 60)  # dim: one flower
+                lit += 1
+            if s == v.player:
+                self._run(base + lit, 4 - lit, _C_WHITE, 35)
             if s == v.player and f >= 7 and (now // 500) & 1:
                 self._put(base + 3, _C_WHITE, 255)  # a full sector: its tip blinks white
             if s == v.player and _since(now, v.ack_at) < _ACK_MS:
@@ -476,11 +492,10 @@ class Ring:
         for s in range(v.n):
             sc = v.scores[s] if v.scores[s] > 0 else 0
             lit = (4 * sc + top - 1) // top
-            for j in range(lit):
-                if v.winner[s]:
-                    self._put(5 * s + j, _C_GOLD, pulse)
-                else:
-                    self._put(5 * s + j, _C_WHITE, 60)
+            if v.winner[s]:
+                self._run(5 * s, lit, _C_GOLD, pulse)
+            else:
+                self._run(5 * s, lit, _C_WHITE, 60)
 
     # -- end of a Stalk Exchange game --------------------------------------
 
@@ -505,11 +520,11 @@ class Ring:
         seats (px 19-23): being entered = blinking white, entered = green."""
         i = 0
         for f in range(5):
-            for _ in range(v.counts[f]):
-                if i >= 18:
-                    break
-                self._put(i, f, 255)
-                i += 1
+            c = v.counts[f]
+            if c > 18 - i:
+                c = 18 - i
+            self._run(i, c, f, 255)
+            i += c
             if f < 4 and i < 18:
                 self._put(i, _C_WHITE, 25)
                 i += 1
@@ -565,8 +580,7 @@ class Ring:
                 self._put(5 * g + 4, _C_ORCHID, 255)
 
     def _sector(self, s, k, level):
-        for j in range(4):
-            self._put(5 * s + j, k, level)
+        self._run(5 * s, 4, k, level)
 
     def _number(self, value, k):
         """0-24: that many pixels, every fifth brighter; above 24: units on
@@ -578,10 +592,13 @@ class Ring:
         if value > _RING_PIXELS:
             tens = value // 10
             value %= 10
-        for i in range(value):
-            self._put(i, k, 255 if i % 5 == 4 else 110)
-        for i in range(tens if tens < 12 else 12):
-            self._put(12 + i, _C_WHITE, 255 if i % 5 == 4 else 110)
+        self._run(0, value, k, 110)
+        for i in range(4, value, 5):
+            self._put(i, k, 255)  # every fifth brighter
+        tens = tens if tens < 12 else 12
+        self._run(12, tens, _C_WHITE, 110)
+        for i in range(4, tens, 5):
+            self._put(12 + i, _C_WHITE, 255)
 
     # -- the current budget -------------------------------------------------
 
