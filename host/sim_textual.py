@@ -14,6 +14,7 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -180,7 +181,10 @@ class SimApp(App):
 
     def on_tick(self):
         self.sim.tick()
-        self.refresh_view()
+        try:
+            self.refresh_view()
+        except NoMatches:  # a last tick while the screen is being taken down
+            pass
 
     def on_unmount(self):
         self.sim.close()
