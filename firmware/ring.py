@@ -11,11 +11,13 @@ into a MicroPython NeoPixel buffer in one slice). Same view and same time ->
 same pixels, always. Integer arithmetic only: a float would be a heap object
 on the Pico.
 
-Speed (bench/bench_speed.py): a frame is drawn straight into the output
-buffer with the brightness folded into each pixel's level, the current
-estimate is one C-level sum(), and unlit pixels are filled in one inline
-loop, so a typical frame costs a few dozen small-int operations per lit
-pixel and nothing per dark one.
+Speed (bench/bench_speed.py; interpreted bytecode, since the tests load
+the same .mpy files on other machines): a frame is drawn straight into the
+output buffer with the brightness folded into the palette (once per change),
+the market segments and the seat and token colours are precomputed per
+brightness and copied with slice stores, runs of one colour are computed
+once, unlit pixels are filled in one inline loop, and below brightness 70
+no current estimate is needed at all.
 
 Layouts (docs/ring.md has a picture of every screen):
 
@@ -238,8 +240,9 @@ class Ring:
         self.zero = bytes(3 * count)
         self.order = order
         self.pal = bytearray(len(PALETTE))  # the palette x brightness, in the strip's byte order
-        # The 9 bytes of each flower's market segment, per look (SEG_*):
-        # a frame copies 5 of them instead of drawing up to 15 pixels.
+        # The 9 bytes of each flower's market segment, per look (0 empty,
+        # 1-3 a bar of that many px, 4 all full): a frame copies 5 of them
+        # instead of drawing up to 15 pixels.
         self.segs = [bytearray(9) for _ in range(25)]
         self.sws = [bytearray(3) for _ in range(len(SWATCH) // 2)]
         self.px = bytearray(3)  # one pixel's bytes, for _run
@@ -247,8 +250,8 @@ class Ring:
         self._scale(255)
 
     def _scale(self, bright):
-        """Fold a new brightness into the palette and the market segments
-        (only when it changes; allocates nothing)."""
+        """Fold a new brightness into the palette, the market segments and
+        the swatches (only when it changes; allocates nothing)."""
         self.bright = bright
         order = self.order
         for k in range(0, len(PALETTE), 3):
