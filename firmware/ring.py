@@ -200,17 +200,15 @@ def _tri(now, period, peak):
 CRASH_LEVEL = bytes((4, 4, 3, 2, 2, 1, 1))
 BAG_LEVEL = bytes((4, 4, 4, 4, 4, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1))
 
-# Swatches: (colour, level) of the seats and tokens, precomputed per
+# Swatches: (colour, level) of the seats, precomputed per
 # brightness so a frame copies 3 bytes instead of computing them.
-SWATCH = bytes((_C_WHITE, 30, _C_WHITE, 255, _C_BLUE, 150, _C_BLUE, 255, _C_AMBER, 255, _C_GREEN, 255, _C_AMBER, 200, _C_WHITE, 200))
+SWATCH = bytes((_C_WHITE, 30, _C_WHITE, 255, _C_BLUE, 150, _C_BLUE, 255, _C_AMBER, 255, _C_GREEN, 255))
 _S_IDLE = const(0)  # a waiting seat
 _S_ACTIVE = const(1)  # the seat to play
 _S_FLUSHED = const(2)  # a waiting seat that has flushed
 _S_DIP = const(3)  # the seat to play that has flushed: its blue dip
 _S_UPKEEP = const(4)  # the seat to play, harvesting
 _S_ACK = const(5)  # event accepted
-_S_TOKEN = const(6)  # a Seedy Business token
-_S_FIFTH = const(7)  # the first pip when a seat has 5 tokens
 
 
 def refusal(code):
@@ -246,6 +244,7 @@ class Ring:
         self.segs = [bytearray(9) for _ in range(25)]
         self.sws = [bytearray(3) for _ in range(len(SWATCH) // 2)]
         self.px = bytearray(3)  # one pixel's bytes, for _run
+        self.toks = [bytearray(12) for _ in range(12)]  # px 20-23 per (tokens 0-5, blink hidden)
         self.bright = -1
         self._scale(255)
 
@@ -272,6 +271,23 @@ class Ring:
             self._put(0, SWATCH[2 * n], SWATCH[2 * n + 1])
             for j in range(3):
                 self.sws[n][j] = buf[j]
+        for look in range(12):
+            buf[:] = self.zero
+            self._tokens(look >> 1, look & 1)
+            for j in range(12):
+                self.toks[look][j] = buf[60 + j]
+
+    def _tokens(self, t, hide):
+        """px 20-23: t Seedy Business tokens, one amber pip each (a 5th
+        token turns the first pip white); `hide`: the last one is dark (the
+        token the next extra action costs, blinking)."""
+        lit = t if t < 4 else 4
+        nxt = lit - 1 if hide else -1
+        for j in range(lit):
+            if j != nxt:
+                self._put(20 + j, _C_AMBER, 200)
+        if t > 4 and nxt != 0:
+            self._put(20, _C_WHITE, 200)
 
     # -- drawing primitives (all write self.buf) ---------------------------
 
@@ -391,20 +407,11 @@ class Ring:
                 self._put(15 + i, _C_WHITE if c > 9 else v.pending, 200 if c > 9 else 255)
             return
         self._seats(v, now)
-        # Tokens of the active player, px 20-23 (a 5th token: first pip white).
+        # Tokens of the active player, px 20-23 (_tokens draws them); after
+        # the two basic actions the token the next extra action costs blinks.
         t = v.tokens[v.player]
-        lit = t if t < 4 else 4
-        nxt = -1
-        if v.actions >= 2 and not v.upkeep and t > 0 and not v.trigger:
-            nxt = lit - 1  # the token the next extra action costs: blinking
-        buf = self.buf
-        sw = self.sws[_S_TOKEN]
-        for j in range(lit):
-            if j == nxt and (now // 400) & 1:
-                continue
-            buf[60 + 3 * j : 63 + 3 * j] = sw
-        if t > 4 and nxt != 0:
-            buf[60:63] = self.sws[_S_FIFTH]
+        hide = v.actions >= 2 and not v.upkeep and t > 0 and not v.trigger and (now // 400) & 1
+        self.buf[60:72] = self.toks[2 * (t if t < 5 else 5) + (1 if hide else 0)]
         if v.trigger:
             self._comet(now)
         else:
