@@ -96,6 +96,8 @@ class Buttons:
             if v != raw[i]:
                 raw[i] = v
                 since[i] = now
+            elif v == level[i] and (v or self.done[i]):
+                continue  # settled, and no hold to time: most pins, most polls
             held = ticks_diff(now, since[i])
             if v != level[i] and held >= (self.release_ms if v else self.debounce_ms):
                 level[i] = v
