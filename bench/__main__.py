@@ -27,6 +27,7 @@ MODULES = (
     ("bench.bench_dashboard", "bloomkeeper serve: a press to the page"),
     ("bench.bench_plays", "plays database fault campaign"),
     ("bench.bench_board_machine", "the whole board against its model"),
+    ("bench.bench_speed", "board speed: redraw, event, press-to-light (Unix port, RP2040 estimates)"),
 )
 
 # The keys issue 7 names, with the unit shown in the table.

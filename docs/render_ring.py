@@ -46,16 +46,20 @@ SCREENS = [
     ("setup-game-orchids", "Setup: which game (daffodil = Oh My. Orchids!)", view(RG.M_CHOICE, choice=RG.CH_GAME, options=3, sel=1), 0),
     ("setup-players", "Setup: 4 players (4 sectors lit)", view(RG.M_CHOICE, choice=RG.CH_PLAYERS, options=30, sel=3), 0),
     ("setup-length", "Setup: 2 players, long (short = 2 px)", view(RG.M_CHOICE, choice=RG.CH_LENGTH, options=3, sel=0), 0),
-    ("setup-track", "Setup: market-track start space 23", view(RG.M_NUMBER, num_kind=RG.N_TRACK, number=23), 0),
+    ("setup-track", "Setup: market-track start space 23 (entered or confirmed)", view(RG.M_NUMBER, num_kind=RG.N_TRACK, number=23), 0),
+    ("setup-track-unconfirmed", "Start space 23 still the placeholder: dashed half of each second",
+     view(RG.M_NUMBER, num_kind=RG.N_TRACK, number=23, unconfirmed=1), 500),
     ("stalk-play", "Stalk Exchange: seat 2 to play, 2 tokens left", stalk(), 1000),
     ("stalk-ack", "Event accepted: the active seat flashes green", stalk(ack_at=1000), 1100),
     ("stalk-extra", "2 basic actions done: the token an extra action costs blinks", stalk(actions=2), 1000),
     ("stalk-upkeep", "Upkeep (harvesting): the active seat turns amber", stalk(upkeep=1, actions=2), 1000),
-    ("stalk-flushed", "Seat 2 has flushed (blue); seat 4 too", stalk(flushed=(0, 1, 0, 1)), 1000),
+    ("stalk-flushed", "Seat 4 has flushed (brighter blue); seat 2, to play, stays white", stalk(flushed=(0, 1, 0, 1)), 1500),
+    ("stalk-flushed-dip", "... and dips blue 0.2 s each second (it has flushed too)", stalk(flushed=(0, 1, 0, 1)), 1100),
+    ("stalk-peek", "Hold globemaster: its value, 6, for 2 s", stalk(peek=2, peek_at=1000), 1200),
     ("stalk-harvest", "Counting a harvest: 3 globemasters (OK confirms)", stalk(pending=2, pending_count=3, upkeep=1), 130),
     ("stalk-warn-1", "Crash warning, far (6 tokens): faint slow red glow", stalk(until_crash=6), 1000),
     ("stalk-warn-4", "Crash warning, next harvest may crash: strong fast glow", stalk(until_crash=1), 250),
-    ("stalk-bag-warn", "Bag warning (4 tokens left in the bag): orange glow", stalk(bag=4), 250),
+    ("stalk-bag-warn", "Bag warning (4 tokens left): every third unlit pixel, marching", stalk(bag=4), 250),
     ("stalk-last-turn", "Last turn (an end trigger fired): a white comet circles", stalk(trigger=1, until_crash=0), 400),
     ("stalk-5-tokens", "5 tokens (seat 5 of 5): first pip white", stalk(n=5, player=4, tokens=(3, 3, 3, 4, 5)), 1000),
     ("portfolio", "Portfolio of seat 2: 2 dahlia, 4 daffodil, 1 globemaster, 3 snowdrop, 2 tulip",
@@ -66,18 +70,36 @@ SCREENS = [
      view(RG.M_ORCHIDS, n=3, player=1, flowers=(5, 2, 7)), 0),
     ("orchids-last-round", "Last round: red gaps and the comet",
      view(RG.M_ORCHIDS, n=4, player=2, flowers=(7, 4, 5, 6), last_round=1), 300),
-    ("orchids-kind", "Plant: flower button = flora type, OK = orchid (purple gaps)",
-     view(RG.M_CHOICE, choice=RG.CH_KIND, options=31, sel=-1), 0),
+    ("orchids-kind", "Plant: dahlia = new flora type, daffodil = a type already planted, OK = orchid",
+     view(RG.M_CHOICE, choice=RG.CH_KIND, options=3, sel=-1), 0),
     ("orchids-points", "Plant: 8 points", view(RG.M_NUMBER, num_kind=RG.N_POINTS, number=8), 0),
-    ("orchids-seeds", "Plant: costs 4 seeds", view(RG.M_NUMBER, num_kind=RG.N_SEEDS, number=4), 0),
+    ("orchids-seeds", "Plant: paid with 4 Seed cards", view(RG.M_NUMBER, num_kind=RG.N_SEEDS, number=4), 0),
     ("orchids-results", "Results: scores relative to the best, winner gold",
      view(RG.M_ORCHIDS_END, n=3, winner=(0, 1, 0), scores=[30, 41, 22]), 250),
     ("menu", "Menu: flush, crash, brightness, new game, close (flush selected)",
      view(RG.M_CHOICE, choice=RG.CH_MENU, options=31, sel=0), 0),
     ("brightness", "Brightness: level 3 of 5", view(RG.M_CHOICE, choice=RG.CH_BRIGHT, options=31, sel=2), 0),
     ("confirm-new", "Abandon the game? OK = yes", view(RG.M_CHOICE, choice=RG.CH_CONFIRM, options=31, sel=0), 150),
-    ("error", "Refused: the whole ring blinks red (twice, 400 ms)", stalk(error_at=1000), 1000),
+    ("error", "Refused: the whole ring blinks red; count the blinks", stalk(error_at=1000), 1000),
     ("fault", "Fault survived: white cross blinks, game reloaded from flash", stalk(fault_at=1000), 1000),
+]
+
+# Animations shown as a row of frames: (file name, title, view, times in ms)
+SEQUENCES = [
+    ("stalk-crash-breathe", "Crash warning (level 4): every unlit pixel breathes red together",
+     stalk(until_crash=1), (0, 125, 250, 375)),
+    ("stalk-bag-march", "Bag warning (level 4): the orange dots march round",
+     stalk(bag=4), (0, 170, 340, 510)),
+    ("setup-track-blink", "Unconfirmed start space: whole, then dashed, each second",
+     view(RG.M_NUMBER, num_kind=RG.N_TRACK, number=23, unconfirmed=1), (0, 500)),
+]
+
+# Refusal blink codes (firmware/ring.py E_*): drawn as time lines.
+ERROR_CODES = [
+    (RG.E_NOTHING, "1 long: that button does nothing here"),
+    (RG.E_RULE, "2: the rules say not now (turn order, phase)"),
+    (RG.E_SHORT, "3: not enough (tokens, seed cards, exchange) / out of range"),
+    (RG.E_ONCE, "4: already done, once only (flush, crash, orchid, portfolio)"),
 ]
 
 
@@ -105,6 +127,32 @@ def draw(ax, buf, count=24):
         ax.text(1.37 * x, 1.37 * y, str(i), ha="center", va="center", fontsize=6, color="#666666")
 
 
+def error_codes(plt):
+    """One time line per blink code: red where the ring is lit red."""
+    ring = RG.Ring(24)
+    fig, ax = plt.subplots(figsize=(6.4, 2.0), dpi=100)
+    for row, (code, label) in enumerate(ERROR_CODES):
+        v = stalk(error_at=0, error_code=code, n=2)
+        y = len(ERROR_CODES) - row
+        for t in range(0, 1000, 10):
+            buf = ring.render(v, t)
+            if all(buf[3 * i] > 0 and buf[3 * i + 1] == 0 for i in range(24)):
+                ax.add_patch(plt.Rectangle((t, y - 0.35), 10, 0.7, color="#e00000", lw=0))
+        ax.text(1010, y, label, va="center", fontsize=7)
+    ax.set_xlim(0, 1900)
+    ax.set_ylim(0.3, len(ERROR_CODES) + 0.7)
+    ax.set_yticks([])
+    ax.set_xticks(range(0, 1001, 250))
+    ax.set_xlabel("ms after the refused press", fontsize=7)
+    ax.tick_params(labelsize=6)
+    for side in ("top", "right", "left"):
+        ax.spines[side].set_visible(False)
+    ax.set_title("Refusal blink codes: the whole ring blinks red, count the blinks", fontsize=8)
+    fig.savefig(os.path.join(OUT, "error-codes.png"), bbox_inches="tight", facecolor="white")
+    plt.close(fig)
+    print("error-codes.png")
+
+
 def main():
     import matplotlib
 
@@ -113,6 +161,16 @@ def main():
 
     os.makedirs(OUT, exist_ok=True)
     ring = RG.Ring(24)
+    for name, title, v, times in SEQUENCES:
+        fig, axes = plt.subplots(1, len(times), figsize=(2.0 * len(times), 2.3), dpi=100)
+        for ax, t in zip(axes, times):
+            draw(ax, ring.render(v, t))
+            ax.set_title("%d ms" % t, fontsize=7)
+        fig.suptitle(title, fontsize=8)
+        fig.savefig(os.path.join(OUT, name + ".png"), bbox_inches="tight", facecolor="white")
+        plt.close(fig)
+        print("%-22s %s" % (name + ".png", title))
+    error_codes(plt)
     for name, title, v, t in SCREENS:
         buf = ring.render(v, t)
         fig, ax = plt.subplots(figsize=(3.2, 3.5), dpi=100)
@@ -120,7 +178,7 @@ def main():
         ax.set_title(title, fontsize=7, wrap=True)
         fig.savefig(os.path.join(OUT, name + ".png"), bbox_inches="tight", facecolor="white")
         plt.close(fig)
-        print("%-22s %4d mA  %s" % (name + ".png", ring.last_ma, title))
+        print("%-22s %4d mA  %s" % (name + ".png", ring.current_ma(), title))
 
 
 if __name__ == "__main__":

@@ -45,8 +45,8 @@ class OrchidsState:
         if op == R.OP_TAKE:
             if self.last_round:
                 raise E.EngineError(E.LAST_ROUND, "last round: plant only")
-            if self.done != NONE:
-                raise E.EngineError(E.MIXED_TURN, "a turn is one take or plants, never both")
+            if self.done != NONE:  # R9: one take, or plants, per turn
+                raise E.EngineError(E.MIXED_TURN, "took seeds already" if self.done == TOOK else "planted: no take now")
             hand = self.hand[p] + rec[1]
             if hand > T.HAND_LIMIT:  # "must immediately compost the excess"
                 self.composted[p] += hand - T.HAND_LIMIT
@@ -55,7 +55,7 @@ class OrchidsState:
             self.done = TOOK
         elif op == R.OP_SOW:
             if self.done == TOOK:
-                raise E.EngineError(E.MIXED_TURN, "a turn is one take or plants, never both")
+                raise E.EngineError(E.MIXED_TURN, "this turn took seeds: no planting after a take")
             name = R.sow_name(rec)
             kind = R.KINDS[rec[1]]
             if rec[3] > self.hand[p]:

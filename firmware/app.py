@@ -15,10 +15,14 @@ and the tests must drive exactly the code the board runs. So:
 
 Gesture map (docs/controls.md is the player's card):
   Stalk Exchange play: OK plant, MENU swap, flower = harvest +1 of it
-  (counted, OK confirms), hold OK end turn (before two basic actions:
-  "stuck", straight to the upkeep, ruling R3), hold MENU menu (flush, crash,
-  brightness, new game), UNDO undo. Oh My. Orchids! play: flower k = take k
-  seeds, OK plant (kind, points, seeds), hold OK end turn / pass.
+  (counted, OK confirms), hold a flower = its market value for 2 s, hold
+  OK end turn (before two basic actions: "stuck", straight to the upkeep,
+  ruling R3), hold MENU menu (flush, crash, brightness, new game), UNDO
+  undo. Oh My. Orchids! play: flower k = take k seed cards, OK plant (kind:
+  orchid / new flora type / a flora type already planted, points, seed
+  cards), hold OK end turn / pass.
+A refusal blinks the ring red with a reason code (firmware/ring.py E_*;
+the simulator's words for it: firmware/app_words.py).
 Setup, menus and number entry live in firmware/setup_flow.py.
 
 API (the simulator, the serial link and the tests use only this):
@@ -63,13 +67,13 @@ class App:
         self.on_event = []  # fn(game_id, index, record) after each durable change
         self.buttons = Buttons(hw.pins, self.clock)
         self.ev = ButtonEvent()
-        self.ring = RG.Ring(hw.count)
         self.view = RG.View()
         self.shown = bytearray(3 * hw.count)
         self._first = True
         self._frame_at = self.clock()
         self._dirty = True  # draw at the next step
         self._direct_setup(hw.strip)
+        self.ring = RG.Ring(hw.count, order=self._order)
         self.settings = store.settings()
         self.view.brightness = _brightness(self.settings.get("brightness"))
         # entry screens: a number, a kind, the presses that built them
@@ -80,7 +84,7 @@ class App:
         self.pending_count = 0
         self.counts = bytearray(5)  # portfolio being entered
         self.pf_seat = -1  # whose portfolio `counts` holds
-        self.plant_kind = 0  # 0 orchid, 1..5 flora of flower k-1
+        self.plant_kind = 0  # 0 orchid, 1 flora of a new type, 2 a flora type already planted
         self.plant_points = 0
         self.menu_from = "setup_game"  # where the menu returns to
         self.old_brightness = 48
@@ -157,6 +161,7 @@ class App:
     def press(self, button, kind):
         """Handle one gesture (also the simulator's and the link's entry)."""
         self._dirty = True
+        self.view.peek = -1
         s = self.screen
         if s == "stalk":
             self._stalk(button, kind)
@@ -175,16 +180,16 @@ class App:
 
     def _direct_setup(self, strip):
         """MicroPython's neopixel keeps a bytearray `buf` in its colour
-        ORDER: writing it directly avoids a tuple per pixel (no allocation).
-        Other strips get strip[i] = (r, g, b) for changed pixels only."""
+        ORDER: the ring renders in that order and a frame is one slice copy
+        into it (no tuple per pixel, no allocation). Other strips get
+        strip[i] = (r, g, b) for changed pixels only."""
         self._sbuf = None
+        self._order = None
         buf = getattr(strip, "buf", None)
         order = getattr(strip, "ORDER", None)
-        bpp = getattr(strip, "bpp", 3)
-        if isinstance(buf, bytearray) and order is not None and len(buf) == bpp * self.hw.count:
+        if isinstance(buf, bytearray) and order is not None and len(buf) == 3 * self.hw.count:
             self._sbuf = buf
             self._order = order
-            self._bpp = bpp
 
     def show(self):
         """Render the view now and push changed pixels to the strip."""
@@ -195,35 +200,37 @@ class App:
         shown = self.shown
         strip = self.hw.strip
         first = self._first
+        if not first and buf == shown:  # compared in C: most frames end here
+            return buf
         self._first = False
-        changed = first
-        sbuf = self._sbuf
-        for i in range(len(buf) // 3):
-            j = 3 * i
-            r = buf[j]
-            g = buf[j + 1]
-            b = buf[j + 2]
-            if r == shown[j] and g == shown[j + 1] and b == shown[j + 2] and not first:
-                continue
-            changed = True
-            shown[j] = r
-            shown[j + 1] = g
-            shown[j + 2] = b
-            if sbuf is not None:
-                o = self._order
-                k = i * self._bpp
-                sbuf[k + o[0]] = r
-                sbuf[k + o[1]] = g
-                sbuf[k + o[2]] = b
-            else:
+        if self._sbuf is not None:
+            self._sbuf[:] = buf  # already in the strip's byte order
+            shown[:] = buf
+        else:
+            for i in range(len(buf) // 3):
+                j = 3 * i
+                r = buf[j]
+                g = buf[j + 1]
+                b = buf[j + 2]
+                if r == shown[j] and g == shown[j + 1] and b == shown[j + 2] and not first:
+                    continue
+                shown[j] = r
+                shown[j + 1] = g
+                shown[j + 2] = b
                 strip[i] = (r, g, b)
-        if changed:
-            strip.write()
+        strip.write()
         return buf
 
-    def blink_error(self):
-        """A refused gesture or event: the ring blinks red, nothing changes."""
+    def blink_error(self, code=RG.E_NOTHING):
+        """A refused gesture or event: the ring blinks red (`code` = the
+        reason, firmware/ring.py E_*), nothing changes."""
         self.view.error_at = self.clock()
+        self.view.error_code = code
+
+    def peek(self, f):
+        """A held flower button: the ring shows that flower's value."""
+        self.view.peek = f
+        self.view.peek_at = self.clock()
 
     # -- events through the store ------------------------------------------
 
@@ -231,8 +238,8 @@ class App:
         """Judge + store one record; True if accepted. Refused -> error blink."""
         try:
             self.store.apply(self.game, rec)
-        except EngineError:
-            self.blink_error()
+        except EngineError as err:
+            self.blink_error(RG.refusal(err.code))
             return False
         self._changed(len(self.game.log) - 1, rec)
         return True
@@ -244,8 +251,8 @@ class App:
             return False
         try:
             self.store.undo(self.game)
-        except EngineError:
-            self.blink_error()
+        except EngineError as err:
+            self.blink_error(RG.refusal(err.code))
             return False
         self._changed(len(self.game.log), R.UNDO)
         return True
@@ -411,7 +418,7 @@ class App:
                 if self.pending == b:
                     self._pending_less()
                 else:
-                    self.blink_error()
+                    self.peek(b)
                 return
             self._harvest_more(b)
         elif b == B_OK:
@@ -442,7 +449,7 @@ class App:
         engine's own turn_done() says whether harvesting may start."""
         st = self.game.rules
         if st.over or not st.turn_done():
-            self.blink_error()
+            self.blink_error(RG.E_RULE)
             return
         if self.pending != f:
             if not self._commit_harvest():
@@ -482,13 +489,13 @@ class App:
         if b < 5:
             if kind == SHORT:
                 if self.counts[b] >= TOKENS_PER_FLOWER or self.hist_n >= HIST_MAX:
-                    self.blink_error()
+                    self.blink_error(RG.E_SHORT)
                     return
                 self.counts[b] += 1
                 self._push_hist(b)
             else:
                 if self.counts[b] == 0 or self.hist_n >= HIST_MAX:
-                    self.blink_error()
+                    self.blink_error(RG.E_SHORT)
                     return
                 self.counts[b] -= 1
                 self._push_hist(b | 16)
@@ -525,6 +532,8 @@ class App:
             self.undo()
         elif b == B_MENU:
             SF.open_menu(self)
+        elif kind == LONG and self.game.game == R.STALK:
+            self.peek(b)  # a held flower: its final value
         else:
             self.blink_error()
 
@@ -548,10 +557,15 @@ class App:
             SF.open_menu(self)
 
     def _plant(self, b, kind):
-        """Plant entry: kind (flower = flora, OK = orchid) -> points -> seeds."""
+        """Plant entry: kind (dahlia = a flora of a type this player has not
+        planted, daffodil = a type already planted, OK = orchid) -> points
+        -> seed cards."""
         s = self.screen
         if s == "plant_kind":
-            if b < 5 and kind == SHORT:
+            if b < 2 and kind == SHORT:
+                if b and self._flora() is None:
+                    self.blink_error(RG.E_RULE)
+                    return
                 self.plant_kind = b + 1
             elif b == B_OK:
                 self.plant_kind = 0
@@ -587,12 +601,30 @@ class App:
             return
         SF.number_press(self, b, kind, 99)
 
-    def plant_name(self):
-        """Generated name that keeps the variety count right: every orchid
-        distinct ("Orchid 3"), flora named by type ("Flora tulip")."""
-        if self.plant_kind:
-            return "Flora " + FLOWERS[self.plant_kind - 1]
+    def _flora(self):
+        """The first flora name the active player has planted, or None."""
         st = self.game.rules
+        for f in st.flowers[st.player]:
+            if f[1] == "flora":
+                return f[0]
+        return None
+
+    def plant_name(self):
+        """Generated name that keeps the variety count right (ruling R7):
+        every orchid distinct ("Orchid 3"); a flora of a new type gets a
+        name this player has not used ("Flora 2"), a flora of a type already
+        planted the name of one the player has (variety counts names)."""
+        st = self.game.rules
+        if self.plant_kind == 2:
+            return self._flora()
+        if self.plant_kind:
+            mine = st.flowers[st.player]
+            k = 1
+            name = "Flora 1"
+            while name in [f[0] for f in mine]:
+                k += 1
+                name = "Flora %d" % k
+            return name
         k = 1
         for row in st.flowers:
             for f in row:

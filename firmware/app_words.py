@@ -1,34 +1,89 @@
 """The board's state in words, for the simulator beside the drawn ring.
 
 Why a separate module: only the simulator (and a curious host over the
-link) asks for words; on the board this module is never imported, so its
-strings cost no RAM during a game.
+link) asks for words; on the board this module is never imported (the
+bundle leaves it out), so its strings cost neither flash nor RAM.
+
+Words say what a player sees and does, never an internal screen name:
+`describe(app)` is the game in words (first line: where you are),
+`hint(app)` the buttons that mean something right now (it follows the
+phase: action phase, extra actions, upkeep, a harvest being counted, the
+last turn / round), `label(app)` a short name for the middle of the drawn
+ring, `refusal(app, code)` why the ring just blinked when the app itself
+refused a press (the engine's own refusals carry their message).
 """
 
 from engine_lite import record as R
-from engine_lite.tables import FLOWERS
+from engine_lite.tables import BASIC_ACTIONS, FLOWERS, TRACK_START_PLACEHOLDER
+from firmware import ring as RG
+
+TITLES = {
+    "setup_game": ("Setup: which game?", "which game?"),
+    "setup_players": ("Setup: how many players?", "players?"),
+    "setup_length": ("Setup: 2 players, long or short game?", "long/short?"),
+    "setup_track": ("Setup: market-track start space", "start space"),
+    "stalk": ("Stalk Exchange", "Stalk Exch."),
+    "orchids": ("Oh My. Orchids!", "Orchids"),
+    "plant_kind": ("Plant: which kind?", "plant: kind"),
+    "plant_points": ("Plant: its points", "plant: points"),
+    "plant_seeds": ("Plant: Seed cards discarded for it", "plant: cards"),
+    "portfolio": ("Game over: portfolio entry", "portfolios"),
+    "results": ("Results", "results"),
+    "menu": ("Menu", "menu"),
+    "brightness": ("Menu: brightness", "brightness"),
+    "confirm_new": ("Menu: abandon this game?", "new game?"),
+}
 
 HINTS = {
-    "setup_game": "Choose the game: dahlia = Stalk Exchange, daffodil = Oh My. Orchids! (MENU cycles, OK next)",
-    "setup_players": "How many players? daffodil 2, globemaster 3, snowdrop 4, tulip 5 (OK next, UNDO back)",
-    "setup_length": "2 players: dahlia = long game, daffodil = short game (OK next, UNDO back)",
-    "setup_track": "Market-track start space: flower k adds k, hold subtracts k (OK starts the game)",
-    "stalk": "OK plant | MENU swap | flower = harvest +1 (OK confirms) | hold OK end turn (stuck: to the upkeep) | hold MENU menu | UNDO undo",
-    "orchids": "flower k = take k seeds | OK plant | hold OK end turn / pass | MENU menu | UNDO undo",
-    "plant_kind": "Plant: flower button = flora of that type, OK = orchid (UNDO cancels)",
-    "plant_points": "Plant: its points; flower k adds k, hold subtracts k (OK next, UNDO back)",
-    "plant_seeds": "Plant: its seed cost; flower k adds k, hold subtracts k (OK plants it, UNDO back)",
-    "portfolio": "Portfolio: flower = +1 token, hold = -1 (OK confirms this player, UNDO takes back)",
-    "results": "OK = next game | UNDO reopens the last entry",
-    "menu": "Menu: dahlia flush, daffodil crash, globemaster brightness, snowdrop new game, tulip close",
-    "brightness": "Brightness: flower 1-5 = level (OK keeps it, UNDO cancels)",
-    "confirm_new": "Abandon this game and start a new one? OK = yes, anything else = no",
+    "setup_game": "1 dahlia = Stalk Exchange · 2 daffodil = Oh My. Orchids! · MENU cycles · OK next",
+    "setup_players": "2-5 = that many players · MENU cycles · OK next · UNDO back",
+    "setup_length": "1 dahlia = long game · 2 daffodil = short game · OK next · UNDO back",
+    "plant_kind": "1 dahlia = flora of a type new to this player · 2 daffodil = a type they have · OK = orchid · UNDO cancels",
+    "plant_points": "flower k = +k · hold k = -k · OK next · UNDO last tap / back · MENU cancels",
+    "plant_seeds": "Seed CARDS, not seeds (3 cards of 2 seeds = 3): flower k = +k · hold k = -k · OK plants · UNDO back",
+    "portfolio": "flower = +1 token · hold = -1 · OK = this player done · UNDO last tap · hold MENU menu",
+    "menu": "1 flush · 2 crash · 3 brightness · 4 new game · 5 close · MENU moves · OK chooses · UNDO closes",
+    "brightness": "flower 1-5 = level 16, 32, 48, 128, 255 · OK keeps it · UNDO cancels",
+    "confirm_new": "OK = abandon this game and start a new one · anything else = no",
+}
+
+# Why the app itself refused a press (no engine message), by screen and code.
+APP_REFUSALS = {
+    ("stalk", RG.E_RULE): "harvest comes in the upkeep, after the turn's two basic actions",
+    ("plant_kind", RG.E_RULE): "this player has planted no flora yet: 1 dahlia for a new type",
+}
+CODE_WORDS = {
+    RG.E_NOTHING: "that button does nothing here",
+    RG.E_RULE: "not at this point of the turn",
+    RG.E_SHORT: "out of range (not enough, or past the limit)",
+    RG.E_ONCE: "already done (once only)",
 }
 
 
+def title(app):
+    return TITLES.get(app.screen, (app.screen, app.screen))[0]
+
+
+def label(app):
+    """A few words for the middle of the drawn ring."""
+    return TITLES.get(app.screen, ("", ""))[1]
+
+
+def blinks(code):
+    """How the ring showed refusal `code` (firmware/ring.py E_*)."""
+    return "1 long blink" if code <= RG.E_NOTHING else "%d red blinks" % code
+
+
+def refusal(app, code):
+    """Words for a refusal the app made itself (no engine error)."""
+    why = APP_REFUSALS.get((app.screen, code)) or CODE_WORDS.get(code, "refused")
+    return "%s (%s)" % (why, blinks(code))
+
+
 def describe(app):
-    lines = ["screen: %s" % app.screen]
     g = app.game
+    s = app.screen
+    lines = [] if s in ("stalk", "orchids", "results", "portfolio") else [title(app)]
     if g is not None and g.rules is not None:
         st = g.rules
         if g.game == R.STALK:
@@ -36,49 +91,102 @@ def describe(app):
         else:
             lines.extend(_orchids(app, st))
     else:
-        s = app.setup
+        su = app.setup
         lines.append(
-            "setup: %s, %d players%s"
-            % (("Stalk Exchange", "Oh My. Orchids!")[s.game], s.players, (", short" if s.short else ", long") if s.players == 2 else "")
+            "chosen: %s, %d players%s"
+            % (("Stalk Exchange", "Oh My. Orchids!")[su.game], su.players, (", short" if su.short else ", long") if su.players == 2 else "")
         )
-    s = app.screen
-    if s.startswith("plant_") or s == "setup_track":
-        lines.append("entry: %d" % app.number)
-    lines.append(HINTS.get(s, ""))
+    if s == "setup_track":
+        key = "2-short" if app.setup.players == 2 and app.setup.short else ("2-long" if app.setup.players == 2 else str(app.setup.players))
+        lines.append("start space: %d (the number printed on your Market board at your player count)" % app.number)
+        if app.view.unconfirmed:
+            lines.append("UNCONFIRMED: %d is a placeholder; tap flowers to set it, hold OK to confirm it" % TRACK_START_PLACEHOLDER[key])
+    elif s == "plant_points":
+        lines.append("points: %d" % app.number)
+    elif s == "plant_seeds":
+        lines.append("Seed cards discarded: %d" % app.number)
     return lines
+
+
+def hint(app):
+    """The buttons that mean something now (the simulator's help line)."""
+    s = app.screen
+    g = app.game
+    if s == "setup_track":
+        return "flower k = +k · hold k = -k · OK start · hold OK = confirm the number shown and start · UNDO back"
+    if s == "stalk" and g is not None:
+        st = g.rules
+        if app.pending >= 0:
+            f = FLOWERS[app.pending]
+            return "%s again = +1 · hold %s or UNDO = -1 · other flower = next · OK confirms · hold OK confirms, ends turn" % (f, f)
+        if st.upkeep:
+            return "UPKEEP: flower = harvest +1 (OK confirms) · hold OK end turn · hold flower = its value · UNDO undo"
+        more = "OK plant · MENU swap"
+        if st.actions >= BASIC_ACTIONS:
+            more = "OK/MENU = extra plant/swap (a token)" if not st.trigger else "OK plant · MENU swap"
+            more += " · flower = harvest +1 · hold OK end turn"
+        else:
+            more += " · hold OK = stuck, to the upkeep (R3)"
+        return more + " · hold flower = its value · hold MENU menu · UNDO undo"
+    if s == "orchids" and g is not None:
+        st = g.rules
+        if st.last_round:
+            return "LAST ROUND, plant only: OK plant · hold OK end turn / pass · UNDO undo · hold MENU menu"
+        return "flower k = take k Seed CARDS · OK plant · hold OK end turn · UNDO undo · hold MENU menu"
+    if s == "results":
+        if g is not None and g.game == R.STALK:
+            return "OK = next game · hold flower = its final value · UNDO reopens the last entry"
+        return "OK = next game · UNDO reopens the game"
+    return HINTS.get(s, "")
+
+
+def _actions(st):
+    basic = st.actions if st.actions < BASIC_ACTIONS else BASIC_ACTIONS
+    extra = st.actions - basic
+    out = "%d basic action%s done" % (basic, "" if basic == 1 else "s")
+    if extra:
+        out += " + %d extra" % extra
+    return out
 
 
 def _stalk(app, st):
     out = []
     if st.over:
-        out.append("Stalk Exchange: game over (%s)" % ("crash" if st.trigger == 1 else "bag empty"))
+        out.append("Stalk Exchange: game over (%s)" % ("market crash" if st.trigger == 1 else "bag empty"))
     else:
+        out.append("Stalk Exchange, turn %d: %s (seat %d)" % (st.turn, st.names[st.player], st.player + 1))
+        out.append("%s, %s" % ("UPKEEP (harvesting)" if st.upkeep else "action phase", _actions(st)))
+    if st.over and st.all_entered():
+        fin = app.game.state()["final"]
+        out.append("final values (after the bust): " + ", ".join("%s %d" % (f, fin["values"][f]) for f in FLOWERS))
         out.append(
-            "Stalk Exchange, turn %d: %s (seat %d), %s, %d basic action%s done"
-            % (st.turn, st.names[st.player], st.player + 1, "upkeep" if st.upkeep else "action phase", st.actions, "" if st.actions == 1 else "s")
+            "busted: %s"
+            % (", ".join("%s (%d -> %d)" % (f, st.values[FLOWERS.index(f)], fin["values"][f]) for f in fin["busted"]) or "none")
         )
+        for row in fin["players"]:
+            out.append("#%d %s %d%s" % (row["rank"], row["name"], row["score"], "  WINNER" if row["winner"] else ""))
+        return out
     out.append("market: " + ", ".join("%s %d" % (FLOWERS[f], st.values[f]) for f in range(5)))
-    out.append(
-        "tokens: "
-        + ", ".join("%s %d%s" % (st.names[s], st.tokens[s], " (flushed)" if st.flushed[s] else "") for s in range(st.n))
-    )
-    out.append("bag %d, exchange %d, harvested %d, crash in >= %d harvested tokens" % (st.bag, st.exchange, st.harvested, st.crash_distance()))
+    if not st.over:
+        out.append(
+            "tokens: "
+            + ", ".join("%s %d%s" % (st.names[s], st.tokens[s], " flushed" if st.flushed[s] else "") for s in range(st.n))
+        )
+        end = "bag %d, exchange %d, harvested %d" % (st.bag, st.exchange, st.harvested)
+        if not st.trigger:
+            end += ", crash in >= %d" % st.crash_distance()
+        out.append(end)
+        if not st.track_given:
+            out.append("start space %d: placeholder, unconfirmed" % st.track_start)
     if st.trigger and not st.over:
-        out.append("LAST TURN: the %s ended the game; it ends after this turn" % ("market crash" if st.trigger == 1 else "empty bag"))
+        out.append("LAST TURN (%s): the game ends after it" % ("market crash" if st.trigger == 1 else "bag empty"))
     if app.pending >= 0:
         out.append("harvest being counted: %s x%d (OK confirms)" % (FLOWERS[app.pending], app.pending_count))
     if st.over:
-        if st.all_entered():
-            fin = app.game.state()["final"]
-            out.append("busted: %s" % (", ".join(fin["busted"]) or "none"))
-            for row in fin["players"]:
-                out.append("#%d %s %d%s" % (row["rank"], row["name"], row["score"], "  WINNER" if row["winner"] else ""))
-        else:
-            seat = app.view.player
-            out.append(
-                "portfolio of %s: %s"
-                % (st.names[seat], ", ".join("%s %d" % (FLOWERS[f], app.counts[f]) for f in range(5)))
-            )
+        seat = app.view.player
+        out.append(
+            "portfolio of %s: %s" % (st.names[seat], ", ".join("%s %d" % (FLOWERS[f], app.counts[f]) for f in range(5)))
+        )
     return out
 
 
@@ -89,11 +197,13 @@ def _orchids(app, st):
         for row in app.game.state()["final"]["players"]:
             out.append("#%d %s %d%s" % (row["rank"], row["name"], row["score"], "  WINNER" if row["winner"] else ""))
         return out
-    out.append(
-        "Oh My. Orchids!, turn %d: %s (seat %d)%s" % (st.turn, st.names[st.player], st.player + 1, ", LAST ROUND" if st.last_round else "")
-    )
+    out.append("Oh My. Orchids!, turn %d: %s (seat %d)%s" % (st.turn, st.names[st.player], st.player + 1, ", LAST ROUND" if st.last_round else ""))
     for s in range(st.n):
+        if app.screen != "orchids" and s != st.player:
+            continue  # plant entry: only the planting player (80x24)
+        kinds = len(set(f[0] for f in st.flowers[s]))
         out.append(
-            "%s: %d flowers, %d seeds in hand, %d composted" % (st.names[s], len(st.flowers[s]), st.hand[s], st.composted[s])
+            "%s: %d flowers, %d types, %d cards, %d composted"
+            % (st.names[s], len(st.flowers[s]), kinds, st.hand[s], st.composted[s])
         )
     return out

@@ -4,10 +4,14 @@ Why pure logic: pins are anything with `.value()` (1 released, 0 pressed,
 pull-ups) and the clock is any function returning milliseconds, so tests
 step time exactly and the same code runs on every backend.
 
-Debounce: a level counts only once the raw input has held it for
-`debounce_ms`; a bouncing contact keeps restarting that wait, so it can never
-fire twice. A press fires SHORT on release, or LONG once as soon as it has
-been held `long_ms` (while still held); releasing after a LONG fires nothing.
+Debounce: a press counts only once the raw input has held it for
+`debounce_ms`, a release once it has held for `release_ms` (half of that by
+default: a tap fires on release, so this is the wait a player feels, and
+release bounce is short; a glitch can still never make a press, which needs
+the full `debounce_ms`). A bouncing contact keeps restarting the wait, so it
+can never fire twice. A press fires SHORT on release, or LONG once as soon as
+it has been held `long_ms` (while still held); releasing after a LONG fires
+nothing.
 A button already held when Buttons is made is ignored until released.
 
 No allocation in `poll()` or `get_into()` (the hot path; a heap_lock test
@@ -47,10 +51,11 @@ class ButtonEvent:
 
 
 class Buttons:
-    def __init__(self, pins, clock, debounce_ms=20, long_ms=600, queue=16):
+    def __init__(self, pins, clock, debounce_ms=20, long_ms=600, queue=16, release_ms=-1):
         self.pins = pins
         self.clock = clock
         self.debounce_ms = debounce_ms
+        self.release_ms = debounce_ms >> 1 if release_ms < 0 else release_ms
         self.long_ms = long_ms
         n = len(pins)
         now = clock()
@@ -91,8 +96,10 @@ class Buttons:
             if v != raw[i]:
                 raw[i] = v
                 since[i] = now
+            elif v == level[i] and (v or self.done[i]):
+                continue  # settled, and no hold to time: most pins, most polls
             held = ticks_diff(now, since[i])
-            if v != level[i] and held >= self.debounce_ms:
+            if v != level[i] and held >= (self.release_ms if v else self.debounce_ms):
                 level[i] = v
                 if v:  # released
                     if not self.done[i]:

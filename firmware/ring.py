@@ -5,9 +5,19 @@ the simulator, the docs renderer and a test without a game, and rendering
 must allocate nothing (it runs every few milliseconds on the board). So the
 app copies the few numbers a screen needs into one preallocated View (ints
 and bytearrays) and `Ring.render(view, now_ms)` writes one preallocated
-bytearray (R,G,B per pixel, pixel 0 at the top, clockwise). Same view and
-same time -> same pixels, always. Integer arithmetic only: a float would be
-a heap object on the Pico.
+bytearray (3 bytes per pixel, pixel 0 at the top, clockwise; R,G,B unless
+the Ring was given the strip's byte ORDER, so the app can copy the frame
+into a MicroPython NeoPixel buffer in one slice). Same view and same time ->
+same pixels, always. Integer arithmetic only: a float would be a heap object
+on the Pico.
+
+Speed (bench/bench_speed.py; interpreted bytecode, since the tests load
+the same .mpy files on other machines): a frame is drawn straight into the
+output buffer with the brightness folded into the palette (once per change),
+the market segments and the seat and token colours are precomputed per
+brightness and copied with slice stores, runs of one colour are computed
+once, unlit pixels are filled in one inline loop, and below brightness 70
+no current estimate is needed at all.
 
 Layouts (docs/ring.md has a picture of every screen):
 
@@ -15,10 +25,15 @@ Layouts (docs/ring.md has a picture of every screen):
   px 15-19 seats, px 20-23 Seedy Business tokens of the active player.
 * Oh My. Orchids! play and most menus: five sectors of 4 px (px 5k..5k+3),
   one per seat / option, with one gap pixel between them (px 4, 9, 14, 19).
-* Overlays: crash/bag warning (unlit pixels glow red, faster and stronger
-  as the end nears), last turn (a white comet circling), error (the whole
-  ring blinks red twice), acknowledgement (active seat flashes green),
-  fault recovered (a dark ring but for a blinking white cross).
+* Overlays: crash warning (unlit pixels breathe red) and bag warning
+  (every third unlit pixel glows orange and the dots march round), both
+  faster and stronger as the end nears; last turn (a white comet
+  circling); a refusal (the whole ring blinks red: the number of blinks is
+  the reason, E_*); acknowledgement (active seat flashes green); a held
+  flower button (its exact market value as a number, PEEK_MS); fault
+  recovered (a dark ring but for a blinking white cross, FAULT_MS).
+
+The layouts are drawn for a 24-pixel ring: Ring refuses any other count.
 """
 
 try:
@@ -30,7 +45,7 @@ except ImportError:  # CPython
 
 
 # Screens (View.mode)
-M_OFF = const(0)
+_M_OFF = const(0)
 M_STALK = const(1)
 M_ORCHIDS = const(2)
 M_CHOICE = const(3)
@@ -53,41 +68,53 @@ N_TRACK = const(0)
 N_POINTS = const(1)
 N_SEEDS = const(2)
 
-ERROR_MS = const(400)  # two red blinks of 100 ms
-ACK_MS = const(250)
-FAULT_MS = const(3000)  # six blinks of the fault cross
-TICKS_MASK = const(0x3FFFFFFF)  # time.ticks_ms() wraps at 2**30
+# Refusal blink codes (View.error_code; docs/ring.md, the reference card):
+# the whole ring blinks red, the count of blinks says why.
+E_NOTHING = const(1)  # one long blink: that button means nothing here
+E_RULE = const(2)  # two: the rules say not now (turn order, phase, game over)
+E_SHORT = const(3)  # three: not enough (tokens, seeds, exchange) or out of range
+E_ONCE = const(4)  # four: already done, once only (flush, crash, orchid, portfolio)
+# engine_lite error codes by blink code (any other code: E_RULE)
+SHORT_CODES = "no_tokens hand_short exchange_empty too_many"
+ONCE_CODES = "flush_used triggered orchid_taken already_entered"
+_BLINK_MS = const(120)  # on and off of one short blink
+LONG_BLINK_MS = const(500)
+PEEK_MS = const(2000)  # a held flower shows its value this long
+_RING_PIXELS = const(24)
+_ACK_MS = const(250)
+FAULT_MS = const(3000)  # six blinks of the fault cross (App.recover)
+_TICKS_MASK = const(0x3FFFFFFF)  # time.ticks_ms() wraps at 2**30
 
 # Colours as RGB triples in bytes (a tuple literal could be built at run time).
 # Flowers in button order: dahlia, daffodil, globemaster, snowdrop, tulip.
 FLOWER_RGB = bytes((220, 0, 40, 255, 170, 0, 140, 0, 255, 150, 200, 255, 255, 40, 140))
-# Misc colours, indexed by the C_* numbers below.
+# Misc colours, indexed by the C_* numbers below minus 5 (the Ring's
+# palette is FLOWER_RGB + MISC_RGB: flower k is colour k, C_x is colour x).
 MISC_RGB = bytes(
     (
-        255, 255, 255,  # C_WHITE
-        0, 0, 0,  # C_OFF
-        255, 0, 0,  # C_RED
-        0, 255, 40,  # C_GREEN
-        255, 110, 0,  # C_AMBER (Seedy Business tokens)
-        40, 90, 255,  # C_BLUE (a flushed player's token is flipped blue)
-        255, 190, 0,  # C_GOLD (winner, 7 flowers)
-        190, 0, 255,  # C_ORCHID
-        255, 70, 0,  # C_BAG (bag warning)
-        120, 60, 10,  # C_SEED
-        150, 160, 255,  # C_BLUEWHITE (active seat that has flushed)
+        255, 255, 255,  # _C_WHITE
+        0, 0, 0,  # _C_OFF
+        255, 0, 0,  # _C_RED
+        0, 255, 40,  # _C_GREEN
+        255, 110, 0,  # _C_AMBER (Seedy Business tokens)
+        40, 90, 255,  # _C_BLUE (a flushed player's token is flipped blue)
+        255, 190, 0,  # _C_GOLD (winner, 7 flowers)
+        190, 0, 255,  # _C_ORCHID
+        255, 70, 0,  # _C_BAG (bag warning)
+        120, 60, 10,  # _C_SEED
     )
 )
-C_WHITE = const(0)
-C_OFF = const(1)
-C_RED = const(2)
-C_GREEN = const(3)
-C_AMBER = const(4)
-C_BLUE = const(5)
-C_GOLD = const(6)
-C_ORCHID = const(7)
-C_BAG = const(8)
-C_SEED = const(9)
-C_BLUEWHITE = const(10)
+_C_WHITE = const(5)
+_C_OFF = const(6)
+_C_RED = const(7)
+_C_GREEN = const(8)
+_C_AMBER = const(9)
+_C_BLUE = const(10)
+_C_GOLD = const(11)
+_C_ORCHID = const(12)
+_C_BAG = const(13)
+_C_SEED = const(14)
+PALETTE = FLOWER_RGB + MISC_RGB
 
 # Bar levels of the 3 market pixels: dim -> bright, so two full bars side by
 # side still show where one flower ends (position, not hue).
@@ -95,12 +122,12 @@ BAR_LEVEL = bytes((70, 150, 255))
 # Warning levels 1-4: pulse period (x10 ms) and peak glow.
 WARN_PERIOD = bytes((200, 140, 90, 50))
 WARN_PEAK = bytes((40, 70, 120, 200))
-NUM_COLOUR = bytes((C_WHITE, C_GOLD, C_SEED))
-MENU_COLOUR = bytes((C_BLUE, C_RED, C_WHITE, C_GREEN, C_OFF))
+NUM_COLOUR = bytes((_C_WHITE, _C_GOLD, _C_SEED))
+MENU_COLOUR = bytes((_C_BLUE, _C_RED, _C_WHITE, _C_GREEN, _C_OFF))
 
 # Current budget (docs/ring.md): ~20 mA per channel at full drive.
-MA_PER_CHANNEL = const(20)
-IDLE_MA_PER_PIXEL = const(1)
+_MA_PER_CHANNEL = const(20)
+_IDLE_MA_PER_PIXEL = const(1)
 DEFAULT_LIMIT_MA = const(400)  # LEDs; + Pico ~50 mA keeps USB under 500 mA
 
 
@@ -109,7 +136,7 @@ class View:
     reads it; nothing here refers to the engine."""
 
     def __init__(self):
-        self.mode = M_OFF
+        self.mode = _M_OFF
         self.n = 0  # players
         self.player = 0  # active seat
         # Stalk Exchange
@@ -142,6 +169,12 @@ class View:
         self.entered = bytearray(5)
         # Feedback timers: time of the event in ms, or -1
         self.error_at = -1
+        self.error_code = E_RULE
+        # A held flower button: its value shows as a number (-1: none)
+        self.peek = -1
+        self.peek_at = -1
+        # Setup: the start space is still the placeholder (not confirmed)
+        self.unconfirmed = 0
         self.ack_at = -1
         self.fault_at = -1  # the app recovered from a firmware fault
         # Output settings
@@ -151,8 +184,8 @@ class View:
 def _since(now, at):
     """ms since `at` (ticks arithmetic), or a large number if `at` is -1."""
     if at < 0:
-        return TICKS_MASK
-    return (now - at) & TICKS_MASK
+        return _TICKS_MASK
+    return (now - at) & _TICKS_MASK
 
 
 def _tri(now, period, peak):
@@ -164,62 +197,155 @@ def _tri(now, period, peak):
     return t * peak // half
 
 
-# Warning levels 4..1: a distance at or below steps[0] is level 4, at or
-# below steps[3] level 1, above it no warning.
-CRASH_STEPS = (1, 2, 4, 6)  # harvested tokens until the crash
-BAG_STEPS = (4, 8, 14, 20)  # tokens left in the greenhouse bag
+# Warning level (4 strongest .. 1, 0 none) by distance to the end: tokens
+# until the crash 0-1 -> 4, 2 -> 3, 3-4 -> 2, 5-6 -> 1; tokens left in the
+# greenhouse bag 0-4 -> 4, 5-8 -> 3, 9-14 -> 2, 15-20 -> 1 (docs/ring.md).
+CRASH_LEVEL = bytes((4, 4, 3, 2, 2, 1, 1))
+BAG_LEVEL = bytes((4, 4, 4, 4, 4, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1))
+
+# Swatches: (colour, level) of the seats, precomputed per
+# brightness so a frame copies 3 bytes instead of computing them.
+SWATCH = bytes((_C_WHITE, 30, _C_WHITE, 255, _C_BLUE, 150, _C_BLUE, 255, _C_AMBER, 255, _C_GREEN, 255))
+_S_IDLE = const(0)  # a waiting seat
+_S_ACTIVE = const(1)  # the seat to play
+_S_FLUSHED = const(2)  # a waiting seat that has flushed
+_S_DIP = const(3)  # the seat to play that has flushed: its blue dip
+_S_UPKEEP = const(4)  # the seat to play, harvesting
+_S_ACK = const(5)  # event accepted
 
 
-def _urgency(distance, steps):
-    i = 0
-    while i < 4:
-        if distance <= steps[i]:
-            return 4 - i
-        i += 1
-    return 0
+def refusal(code):
+    """The blink code of an engine_lite error code."""
+    if code == "nothing_to_undo":
+        return E_NOTHING
+    if code in SHORT_CODES:
+        return E_SHORT
+    return E_ONCE if code in ONCE_CODES else E_RULE
+
+
+def error_ms(code):
+    """How long the refusal blink of `code` lasts."""
+    return LONG_BLINK_MS if code <= E_NOTHING else 2 * _BLINK_MS * code
 
 
 class Ring:
-    """Renders a View into `buf` (3 bytes per pixel, R G B)."""
+    """Renders a View into `buf` (3 bytes per pixel, in the byte `order`
+    given: order[c] = where channel c (R, G, B) goes; default R G B)."""
 
-    def __init__(self, count=24, limit_ma=DEFAULT_LIMIT_MA):
+    def __init__(self, count=_RING_PIXELS, limit_ma=DEFAULT_LIMIT_MA, order=None):
+        if count != _RING_PIXELS:
+            raise ValueError("pixel_count %d: the ring's screens need 24 pixels" % count)
         self.count = count
         self.limit_ma = limit_ma
-        self.raw = bytearray(3 * count)  # full-scale colours before brightness
         self.buf = bytearray(3 * count)  # what goes to the LEDs
         self.zero = bytes(3 * count)
-        self.last_ma = 0  # estimated LED current of the last frame
+        self.order = order
+        self.pal = bytearray(len(PALETTE))  # the palette x brightness, in the strip's byte order
+        # The 9 bytes of each flower's market segment, per look (0 empty,
+        # 1-3 a bar of that many px, 4 all full): a frame copies 5 of them
+        # instead of drawing up to 15 pixels.
+        self.segs = [bytearray(9) for _ in range(25)]
+        self.sws = [bytearray(3) for _ in range(len(SWATCH) // 2)]
+        self.px = bytearray(3)  # one pixel's bytes, for _run
+        self.toks = [bytearray(12) for _ in range(12)]  # px 20-23 per (tokens 0-5, blink hidden)
+        self.bright = -1
+        self._scale(255)
 
-    # -- drawing primitives (all write self.raw) ---------------------------
+    def _scale(self, bright):
+        """Fold a new brightness into the palette, the market segments and
+        the swatches (only when it changes; allocates nothing)."""
+        self.bright = bright
+        order = self.order
+        for k in range(0, len(PALETTE), 3):
+            for c in range(3):
+                self.pal[k + (c if order is None else order[c])] = PALETTE[k + c] * bright // 255
+        buf = self.buf
+        for f in range(5):
+            for look in range(5):
+                buf[:] = self.zero
+                if look == 0:  # empty: one dim pixel marks the flower's place
+                    self._put(0, f, 25)
+                for j in range(3 if look == 4 else look):  # a bar of 1-3 px, or all 3 full (counting a harvest)
+                    self._put(j, f, 255 if look == 4 else BAR_LEVEL[j])
+                seg = self.segs[5 * f + look]
+                for j in range(9):
+                    seg[j] = buf[j]
+        for n in range(len(SWATCH) // 2):
+            self._put(0, SWATCH[2 * n], SWATCH[2 * n + 1])
+            for j in range(3):
+                self.sws[n][j] = buf[j]
+        for look in range(12):
+            buf[:] = self.zero
+            self._tokens(look >> 1, look & 1)
+            for j in range(12):
+                self.toks[look][j] = buf[60 + j]
 
-    def _put(self, i, pal, k, level):
-        """Pixel i = colour k of palette `pal` at level/255."""
-        if i >= self.count:
-            return
+    def _tokens(self, t, hide):
+        """px 20-23: t Seedy Business tokens, one amber pip each (a 5th
+        token turns the first pip white); `hide`: the last one is dark (the
+        token the next extra action costs, blinking)."""
+        lit = t if t < 4 else 4
+        nxt = lit - 1 if hide else -1
+        for j in range(lit):
+            if j != nxt:
+                self._put(20 + j, _C_AMBER, 200)
+        if t > 4 and nxt != 0:
+            self._put(20, _C_WHITE, 200)
+
+    # -- drawing primitives (all write self.buf) ---------------------------
+
+    def _put(self, i, k, level):
+        """Pixel i = palette colour k (flower 0-4 or C_*) at level/255."""
+        level += level >> 7  # 0..256: >> 8 below is exact at full level
         j = 3 * i
         k *= 3
-        raw = self.raw
-        raw[j] = pal[k] * level // 255
-        raw[j + 1] = pal[k + 1] * level // 255
-        raw[j + 2] = pal[k + 2] * level // 255
+        buf = self.buf
+        pal = self.pal
+        buf[j] = pal[k] * level >> 8
+        buf[j + 1] = pal[k + 1] * level >> 8
+        buf[j + 2] = pal[k + 2] * level >> 8
 
-    def _misc(self, i, c, level):
-        self._put(i, MISC_RGB, c, level)
-
-    def _dark(self, i):
+    def _run(self, i, n, k, level):
+        """n pixels from i = colour k at level: the colour is computed once,
+        then copied (slice stores into the frame, no allocation)."""
+        if n <= 0:
+            return
+        self._put(i, k, level)
+        buf = self.buf
+        px = self.px
         j = 3 * i
-        raw = self.raw
-        return raw[j] == 0 and raw[j + 1] == 0 and raw[j + 2] == 0
+        px[0] = buf[j]
+        px[1] = buf[j + 1]
+        px[2] = buf[j + 2]
+        for m in range(j + 3, j + 3 * n, 3):
+            buf[m : m + 3] = px
 
-    def _clear(self):
-        self.raw[:] = self.zero  # equal-length slice copy: no allocation
+    def _fill_dark(self, k, level, step, phase):
+        """Every `step`-th unlit pixel (from `phase`) = colour k at level."""
+        level += level >> 7
+        buf = self.buf
+        pal = self.pal
+        k *= 3
+        r = pal[k] * level >> 8
+        g = pal[k + 1] * level >> 8
+        b = pal[k + 2] * level >> 8
+        for j in range(3 * phase, 3 * _RING_PIXELS, 3 * step):
+            if buf[j] == 0 and buf[j + 1] == 0 and buf[j + 2] == 0:
+                buf[j] = r
+                buf[j + 1] = g
+                buf[j + 2] = b
 
     # -- the render entry point ------------------------------------------
 
     def render(self, view, now_ms):
         """The frame for `view` at `now_ms`: returns self.buf (reused)."""
-        self._clear()
+        if view.brightness != self.bright:
+            self._scale(view.brightness)
+        self.buf[:] = self.zero  # equal-length slice copy: no allocation
         mode = view.mode
+        if view.peek >= 0 and _since(now_ms, view.peek_at) < PEEK_MS:
+            mode = _M_OFF
+            self._number(view.values[view.peek], view.peek)
         if mode == M_STALK:
             self._stalk(view, now_ms)
         elif mode == M_ORCHIDS:
@@ -227,132 +353,148 @@ class Ring:
         elif mode == M_CHOICE:
             self._choice(view, now_ms)
         elif mode == M_NUMBER:
-            self._number(view.number, NUM_COLOUR[view.num_kind], now_ms)
+            self._number(view.number, NUM_COLOUR[view.num_kind])
+            if view.unconfirmed and (now_ms // 500) & 1:
+                for i in range(1, _RING_PIXELS, 2):  # dashed: "read your Market board"
+                    self._put(i, _C_OFF, 0)
         elif mode == M_PORTFOLIO:
             self._portfolio(view, now_ms)
         elif mode == M_STALK_END:
             self._stalk_end(view, now_ms)
         elif mode == M_ORCHIDS_END:
             self._orchids_end(view, now_ms)
-        if _since(now_ms, view.error_at) < ERROR_MS:
-            self._error(now_ms - view.error_at)
+        at = view.error_at
+        if at >= 0:
+            self._error((now_ms - at) & _TICKS_MASK, view.error_code)
         if _since(now_ms, view.fault_at) < FAULT_MS:
-            self._fault(now_ms - view.fault_at)
-        self._output(view.brightness)
+            self._fault((now_ms - view.fault_at) & _TICKS_MASK)
+        self._output()
         return self.buf
+
+    def _error(self, age, code):
+        """Refused: the whole ring blinks red, once long (E_NOTHING) or
+        `code` short blinks (on-off), for error_ms(code)."""
+        if age < error_ms(code):
+            if code <= E_NOTHING or (age // _BLINK_MS) & 1 == 0:
+                self._run(0, _RING_PIXELS, _C_RED, 255)
+            else:
+                self.buf[:] = self.zero
 
     # -- Stalk Exchange ---------------------------------------------------
 
     def _market(self, values, pending, now):
-        """px 0-14: each flower's bar, 0-3 px, relative to the leader.
-        The first pixel of an empty segment glows dimly so every flower's
-        place on the ring stays visible."""
-        top = 0
-        for f in range(5):
-            if values[f] > top:
-                top = values[f]
+        """px 0-14: each flower's bar relative to the leader. Only the
+        leader(s), the flowers that would bust, fill all 3 px; the others
+        1-2 px. The first pixel of an empty segment glows dimly so every
+        flower's place on the ring stays visible. A flower whose harvest is
+        being counted blinks its whole segment."""
+        top = max(values)  # in C, no allocation
         blink = (now // 125) & 1
+        buf = self.buf
+        segs = self.segs
         for f in range(5):
-            base = 3 * f
             v = values[f]
             if f == pending and blink:
-                for j in range(3):
-                    self._put(base + j, FLOWER_RGB, f, 255)
-                continue
-            if v == 0:
-                self._put(base, FLOWER_RGB, f, 25)
-                continue
-            lit = (3 * v + top - 1) // top
-            for j in range(lit):
-                self._put(base + j, FLOWER_RGB, f, BAR_LEVEL[j])
+                look = 4
+            elif v == 0:
+                look = 0
+            else:
+                look = 3 if v == top else (2 * v + top - 1) // top
+            buf[9 * f : 9 * f + 9] = segs[5 * f + look]  # slice store: no allocation
 
     def _stalk(self, v, now):
         self._market(v.values, v.pending, now)
         if v.pending >= 0:
-            # The status arc becomes the harvest counter (px 15-23).
-            self._count(15, 9, v.pending_count, FLOWER_RGB, v.pending)
+            # The status arc becomes the harvest counter (px 15-23): that
+            # many pixels in the flower's colour; beyond 9 the arc turns white.
+            c = v.pending_count
+            for i in range(9 if c > 9 else c):
+                self._put(15 + i, _C_WHITE if c > 9 else v.pending, 200 if c > 9 else 255)
             return
         self._seats(v, now)
-        # Tokens of the active player, px 20-23 (a 5th token: first pip white).
+        # Tokens of the active player, px 20-23 (_tokens draws them); after
+        # the two basic actions the token the next extra action costs blinks.
         t = v.tokens[v.player]
-        lit = t if t < 4 else 4
-        nxt = -1
-        if v.actions >= 2 and not v.upkeep and t > 0 and not v.trigger:
-            nxt = lit - 1  # the token the next extra action costs: blinking
-        for j in range(lit):
-            if j == nxt and (now // 400) & 1:
-                continue
-            self._misc(20 + j, C_AMBER, 200)
-        if t > 4 and nxt != 0:
-            self._misc(20, C_WHITE, 200)
+        hide = v.actions >= 2 and not v.upkeep and t > 0 and not v.trigger and (now // 400) & 1
+        self.buf[60:72] = self.toks[2 * (t if t < 5 else 5) + (1 if hide else 0)]
         if v.trigger:
             self._comet(now)
         else:
             self._warning(v.until_crash, v.bag, now)
 
     def _seats(self, v, now):
-        """px 15-19: one per seat. Active seat bright (amber in the upkeep),
-        flushed players blue; green flash = event accepted."""
+        """px 15-19: one per seat. The active seat is always full bright
+        white (amber in the upkeep; if it has flushed it dips blue for 0.2 s
+        each second); green flash = event accepted. Other seats: faint
+        white, or brighter blue once flushed (the flipped token)."""
+        flushed = v.flushed
+        buf = self.buf
+        sws = self.sws
+        p = v.player
         for s in range(v.n):
-            if s == v.player:
-                if _since(now, v.ack_at) < ACK_MS:
-                    self._misc(15 + s, C_GREEN, 255)
+            w = _S_FLUSHED if flushed[s] else _S_IDLE
+            if s == p:
+                w = _S_ACTIVE
+                if v.ack_at >= 0 and _since(now, v.ack_at) < _ACK_MS:
+                    w = _S_ACK
+                elif flushed[s] and now % 1000 < 200:
+                    w = _S_DIP
                 elif v.upkeep:
-                    self._misc(15 + s, C_AMBER, 255)
-                elif v.flushed[s]:
-                    self._misc(15 + s, C_BLUEWHITE, 255)
-                else:
-                    self._misc(15 + s, C_WHITE, 255)
-            elif v.flushed[s]:
-                self._misc(15 + s, C_BLUE, 50)
-            else:
-                self._misc(15 + s, C_WHITE, 30)
+                    w = _S_UPKEEP
+            buf[45 + 3 * s : 48 + 3 * s] = sws[w]
 
     def _warning(self, until_crash, bag, now):
-        """The end approaches: unlit pixels glow, stronger and faster as the
-        crash distance (red) or the bag (orange) shrinks."""
-        lc = _urgency(until_crash, CRASH_STEPS)
-        lb = _urgency(bag, BAG_STEPS)
+        """The end approaches, stronger and faster as it nears. Crash: every
+        unlit pixel breathes red in place. Bag: every third unlit pixel
+        glows orange and the dots march round (the bag draining). The more
+        urgent of the two is shown (the crash on a tie)."""
+        if until_crash >= len(CRASH_LEVEL) and bag >= len(BAG_LEVEL):
+            return
+        lc = CRASH_LEVEL[until_crash] if until_crash < len(CRASH_LEVEL) else 0
+        lb = BAG_LEVEL[bag] if bag < len(BAG_LEVEL) else 0
         level = lc if lc >= lb else lb
         if level == 0:
             return
-        colour = C_RED if lc >= lb else C_BAG
-        glow = 8 + _tri(now, 10 * WARN_PERIOD[level - 1], WARN_PEAK[level - 1])
-        for i in range(self.count):
-            if self._dark(i):
-                self._misc(i, colour, glow)
+        period = 10 * WARN_PERIOD[level - 1]
+        peak = WARN_PEAK[level - 1]
+        if lc >= lb:
+            self._fill_dark(_C_RED, 8 + _tri(now, period, peak), 1, 0)
+        else:
+            self._fill_dark(_C_BAG, 8 + peak, 3, 2 - now * 3 // period % 3)
 
     def _comet(self, now):
         """Last turn: a white comet with a two-pixel tail circles the ring."""
-        n = self.count
+        n = _RING_PIXELS
         head = (now % 1200) * n // 1200
-        self._misc(head, C_WHITE, 255)
-        self._misc((head + n - 1) % n, C_WHITE, 90)
-        self._misc((head + n - 2) % n, C_WHITE, 30)
+        self._put(head, _C_WHITE, 255)
+        self._put((head + n - 1) % n, _C_WHITE, 90)
+        self._put((head + n - 2) % n, _C_WHITE, 30)
 
     # -- Oh My. Orchids! --------------------------------------------------
 
     def _orchids(self, v, now):
         """Five sectors of 4 px, one per seat: each pixel holds two flowers
         (dim = one, bright = two), so 7 flowers = 3.5 px; gold once 7 are
-        reached. The active seat's unlit pixels glow white."""
+        reached. The active seat's unlit pixels glow white (a full
+        sector's last pixel blinks white instead)."""
         for s in range(v.n):
             base = 5 * s
             f = v.flowers[s]
-            colour = C_GOLD if f >= 7 else C_GREEN
-            for j in range(4):
-                c = f - 2 * j
-                if c >= 2:
-                    self._misc(base + j, colour, 255)
-                elif c == 1:
-                    self._misc(base + j, colour, 60)
-                elif s == v.player:
-                    self._misc(base + j, C_WHITE, 35)
-            if s == v.player and _since(now, v.ack_at) < ACK_MS:
-                self._misc(base, C_GREEN, 255)
+            colour = _C_GOLD if f >= 7 else _C_GREEN
+            lit = f >> 1 if f < 8 else 4  # bright pixels: two flowers each
+            self._run(base, lit, colour, 255)
+            if lit < 4 and f & 1:
+                self._put(base + lit, colour, 60)  # dim: one flower
+                lit += 1
+            if s == v.player:
+                self._run(base + lit, 4 - lit, _C_WHITE, 35)
+            if s == v.player and f >= 7 and (now // 500) & 1:
+                self._put(base + 3, _C_WHITE, 255)  # a full sector: its tip blinks white
+            if s == v.player and _since(now, v.ack_at) < _ACK_MS:
+                self._put(base, _C_GREEN, 255)
         if v.last_round:
             for g in range(4):
-                self._misc(5 * g + 4, C_RED, 160)
+                self._put(5 * g + 4, _C_RED, 160)
             self._comet(now)
 
     def _orchids_end(self, v, now):
@@ -365,11 +507,10 @@ class Ring:
         for s in range(v.n):
             sc = v.scores[s] if v.scores[s] > 0 else 0
             lit = (4 * sc + top - 1) // top
-            for j in range(lit):
-                if v.winner[s]:
-                    self._misc(5 * s + j, C_GOLD, pulse)
-                else:
-                    self._misc(5 * s + j, C_WHITE, 60)
+            if v.winner[s]:
+                self._run(5 * s, lit, _C_GOLD, pulse)
+            else:
+                self._run(5 * s, lit, _C_WHITE, 60)
 
     # -- end of a Stalk Exchange game --------------------------------------
 
@@ -380,13 +521,13 @@ class Ring:
         blink = (now // 300) & 1
         for f in range(5):
             if v.busted[f] and blink:
-                self._misc(3 * f, C_RED, 255)
+                self._put(3 * f, _C_RED, 255)
         pulse = 120 + _tri(now, 1000, 135)
         for s in range(v.n):
             if v.winner[s]:
-                self._misc(15 + s, C_GOLD, pulse)
+                self._put(15 + s, _C_GOLD, pulse)
             else:
-                self._misc(15 + s, C_WHITE, 30)
+                self._put(15 + s, _C_WHITE, 30)
 
     def _portfolio(self, v, now):
         """Tokens entered so far as coloured runs in button order, separated
@@ -394,27 +535,27 @@ class Ring:
         seats (px 19-23): being entered = blinking white, entered = green."""
         i = 0
         for f in range(5):
-            for _ in range(v.counts[f]):
-                if i >= 18:
-                    break
-                self._put(i, FLOWER_RGB, f, 255)
-                i += 1
+            c = v.counts[f]
+            if c > 18 - i:
+                c = 18 - i
+            self._run(i, c, f, 255)
+            i += c
             if f < 4 and i < 18:
-                self._misc(i, C_WHITE, 25)
+                self._put(i, _C_WHITE, 25)
                 i += 1
         if i >= 18:
             total = 0
             for f in range(5):
                 total += v.counts[f]
             if total + 4 > 18:
-                self._misc(18, C_RED, 255)
+                self._put(18, _C_RED, 255)
         for s in range(v.n):
             if v.entered[s]:
-                self._misc(19 + s, C_GREEN, 120)
+                self._put(19 + s, _C_GREEN, 120)
             elif s == v.player:
-                self._misc(19 + s, C_WHITE, 255 if (now // 400) & 1 else 80)
+                self._put(19 + s, _C_WHITE, 255 if (now // 400) & 1 else 80)
             else:
-                self._misc(19 + s, C_WHITE, 25)
+                self._put(19 + s, _C_WHITE, 25)
 
     # -- setup and menus ----------------------------------------------------
 
@@ -423,109 +564,82 @@ class Ring:
         sector picks it); the selected one is bright."""
         kind = v.choice
         sel = v.sel
-        if kind == CH_PLAYERS:  # n players = n lit sectors
+        if kind == CH_PLAYERS or kind == CH_BRIGHT:  # n players / level n = n lit sectors
             for s in range(sel + 1):
-                self._sector(s, MISC_RGB, C_WHITE, 200)
-            return
-        if kind == CH_BRIGHT:  # level k = k+1 lit sectors
-            for s in range(sel + 1):
-                self._sector(s, MISC_RGB, C_WHITE, 255)
+                self._sector(s, _C_WHITE, 200)
             return
         for s in range(5):
             if not v.options & (1 << s):
                 continue
             level = 255 if s == sel else 40
-            if kind == CH_KIND:
-                level = 160
             if kind == CH_GAME:
                 if s == 0:  # Stalk Exchange: the five flower colours
                     for j in range(4):
-                        self._put(j, FLOWER_RGB, j, level)
+                        self._put(j, j, level)
                 else:
-                    self._sector(s, MISC_RGB, C_ORCHID, level)
+                    self._sector(s, _C_ORCHID, level)
             elif kind == CH_LENGTH:  # long: 4 px, short: 2 px
                 for j in range(4 if s == 0 else 2):
-                    self._misc(5 * s + j, C_WHITE, level)
+                    self._put(5 * s + j, _C_WHITE, level)
             elif kind == CH_MENU:
-                self._sector(s, MISC_RGB, MENU_COLOUR[s], level)
-                if MENU_COLOUR[s] == C_OFF:
-                    self._misc(5 * s + (now // 250) % 4, C_WHITE, level)
-            elif kind == CH_KIND:
-                self._sector(s, FLOWER_RGB, s, level)
+                self._sector(s, MENU_COLOUR[s], level)
+                if MENU_COLOUR[s] == _C_OFF:
+                    self._put(5 * s + (now // 250) % 4, _C_WHITE, level)
+            elif kind == CH_KIND:  # a new flora type: 4 colours; one already planted: 1 colour
+                for j in range(4):
+                    self._put(5 * s + j, j if s == 0 else 4, 160)
             elif kind == CH_CONFIRM:
-                self._sector(s, MISC_RGB, C_RED, 60 + _tri(now, 600, 195))
+                self._sector(s, _C_RED, 60 + _tri(now, 600, 195))
         if kind == CH_KIND:  # ok = orchid: the gap pixels glow orchid purple
             for g in range(4):
-                self._misc(5 * g + 4, C_ORCHID, 255)
+                self._put(5 * g + 4, _C_ORCHID, 255)
 
-    def _sector(self, s, pal, k, level):
-        for j in range(4):
-            self._put(5 * s + j, pal, k, level)
+    def _sector(self, s, k, level):
+        self._run(5 * s, 4, k, level)
 
-    def _number(self, value, colour, now):
+    def _number(self, value, k):
         """0-24: that many pixels, every fifth brighter; above 24: units on
         px 0-9, tens in white on px 12-23. Zero: one dim pixel."""
         if value <= 0:
-            self._misc(0, colour, 40)
+            self._put(0, k, 40)
             return
-        if value <= self.count:
-            for i in range(value):
-                self._misc(i, colour, 255 if i % 5 == 4 else 110)
-            return
-        units = value % 10
-        tens = value // 10
-        for i in range(units):
-            self._misc(i, colour, 255 if i % 5 == 4 else 110)
-        for i in range(tens if tens < 12 else 12):
-            self._misc(12 + i, C_WHITE, 255 if i % 5 == 4 else 110)
+        tens = 0
+        if value > _RING_PIXELS:
+            tens = value // 10
+            value %= 10
+        self._run(0, value, k, 110)
+        for i in range(4, value, 5):
+            self._put(i, k, 255)  # every fifth brighter
+        tens = tens if tens < 12 else 12
+        self._run(12, tens, _C_WHITE, 110)
+        for i in range(4, tens, 5):
+            self._put(12 + i, _C_WHITE, 255)
 
-    def _count(self, start, width, value, pal, k):
-        """`value` pixels of an arc; beyond its width the arc turns white."""
-        if value > width:
-            for i in range(width):
-                self._misc(start + i, C_WHITE, 200)
-            return
-        for i in range(value):
-            self._put(start + i, pal, k, 255)
-
-    def _error(self, age):
-        """Refused event: the whole ring blinks red twice (on-off-on-off)."""
-        on = (age // 100) & 1 == 0
-        for i in range(self.count):
-            if on:
-                self._misc(i, C_RED, 255)
-            else:
-                self._misc(i, C_OFF, 0)
+    # -- fault, and the current budget ----------------------------------------
 
     def _fault(self, age):
         """The board survived a firmware fault and reloaded its game from
         flash: the screen goes dark but for a white cross (px 0, 6, 12, 18)
         blinking 250 ms on, 250 ms off: a shape no screen uses."""
-        self._clear()
+        self.buf[:] = self.zero
         if (age // 250) & 1 == 0:
-            for i in range(0, self.count, self.count // 4 or 1):
-                self._misc(i, C_WHITE, 255)
+            for i in range(0, _RING_PIXELS, _RING_PIXELS // 4):
+                self._put(i, _C_WHITE, 255)
 
-    # -- brightness and the current budget ---------------------------------
+    def current_ma(self):
+        """Estimated LED current of the last frame: 20 mA per channel at
+        255, plus the LEDs' idle current."""
+        return sum(self.buf) * _MA_PER_CHANNEL // 255 + _IDLE_MA_PER_PIXEL * _RING_PIXELS
 
-    def _output(self, brightness):
-        """raw x brightness -> buf, then scaled down if the frame would draw
-        more than limit_ma (estimate: 20 mA per channel at 255)."""
-        raw = self.raw
+    def _output(self):
+        """Scale the frame down if it would draw more than limit_ma. Below
+        brightness ~70 no frame can (24 px x 3 x 20 mA x 70/255 < 400 mA),
+        so the frame is not even summed."""
+        if self.bright * 3 * _RING_PIXELS * _MA_PER_CHANNEL <= self.limit_ma * 255:
+            return
         buf = self.buf
-        total = 0
-        for j in range(len(raw)):
-            c = raw[j] * brightness // 255
-            buf[j] = c
-            total += c
-        ma = total * MA_PER_CHANNEL // 255
+        ma = sum(buf) * _MA_PER_CHANNEL // 255
         if ma > self.limit_ma:
             scale = self.limit_ma * 256 // ma
-            total = 0
-            for j in range(len(buf)):
-                c = buf[j] * scale >> 8
-                buf[j] = c
-                total += c
-            ma = total * MA_PER_CHANNEL // 255
-        self.last_ma = ma + IDLE_MA_PER_PIXEL * self.count
-        return buf
+            for j in range(3 * _RING_PIXELS):
+                buf[j] = buf[j] * scale >> 8

@@ -8,6 +8,10 @@ UNDO goes back". Every function takes the App.
 Setup: game -> player count -> (2 players: long/short) -> (Stalk Exchange:
 market-track start space, remembered per player count in the settings) ->
 the game starts with the names from the settings (from the host) or seats.
+The start space is printed on the players' Market board: until they change
+it or confirm it (hold OK), the placeholder shows as unconfirmed and the
+start record leaves `track_start` out (the engine then reports
+`track_start_placeholder`).
 """
 
 from engine_lite import EngineError
@@ -21,7 +25,7 @@ B_UNDO = 5
 B_OK = 6
 B_MENU = 7
 GAME_NAMES = ("stalk-exchange", "oh-my-orchids")
-BRIGHT_LEVELS = bytes((16, 32, 64, 128, 255))
+BRIGHT_LEVELS = bytes((16, 32, 48, 128, 255))  # 48: the default (level 3)
 
 # Menu items = sectors / flower buttons 1-5
 MI_FLUSH = 0
@@ -74,13 +78,13 @@ def track_key(app):
 
 
 def remembered_track(app):
-    """The start space last confirmed for this player count, else the
-    placeholder table (engine_lite/tables.py)."""
-    key = track_key(app)
+    """The start space last confirmed for this player count, else None."""
     d = app.settings.get("track_start")
-    if type(d) is dict and type(d.get(key)) is int and 1 <= d[key] <= T.TRACK_START_MAX:
-        return d[key]
-    return T.TRACK_START_PLACEHOLDER[key]
+    if type(d) is dict:
+        t = d.get(track_key(app))
+        if type(t) is int and 1 <= t <= T.TRACK_START_MAX:
+            return t
+    return None
 
 
 def player_names(app, n):
@@ -154,6 +158,8 @@ def press(app, b, kind):
             app.blink_error()
     elif s == "setup_track":
         if b == B_OK:
+            if kind == LONG:  # "this is the number on our Market board"
+                app.view.unconfirmed = 0
             return _start(app)
         if b == B_UNDO and not app.hist_n:
             app.screen = "setup_length" if st.players == 2 else "setup_players"
@@ -165,7 +171,9 @@ def press(app, b, kind):
 
 def _to_track(app):
     app.screen = "setup_track"
-    start_number(app, remembered_track(app), RG.N_TRACK)
+    t = remembered_track(app)
+    start_number(app, T.TRACK_START_PLACEHOLDER[track_key(app)] if t is None else t, RG.N_TRACK)
+    app.view.unconfirmed = 1 if t is None else 0
 
 
 def _start(app):
@@ -177,15 +185,15 @@ def _start(app):
             ev["length"] = "short" if st.short else "long"
         key = track_key(app)
         track = app.number
-        if track != T.TRACK_START_PLACEHOLDER[key]:
+        if not app.view.unconfirmed:  # changed or confirmed: the real number
             ev["track_start"] = track
-        d = app.settings.get("track_start")
-        if type(d) is not dict:
-            d = {}
-            app.settings["track_start"] = d
-        if d.get(key) != track:  # remember it for this player count
-            d[key] = track
-            app.store.save_settings(app.settings)
+            d = app.settings.get("track_start")
+            if type(d) is not dict:
+                d = {}
+                app.settings["track_start"] = d
+            if d.get(key) != track:  # remember it for this player count
+                d[key] = track
+                app.store.save_settings(app.settings)
     try:
         rec = R.encode_start(ev)
     except EngineError:
@@ -201,6 +209,7 @@ def start_number(app, value, num_kind):
     app.number = value
     app.hist_n = 0
     v = app.view
+    v.unconfirmed = 0
     v.mode = RG.M_NUMBER
     v.num_kind = num_kind
     v.number = value
@@ -213,7 +222,7 @@ def number_press(app, b, kind, maxv):
         d = b + 1
         value = app.number + d if kind == SHORT else app.number - d
         if value < 0 or value > maxv or app.hist_n >= len(app.hist):
-            app.blink_error()
+            app.blink_error(RG.E_SHORT)
             return
         app.number = value
         app.hist[app.hist_n] = d if kind == SHORT else d | 16
@@ -226,10 +235,11 @@ def number_press(app, b, kind, maxv):
         app.blink_error()
         return
     app.view.number = app.number
+    app.view.unconfirmed = 0  # the players are entering their own number
 
 
 def show_kind(app):
-    _choice(app.view, RG.CH_KIND, 31, -1)
+    _choice(app.view, RG.CH_KIND, 3, -1)
 
 
 # -- the menu -----------------------------------------------------------------

@@ -42,9 +42,9 @@ CRC_RESIDUE = 0x2144DF1C
 
 
 def default_settings():
-    from engine_lite import tables
-
-    return {"names": [], "brightness": 48, "track_start": dict(tables.TRACK_START_PLACEHOLDER)}
+    # track_start: only start spaces the players (or the host) gave; the
+    # placeholder table is never copied in (it would read as confirmed)
+    return {"names": [], "brightness": 48, "track_start": {}}
 
 
 def _u32(b, i):

@@ -228,17 +228,17 @@ def wokwi_toml():
 # -------------------------------------------------------------- reference card
 
 CARD_GESTURES = {  # docs/controls.md, condensed
-    "dahlia": ("harvest +1", "take 1 seed", "menu: flush"),
-    "daffodil": ("harvest +1", "take 2 seeds", "menu: crash"),
-    "globemaster": ("harvest +1", "take 3 seeds", "menu: brightness"),
-    "snowdrop": ("harvest +1", "take 4 seeds", "menu: new game"),
-    "tulip": ("harvest +1", "take 5 seeds", "menu: close"),
+    "dahlia": ("harvest +1 · hold: its value", "take 1 Seed card · plant: new flora type", "menu: flush"),
+    "daffodil": ("harvest +1 · hold: its value", "take 2 Seed cards · plant: flora type again", "menu: crash"),
+    "globemaster": ("harvest +1 · hold: its value", "take 3 Seed cards", "menu: brightness"),
+    "snowdrop": ("harvest +1 · hold: its value", "take 4 Seed cards", "menu: new game"),
+    "tulip": ("harvest +1 · hold: its value", "take 5 Seed cards", "menu: close"),
     "undo": ("undo the last thing", "undo (in a plant: the last tap)", "close"),
-    "ok": ("tap: plant · hold: end turn (stuck: upkeep)", "tap: plant · hold: end turn / pass", "choose"),
+    "ok": ("tap: plant · hold: end turn (stuck: upkeep)", "tap: plant (OK again = orchid) · hold: end / pass", "choose"),
     "menu": ("tap: swap · hold: menu", "leave a plant entry · hold: menu", "move to the next"),
 }
-CARD_SCREENS = ("stalk-play", "stalk-harvest", "stalk-warn-4", "stalk-last-turn", "stalk-results",
-                "orchids-play", "orchids-last-round", "error", "fault")
+CARD_SCREENS = ("stalk-play", "stalk-peek", "stalk-warn-4", "stalk-bag-warn", "stalk-last-turn",
+                "orchids-play", "setup-track-unconfirmed", "error", "fault")
 
 
 def _render_ring_module():
@@ -298,7 +298,7 @@ def reference_card(pinmap):
     w('<text x="40" y="92" font-size="15" font-weight="bold">Buttons</text>')
     w('<text x="310" y="92" font-size="12" fill="#555">Stalk Exchange</text><text x="600" y="92" font-size="12" fill="#555">Oh My. Orchids!</text><text x="900" y="92" font-size="12" fill="#555">menu (hold MENU)</text>')
     for i, name in enumerate(BUTTONS):
-        y = 118 + 36 * i
+        y = 114 + 30 * i
         stalk, orchids, menu = CARD_GESTURES[name]
         w('<g class="card-button" data-button="%s">' % name)
         w('<circle cx="58" cy="%d" r="13" fill="%s" stroke="#222" stroke-width="1.5"/>' % (y, hexrgb(colours[name])))
@@ -308,22 +308,24 @@ def reference_card(pinmap):
         w('<text x="190" y="%d" font-size="11" fill="#777">%s%s</text>' % (y + 5, escape(sub + " · " if sub else ""), escape(pico[name])))
         w('<text x="310" y="%d">%s</text><text x="600" y="%d">%s</text><text x="900" y="%d">%s</text>' % (y + 5, escape(stalk), y + 5, escape(orchids), y + 5, escape(menu)))
         w("</g>")
-    y = 118 + 36 * 8
+    y = 114 + 30 * 8
     extras = [
         "Stalk Exchange: harvest = tap the flower n times, then OK (hold that flower = one fewer) · flush = hold MENU, 1 · crash the board could not see = hold MENU, 2",
         "Harvest at most the tokens in the garden: 9 seeded (2 players) or 6, + bulbs of earlier turns − harvested; more = red blink. Stuck: hold OK before 2 actions = upkeep.",
         "Game over: tap each flower once per portfolio token (hold = one fewer), OK = next player; OK after the results = next game.",
         "Setup: flower buttons choose (1 Stalk Exchange · 2 Orchids; n players; 1 long · 2 short), MENU next, OK next screen, UNDO back.",
+        "Start space: the number printed on your Market board at your player count. Dashed blinking number = not confirmed: tap flowers to set it, hold OK to confirm.",
+        "Orchids: numbers count Seed CARDS, not seeds (3 cards of 2 seeds = 3) · plant: 1 = flora type new to the player, 2 = a type they have, OK = orchid.",
     ]
     for i, t in enumerate(extras):
-        w('<text x="40" y="%d" font-size="12" fill="#333">%s</text>' % (y + 4 + 20 * i, escape(t)))
+        w('<text x="40" y="%d" font-size="11.5" fill="#333">%s</text>' % (y + 4 + 17 * i, escape(t)))
     # ring screens
-    y_r = y + 96
+    y_r = y + 17 * len(extras) + 32
     w('<text x="40" y="%d" font-size="15" font-weight="bold">The ring (pixel 0 at the top, clockwise)</text>' % (y_r - 10))
     frames = ring_frames()
     cell = (W - 80) // max(1, len(frames))
     for k, (name, title, buf) in enumerate(frames):
-        cx, cy, rr = 40 + cell * k + cell // 2, y_r + 70, min(52, cell // 2 - 12)
+        cx, cy, rr = 40 + cell * k + cell // 2, y_r + 62, min(48, cell // 2 - 12)
         w('<g class="card-ring" data-screen="%s">' % name)
         w('<circle cx="%d" cy="%d" r="%d" fill="#1b1b1b"/>' % (cx, cy, rr + 10))
         for i in range(len(buf) // 3):
@@ -332,16 +334,17 @@ def reference_card(pinmap):
             fill = hexrgb(rgb) if any(rgb) else "#333333"
             w('<circle cx="%s" cy="%s" r="6.5" fill="%s"/>' % (f(cx + rr * math.cos(a)), f(cy - rr * math.sin(a)), fill))
         for j, line in enumerate(_wrap(title, min(22, cell // 6))[:4]):
-            w('<text x="%d" y="%d" font-size="10.5" text-anchor="middle">%s</text>' % (cx, cy + rr + 30 + 13 * j, escape(line)))
+            w('<text x="%d" y="%d" font-size="10.5" text-anchor="middle">%s</text>' % (cx, cy + rr + 26 + 12 * j, escape(line)))
         w("</g>")
     keys = [
-        "Stalk Exchange: px 0–14 market (3 px per flower, button order) · px 15–19 seats (bright = to play, blue = flushed) · px 20–23 Seedy Business tokens.",
-        "Red/orange glow = the end approaches (crash / bag), stronger as it nears · white comet = last turn · whole ring blinks red = refused, nothing changed.",
+        "Stalk Exchange: px 0–14 market (3 px per flower, button order; full 3 px = would bust) · px 15–19 seats (full white = to play, blue = flushed) · px 20–23 tokens.",
+        "End approaches: unlit pixels breathe red = crash · orange dots march = bag; faster as it nears · white comet = last turn.",
         "Oh My. Orchids!: five sectors, one per seat; dim pixel = 1 flower, bright = 2; gold at 7 · red gaps + comet = last round.",
         "White cross blinking on a dark ring = a firmware fault was survived, the game reloaded from flash (check it; bloomkeeper doctor shows the fault).",
+        "Refused = the ring blinks red, nothing changed; count the blinks: 1 long = nothing here · 2 = not now · 3 = not enough / out of range · 4 = already done",
     ]
     for i, t in enumerate(keys):
-        w('<text x="40" y="%d" font-size="12" fill="#333">%s</text>' % (H - 90 + 20 * i, escape(t)))
+        w('<text class="card-key" x="40" y="%d" font-size="12" fill="#333">%s</text>' % (H - 100 + 17 * i, escape(t)))
     w('<text x="%d" y="%d" font-size="9" fill="#999" text-anchor="end">generated by hardware/generate.py from firmware/pinmap.json and firmware/ring.py · docs/controls.md, docs/ring.md</text>' % (W - 20, H - 8))
     w("</svg>")
     return "\n".join(out) + "\n"

@@ -2,6 +2,11 @@
 
 Kept apart from host/sim_tui.py (the board harness, SimBoard) so that the
 headless modes, which build a SimBoard too, never import textual.
+
+Everything fits an 80x24 terminal: a one-line header, the ring (15 rows)
+beside the game in words, then the buttons box: what the buttons do now
+(the help line follows the phase) and the keys (tests/test_sim_tui.py
+checks it in a real 80x24 tmux window).
 """
 
 from rich.style import Style
@@ -9,6 +14,7 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -87,8 +93,11 @@ class ButtonsView(Static):
     """The eight buttons and their keys; the one held down is lit. A mouse
     click on a button is a short press of it."""
 
-    def show(self, held, long_armed, colours):
+    def show(self, held, long_armed, colours, hint=""):
         t = Text(no_wrap=False)
+        if hint:
+            t.append("now: ", style="bold")
+            t.append(hint + "\n")
         for i, (key, name) in enumerate(LEGEND):
             if i < 5:
                 base = "rgb(%d,%d,%d)" % colours[i]
@@ -96,14 +105,15 @@ class ButtonsView(Static):
                 base = "white"
             style = ("reverse bold " + base) if held == i else base
             click = Style(meta={"bk_button": i})  # read back by on_click
-            t.append(" %s " % key, style=Style.parse("bold reverse" if held == i else "bold") + click)
+            t.append("%s " % key, style=Style.parse("bold reverse" if held == i else "bold") + click)
             t.append("%s" % name, style=Style.parse(style) + click)
-            t.append("  ")
-        t.append("\nlong press: ", style="bold")
-        t.append("Shift+key (! @ # $ %  U  O  M) or l then the key")
+            t.append("\n" if i == 5 else "  ")
         if long_armed:
-            t.append("   [LONG armed: next button key is a long press]", style="bold yellow")
-        t.append("   click = press   q quit", style="bold")
+            t.append(" [LONG armed: next key is a long press]", style="bold yellow")
+        else:
+            t.append(" long press: ", style="bold")
+            t.append("Shift+key or l, key")
+        t.append("   q quit", style="bold")
         self.update(t)
 
     def on_click(self, event):
@@ -120,12 +130,12 @@ class SimApp(App):
     CSS = """
     Screen { layout: vertical; }
     #top { height: auto; }
-    #info { height: auto; padding: 0 1; color: $text-muted; }
+    #info { height: 1; padding: 0 1; color: $text-muted; }
     #ring { border: round $primary; }
-    #side { width: 1fr; height: auto; padding: 0 1; }
-    #state { height: auto; border: round $secondary; padding: 0 1; }
-    #error { height: auto; padding: 0 1; }
-    #history { height: auto; padding: 0 1; color: $text-muted; }
+    #side { width: 1fr; height: auto; padding: 0 0 0 1; }
+    #state { height: auto; border: round $secondary; padding: 0 0 0 1; }
+    #error { height: auto; max-height: 2; padding: 0 1; }
+    #history { height: 1; padding: 0 1; color: $text-muted; }
     #buttons { height: auto; border: round $accent; padding: 0 1; }
     """
     BINDINGS = [
@@ -171,7 +181,10 @@ class SimApp(App):
 
     def on_tick(self):
         self.sim.tick()
-        self.refresh_view()
+        try:
+            self.refresh_view()
+        except NoMatches:  # a last tick while the screen is being taken down
+            pass
 
     def on_unmount(self):
         self.sim.close()
@@ -184,31 +197,30 @@ class SimApp(App):
             self.query_one("#state", Static).update(Text("The simulator cannot run the firmware yet. q quits."))
             self.query_one("#buttons", ButtonsView).show(None, self.long_armed, self._colours)
             return
-        screen = sim.screen_name()
-        shown = (tuple(sim.pixels()), screen, tuple(sim.describe()), sim.error_text(), sim.pressed(),
+        shown = (tuple(sim.pixels()), sim.ring_label(), tuple(sim.describe()), sim.hint(), sim.error_text(), sim.pressed(),
                  self.long_armed, tuple(sim.history), sim.link_path, sim.link_note, sim.brightness())
         if shown == self._shown and not force:
             return
         self._shown = shown
-        pixels, screen, lines, err, held, armed, history, link_path, link_note, bright = shown
-        self.query_one("#ring", RingView).set_pixels(list(pixels), screen, bright)
+        pixels, label, lines, hint, err, held, armed, history, link_path, link_note, bright = shown
+        self.query_one("#ring", RingView).set_pixels(list(pixels), label, bright)
         link = ("link: %s" % link_path) if link_path else ("link: none (%s)" % (link_note or "not started"))
-        info = Text()
-        info.append("%s (simulated, id %s)  " % (sim.label, getattr(sim.hw, "uid", "?")))
+        info = Text(no_wrap=True, overflow="ellipsis")  # one line: the board's name is cut first
         info.append(link, style="bold")
-        info.append("  flash: %s" % (_short_path(sim.state_dir) if sim.state_dir else "in memory"))
+        flash = _short_path(sim.state_dir) if sim.state_dir else "in memory"
+        info.append("  flash: %s" % (flash if len(flash) <= 24 else "..." + flash[-21:]))
         info.append("  brightness %d" % bright)
+        info.append("  %s (simulated, id %s)" % (sim.label, getattr(sim.hw, "uid", "?")))
         self.query_one("#info", Static).update(info)
         state = Text()
-        if not lines or not lines[0].startswith("screen:"):
-            state.append("screen: %s\n" % screen, style="bold")
         for k, line in enumerate(lines):
-            state.append(line + ("\n" if k < len(lines) - 1 else ""), style="bold" if line.startswith("screen:") else "")
+            state.append(line + ("\n" if k < len(lines) - 1 else ""), style="bold" if k == 0 else "")
         self.query_one("#state", Static).update(state)
         self.query_one("#error", Static).update(
             Text("last error: " + err, style="bold red") if err else Text("last error: none", style="dim"))
-        self.query_one("#history", Static).update(Text("pressed: " + ", ".join(history[-6:]) if history else ""))
-        self.query_one("#buttons", ButtonsView).show(held, armed, self._colours)
+        self.query_one("#history", Static).update(
+            Text("pressed: " + ", ".join(reversed(history[-4:])) if history else "", no_wrap=True, overflow="ellipsis"))
+        self.query_one("#buttons", ButtonsView).show(held, armed, self._colours, hint)
 
     def action_press_button(self, button, kind):
         """A click on a button of the legend."""

@@ -8,7 +8,9 @@ this module is only its case:
   drawn as a circle of coloured cells;
 * the eight buttons: keys press the simulated pins, so the firmware's own
   debounce and long-press logic decides what a press was;
-* the game in words (`App.describe()`), the screen name and the last error;
+* the game in words (`App.describe()`), the buttons that mean something
+  now (firmware/app_words.py `hint`, it follows the phase) and the last
+  refusal in words (cleared by the next accepted event);
 * the serial link on a pseudo-terminal whose path is shown (when
   firmware/link.py is there), so `bloomkeeper sync --port PATH` works
   against the simulator as against a real board.
@@ -156,6 +158,7 @@ class SimBoard:
         self.errors = 0        # firmware exceptions caught
         self.blinks = 0        # error blinks seen on the ring
         self.refusal = None
+        self.error_is_refusal = False  # last_error came from a refused press
         self.label = board
         self.queue = []        # pending (button, kind)
         self.held = None       # (button, kind, pressed_at_ms, hold_ms) while a pin is down
@@ -185,6 +188,7 @@ class SimBoard:
             self.store = store_cls(fs=memfs.MemFS())
         link_mod = self._open_link() if self.want_link else None
         self.app = app_mod.App(self.hw, self.store, link=self.link)
+        self.app.on_event.append(self._accepted)
         if self.link is not None:
             try:
                 board = link_mod.AppBoard(self.app, self.store, board_id="sim-" + self.board, fw=_fw_version(), uid=self.hw.uid)
@@ -274,6 +278,7 @@ class SimBoard:
             self.app.step()  # polls the link too (App was given it); recovers from faults itself
         except Exception as err:  # firmware without App.recover
             self.errors += 1
+            self.error_is_refusal = False
             self.last_error = "firmware error: %s  [%s]" % (_one_line(err), time.strftime("%H:%M:%S"))
             self._log_traceback()
         else:
@@ -283,6 +288,12 @@ class SimBoard:
                 self._note_blink(screen)
         self.last_step = now
         return now
+
+    def _accepted(self, game_id, index, rec):
+        """An event was accepted: an earlier refusal is no longer news."""
+        if self.error_is_refusal:
+            self.last_error = None
+            self.error_is_refusal = False
 
     def note_refused(self, err):
         """Called by the observed Store: the engine refused a record."""
@@ -299,14 +310,21 @@ class SimBoard:
         self.last_error = "firmware fault, board reloaded its game from flash: %s  [%s]" % (line, time.strftime("%H:%M:%S"))
 
     def _note_blink(self, where):
-        """The ring just blinked its error: say why, in words."""
+        """The ring just blinked its error: say why, in words (the engine's
+        message, or the app's own reason from its blink code)."""
         what = self.history[-1] if self.history else "a press"
+        code = getattr(self.app.view, "error_code", 0)
+        words = _words()
         if self.refusal:
-            why = "refused by the rules: %s" % self.refusal
+            blinks = "" if words is None else " (%s)" % words.blinks(code)
+            why = "refused by the rules: %s%s" % (self.refusal, blinks)
+        elif words is not None:
+            why = words.refusal(self.app, code)
         else:
             why = "that button does nothing here"
         self.blinks += 1
-        self.last_error = "%s on %s: %s  [%s]" % (what, where, why, time.strftime("%H:%M:%S"))
+        self.error_is_refusal = True
+        self.last_error = "%s: %s  [%s]" % (what, why, time.strftime("%H:%M:%S"))
 
     def _drive_pins(self, now):
         """Move the simulated pins for the queued presses. Timing is judged
@@ -358,6 +376,22 @@ class SimBoard:
         except Exception as err:
             return ["(describe() failed: %s)" % _one_line(err)]
 
+    def hint(self):
+        """The buttons that mean something now, in words ("" if unknown)."""
+        words = _words()
+        try:
+            return "" if words is None else str(words.hint(self.app))
+        except Exception as err:
+            return "(hint() failed: %s)" % _one_line(err)
+
+    def ring_label(self):
+        """A few words for the middle of the drawn ring."""
+        words = _words()
+        try:
+            return "" if words is None else str(words.label(self.app))
+        except Exception:
+            return ""
+
     def screen_name(self):
         return str(getattr(self.app, "screen", "") or "")
 
@@ -367,6 +401,16 @@ class SimBoard:
 
     def pressed(self):
         return None if self.held is None else self.held[0]
+
+
+def _words():
+    """firmware/app_words.py (simulator-only words), or None without it."""
+    try:
+        from firmware import app_words
+
+        return app_words
+    except ImportError:
+        return None
 
 
 def _observed_store(base, sim):

@@ -42,8 +42,9 @@ _track_defaults = {}
 def default_track_start(players, length=None):
     """The engine's start space S for this table (its settings table).
 
-    Asked from engine_lite once per table shape, so the simulator can write
-    `track_start` explicitly into every record without copying the number."""
+    Asked from engine_lite once per table shape, so the simulator knows S
+    without copying the number. A record leaves `track_start` out unless it
+    was given: a placeholder must never read as the printed number."""
     key = (players, length)
     if key not in _track_defaults:
         g = engine_lite.Game()
@@ -108,7 +109,9 @@ class StalkGame:
         # Setup 7: the exchange, slot 0 leftmost (next to the bag), 5 rightmost.
         self.exchange = [bag.pop() for _ in range(SLOTS)]
 
-        start = {"ev": "start", "game": "stalk-exchange", "players": self.names, "track_start": self.track_start}
+        start = {"ev": "start", "game": "stalk-exchange", "players": self.names}
+        if track_start is not None:  # a placeholder stays one: replay says track_start_placeholder
+            start["track_start"] = track_start
         if length is not None:
             start["length"] = length
         self.g = engine_lite.Game()

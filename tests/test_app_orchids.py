@@ -4,11 +4,14 @@ immediately compost the excess"), several plants in one turn, undos, refused
 events and the last round ("All other players now have one last turn, but
 they can only take the 'Plant Flowers' action").
 
-Gestures (docs/controls.md): flower k = take k seeds; OK = plant, then the
-kind (flower button = flora of that type, OK = orchid), the points and the
-seed cost (flower k adds k, held subtracts k, OK next); hold OK = end turn
-or pass. The board names plants itself: every orchid distinct ("Orchid 3"),
-flora by type ("Flora tulip"), so the variety bonus counts right.
+Gestures (docs/controls.md): flower k = take k seed cards; OK = plant, then
+the kind (dahlia = a flora of a type this player has not planted yet,
+daffodil = a flora type the player already has, OK = orchid), the points
+and the seed cards paid (flower k adds k, held subtracts k, OK next); hold
+OK = end turn or pass. The board names plants itself: every orchid distinct
+("Orchid 3"), each new flora type of a player a name of its own ("Flora 2"),
+a repeated type a name the player already has, so the variety bonus counts
+right (ruling R7).
 """
 
 from engine_lite.tables import FLOWERS
@@ -33,19 +36,26 @@ class Table:
         self.b = board
         self.events = [{"ev": "start", "game": "oh-my-orchids", "players": NAMES}]
         self.orchids = 0
+        self.flora = {}  # player -> {flora type in the test: name the board gave it}
 
     def take(self, k):
         self.b.do(FLOWERS[k - 1] + "\nlong ok")
         self.events += [{"ev": "take", "seeds": k}, {"ev": "end_turn"}]
 
     def plant(self, points, seeds, flora=None):
-        kind = "ok" if flora is None else flora
+        mine = self.flora.setdefault(self.b.state["current_player"], {})
+        kind = "ok" if flora is None else ("daffodil" if flora in mine else "dahlia")  # dahlia: a new type
         self.b.do("ok\n%s\n%s\nok\n%s\nok" % (kind, number(points), number(seeds)))
         if flora is None:
             self.orchids += 1
             name, k = "Orchid %d" % self.orchids, "orchid"
         else:
-            name, k = "Flora " + flora, "flora"
+            if flora not in mine:
+                mine[flora] = "Flora %d" % (len(mine) + 1)
+                name = mine[flora]
+            else:  # the board names a repeat after the player's first flora
+                name = next(iter(mine.values()))
+            k = "flora"
         self.events.append({"ev": "plant", "name": name, "kind": k, "points": points, "seeds": seeds})
 
     def end(self):
@@ -94,6 +104,7 @@ def test_full_orchids_game_by_buttons():
     t.plant(2, 1, flora="tulip")
     b.do("undo")  # undo the last plant ...
     t.events.append({"ev": "undo"})
+    del t.flora["Lily"]["tulip"]
     t.plant(2, 1, flora="tulip")  # ... and plant it again
     t.plant(2, 1, flora="tulip")  # a second copy of the same flora
     t.plant(1, 1, flora="daffodil")
@@ -121,7 +132,7 @@ def test_full_orchids_game_by_buttons():
     assert s["game_over"] and b.screen == "results"
     t.check()
     lily = [p for p in s["final"]["players"] if p["name"] == "Lily"][0]
-    # 25 flower points; Orchid 3/4/5 + Flora tulip/daffodil/snowdrop = 6 types: +10; -2 composted
+    # 25 flower points; Orchid 3/4/5 + Flora 1/2/3 (tulip, daffodil, snowdrop) = 6 types: +10; -2 composted
     assert lily["flower_points"] == 25 and lily["variety_bonus"] == 10 and lily["composted"] == 2
     assert lily["score"] == 33 and lily["winner"]
     assert b.app.view.mode == RG.M_ORCHIDS_END
@@ -140,7 +151,11 @@ def test_plant_entry_backs_out_step_by_step():
     b = Board()
     b.do("daffodil\nok\nok")  # Oh My. Orchids!, 3 players (the default count)
     assert b.screen == "orchids" and len(b.state["players"]) == 3
-    b.do("ok\ntulip")
+    b.do("ok\ndaffodil")  # a flora type already planted: this player has none
+    assert b.screen == "plant_kind" and b.app.view.error_code == RG.E_RULE
+    b.do("tulip")  # not an option
+    assert b.screen == "plant_kind" and b.app.view.error_code == RG.E_NOTHING
+    b.do("dahlia")
     assert b.screen == "plant_points"
     b.do("tulip\nundo\nundo")  # take back the 5, then back to the kind
     assert b.screen == "plant_kind"

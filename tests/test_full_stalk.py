@@ -53,9 +53,11 @@ def test_simulated_games_replay_to_the_same_values_triggers_and_scores(players, 
         assert game.end_reason in ("crash", "bag")
         state, lines = replay_matches(game)
         reasons.add(game.end_reason)
-        # the record is complete: start with explicit track_start, portfolios at the end
+        # the record is complete: portfolios at the end; the start space came from the
+        # placeholder table, so the record does not claim it (ruling R1)
         start = json.loads(lines[0])
-        assert start["track_start"] == default_track_start(players) == state["track_start"]
+        assert "track_start" not in start and state["track_start_placeholder"] is True
+        assert state["track_start"] == default_track_start(players)
         assert [json.loads(x)["ev"] for x in lines[-players:]] == ["portfolio"] * players
         # scores follow from portfolios x busted values, as engine_lite.score says
         table = {
@@ -95,8 +97,12 @@ def test_two_player_short_game_uses_its_own_start_space():
     game = play_game(NAMES[:2], 1, ("greedy",), length="short")
     start = json.loads(game.record_lines()[0])
     assert start["length"] == "short"
-    assert start["track_start"] == default_track_start(2, "short") != default_track_start(2, "long")
-    replay_matches(game)
+    assert default_track_start(2, "short") != default_track_start(2, "long")
+    state, _ = replay_matches(game)
+    assert state["track_start"] == default_track_start(2, "short") and state["track_start_placeholder"]
+    given = play_game(NAMES[:2], 1, ("greedy",), track_start=40)
+    start = json.loads(given.record_lines()[0])
+    assert start["track_start"] == 40 and replay_matches(given)[0]["track_start_placeholder"] is False
 
 
 # -- setup and the physical components ----------------------------------------

@@ -170,6 +170,11 @@ def test_reference_card_shows_every_button_and_ring_screens():
     assert names == list(BUTTONS)
     screens = [g.get("data-screen") for g in root.iter(SVG + "g") if g.get("class") == "card-ring"]
     assert "stalk-play" in screens and "orchids-play" in screens and "error" in screens
+    # issue 14: the warnings' patterns, the unconfirmed start space, the blink codes
+    assert {"stalk-bag-warn", "stalk-warn-4", "setup-track-unconfirmed", "stalk-peek"} <= set(screens)
+    text = " ".join(t.text or "" for t in root.iter(SVG + "text"))
+    assert "count the blinks" in text and "4 = already done" in text
+    assert "printed on your Market board" in text and "Seed CARDS" in text
     for g in root.iter(SVG + "g"):
         if g.get("class") == "card-ring":
             assert len([c for c in g if c.tag == SVG + "circle"]) == 1 + 24

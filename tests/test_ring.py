@@ -52,13 +52,37 @@ def test_each_flower_has_its_place_on_the_market_arc():
         assert sum(fr[3 * f]) < sum(fr[3 * f + 1]) < sum(fr[3 * f + 2])
 
 
-def test_market_bars_are_relative_to_the_leader():
+def _bars(fr):
+    return [sum(1 for i in range(3 * f, 3 * f + 3) if lit(fr[i])) for f in range(5)]
+
+
+def test_only_the_leaders_that_will_bust_fill_their_segment():
+    """"The highest valued flower loses half of its value ... ALL the tied
+    Flower Stalks bust": a full 3-px bar means exactly that, the others are
+    1-2 px relative to the leader."""
     v = stalk_view()
-    v.values[:] = bytes((6, 3, 1, 0, 6))
+    v.values[:] = bytes((6, 4, 1, 0, 6))
     fr = frame(v)
-    bars = [sum(1 for i in range(3 * f, 3 * f + 3) if lit(fr[i])) for f in range(5)]
-    assert bars == [3, 2, 1, 1, 3]  # the empty flower keeps its dim place-holder pixel
+    assert _bars(fr) == [3, 2, 1, 1, 3]  # the empty flower keeps its dim place-holder pixel
     assert sum(fr[9]) < sum(fr[6])  # ... dimmer than a real value
+    v.values[:] = bytes((6, 5, 1, 0, 2))  # 5 against 6: one pixel short of the leader
+    assert _bars(frame(v)) == [3, 2, 1, 1, 1]
+
+
+def test_holding_a_flower_shows_its_exact_value():
+    """Values 2 and 3 look alike as relative bars: a held flower button
+    shows its value as a number in its colour for PEEK_MS, then the screen
+    is back."""
+    v = stalk_view()
+    v.values[:] = bytes((2, 3, 9, 0, 1))
+    normal = frame(v, 5000)
+    v.peek, v.peek_at = 1, 4000
+    fr = frame(v, 4100)
+    assert [lit(p) for p in fr] == [True] * 3 + [False] * 21
+    assert all(abs(fr[0][k] - RG.FLOWER_RGB[3 + k] * 110 // 255) <= 1 for k in range(3))  # daffodil yellow
+    assert frame(v, 4000 + RG.PEEK_MS) == normal
+    v.peek, v.peek_at = 2, 4000
+    assert [lit(p) for p in frame(v, 4100)] == [True] * 9 + [False] * 15
 
 
 def test_turn_seat_tokens_and_flush():
@@ -67,7 +91,8 @@ def test_turn_seat_tokens_and_flush():
     fr = frame(v, 1000)
     seats = [sum(fr[15 + s]) for s in range(5)]
     assert seats[1] == max(seats) and seats[4] == 0  # active seat brightest, no 5th player
-    assert fr[18][2] > fr[18][0]  # a flushed player's seat is blue
+    assert fr[18][2] > fr[18][0]  # a flushed player's seat is blue ...
+    assert max(fr[18]) > 3 * max(fr[17])  # ... and brighter than an unflushed one
     assert [lit(fr[i]) for i in range(20, 24)] == [True, True, True, False]  # 3 tokens left
 
 
@@ -102,12 +127,25 @@ def test_end_warning_grows_stronger_near_the_end(field, values):
     assert glows[1:] == sorted(glows[1:]) and len(set(glows[1:])) == 4
 
 
-def test_crash_warning_is_red_bag_warning_orange():
+def test_crash_and_bag_warnings_differ_in_pattern_not_only_hue():
+    """Crash: every unlit pixel breathes together (red). Bag: every third
+    unlit pixel glows and the dots march round (orange)."""
+    empty = range(17, 20)  # seats 3-5 of a 2-player game: unlit
     v = stalk_view(n=2, until_crash=1)
+    for t in range(0, 500, 10):
+        fr = frame(v, t)
+        assert len({fr[i] for i in empty}) == 1  # all alike at any moment
     p = max((frame(v, t)[17] for t in range(0, 500, 10)), key=sum)
     assert p[0] > 0 and p[1] == 0
     v = stalk_view(n=2, bag=3)
-    p = max((frame(v, t)[17] for t in range(0, 500, 10)), key=sum)
+    seen = set()
+    for t in range(0, 500, 10):
+        fr = frame(v, t)
+        on = tuple(i for i in empty if lit(fr[i]))
+        assert len(on) == 1  # one dot in three
+        seen.add(on)
+    assert len(seen) == 3  # ... and it moves
+    p = frame(v, 0)[next(i for i in empty if lit(frame(v, 0)[i]))]
     assert p[0] > 0 and p[1] > 0
 
 
@@ -124,20 +162,45 @@ def test_last_turn_is_a_comet_not_a_glow():
     assert frame(v, 600)[17][1] == frame(v, 600)[17][0]  # no red glow on the empty seats
 
 
-def test_error_blinks_red_twice_then_the_screen_is_back():
-    v = stalk_view(error_at=1000)
-    normal = frame(stalk_view(), 1500)
-    for t, on in ((1000, True), (1050, True), (1150, False), (1250, True), (1350, False)):
+def _blinks(v, t0):
+    """How many separate all-red blinks the ring makes after t0."""
+    n = 0
+    was = False
+    for t in range(t0, t0 + 2000, 10):
         fr = frame(v, t)
-        if on:
-            assert all(p[0] > 0 and p[1] == 0 and p[2] == 0 for p in fr)
-        else:
-            assert all(p == (0, 0, 0) for p in fr)
-    assert frame(v, 1500) == normal
+        on = all(p[0] > 0 and p[1] == 0 and p[2] == 0 for p in fr)
+        assert on or not all(p[0] > 0 for p in fr)
+        n += on and not was
+        was = on
+    return n
+
+
+@pytest.mark.parametrize("code,blinks", [(RG.E_NOTHING, 1), (RG.E_RULE, 2), (RG.E_SHORT, 3), (RG.E_ONCE, 4)])
+def test_each_refusal_reason_has_its_own_blink_count(code, blinks):
+    v = stalk_view(error_at=1000, error_code=code)
+    assert _blinks(v, 1000) == blinks
+    assert frame(v, 1000 + RG.error_ms(code)) == frame(stalk_view(), 1000 + RG.error_ms(code))
+
+
+def test_a_refusal_that_means_nothing_is_one_long_blink():
+    v = stalk_view(error_at=1000, error_code=RG.E_NOTHING)
+    assert all(frame(v, t)[0][0] > 0 for t in range(1000, 1000 + RG.LONG_BLINK_MS, 20))
+
+
+def test_engine_refusals_map_to_blink_codes():
+    from engine_lite import errors as E
+
+    short = (E.NO_TOKENS, E.HAND_SHORT, E.EXCHANGE_EMPTY, E.TOO_MANY)
+    once = (E.FLUSH_USED, E.TRIGGERED, E.ORCHID_TAKEN, E.ALREADY_ENTERED)
+    rule = (E.TURN_INCOMPLETE, E.UPKEEP, E.MIXED_TURN, E.LAST_ROUND, E.GAME_OVER, E.NOT_OVER, E.BAD_EVENT)
+    assert [RG.refusal(c) for c in short] == [RG.E_SHORT] * 4
+    assert [RG.refusal(c) for c in once] == [RG.E_ONCE] * 4
+    assert [RG.refusal(c) for c in rule] == [RG.E_RULE] * 7
+    assert RG.refusal(E.NOTHING_TO_UNDO) == RG.E_NOTHING
 
 
 def test_error_blink_survives_the_ticks_wrap():
-    v = stalk_view(error_at=(1 << 30) - 50)
+    v = stalk_view(error_at=(1 << 30) - 50, error_code=RG.E_NOTHING)
     assert all(p[0] > 0 for p in frame(v, 10))  # 60 ms later, after ticks_ms wrapped
 
 
@@ -168,6 +231,44 @@ def test_orchids_flowers_toward_seven():
     v.last_round = 1
     fr = frame(v, 600)
     assert all(fr[g][0] > 0 and fr[g][1] == 0 for g in (4, 9, 14))
+
+
+def test_active_seat_is_always_bright_even_after_it_flushed():
+    """The player whose turn it is: full white at every moment; a flush
+    shows as a short blue dip, never as a pale colour all the time."""
+    v = stalk_view(player=2)
+    v.flushed[2] = 1
+    frames = [frame(v, t)[17] for t in range(0, 2000, 50)]
+    assert sum(1 for p in frames if p == (255, 255, 255)) >= len(frames) * 3 // 4
+    assert any(p[2] > p[0] for p in frames)  # the blue dip
+
+
+def test_orchids_active_seat_with_a_full_sector_blinks():
+    v = RG.View()
+    v.mode = RG.M_ORCHIDS
+    v.brightness = 255
+    v.n = 2
+    v.player = 0
+    v.flowers[:2] = bytes((8, 8))
+    assert frame(v, 0)[3] != frame(v, 500)[3]
+    assert frame(v, 0)[8] == frame(v, 500)[8]  # not the waiting seat
+
+
+def test_unconfirmed_start_space_is_a_dashed_blinking_number():
+    v = RG.View()
+    v.mode = RG.M_NUMBER
+    v.brightness = 255
+    v.number = 20
+    v.unconfirmed = 1
+    assert [lit(p) for p in frame(v, 0)] == [True] * 20 + [False] * 4
+    assert [lit(p) for p in frame(v, 500)] == [i % 2 == 0 for i in range(20)] + [False] * 4
+    v.unconfirmed = 0
+    assert frame(v, 500) == frame(v, 0)
+
+
+def test_ring_refuses_a_pixel_count_it_has_no_layout_for():
+    with pytest.raises(ValueError, match="pixel_count 16: .*24 pixels"):
+        RG.Ring(16)
 
 
 def test_number_entry():
@@ -238,7 +339,7 @@ def test_power_budget_worst_frame_under_usb_limit():
     for v in _all_views():
         for t in range(0, 1200, 40):
             ring.render(v, t)
-            worst = max(worst, ring.last_ma)
+            worst = max(worst, ring.current_ma())
     assert worst <= RG.DEFAULT_LIMIT_MA + 24
     # full white everywhere would be ~1.44 A before the cap
     v = RG.View()
@@ -247,7 +348,7 @@ def test_power_budget_worst_frame_under_usb_limit():
     v.sel = 4
     v.brightness = 255
     ring.render(v, 0)
-    assert ring.last_ma <= RG.DEFAULT_LIMIT_MA + 24
+    assert ring.current_ma() <= RG.DEFAULT_LIMIT_MA + 24
 
 
 def test_brightness_scales_every_pixel():

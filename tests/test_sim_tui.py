@@ -139,8 +139,9 @@ def test_start_a_game_plant_and_see_the_ring_change(tmp_path):
     async def go():
         app = SimApp(state_dir=str(tmp_path / "flash"))
         async with app.run_test(size=SIZE) as pilot:
-            await until(pilot, lambda: "setup_game" in screen_text(app), what="the setup screen")
+            await until(pilot, lambda: "Setup: which game?" in screen_text(app), what="the setup screen")
             text = screen_text(app)
+            assert "setup_game" not in text  # words, not the firmware's screen names
             # the legend: every button and its key
             for label in ("1 dahlia", "2 daffodil", "3 globemaster", "4 snowdrop", "5 tulip", "u undo", "space/enter ok", "m menu"):
                 assert label in text
@@ -188,7 +189,7 @@ def test_orchids_take_seeds_and_end_the_turn(tmp_path):
             await until(pilot, lambda: "turn 1: Seat 2 (seat 2)" in screen_text(app) or "turn 2" in screen_text(app),
                         what="the next player's turn")
             assert app.sim.app.game.rules.hand[0] == hand + 3
-            assert "Seat 1: 0 flowers, %d seeds in hand" % (hand + 3) in screen_text(app)
+            assert "Seat 1: 0 flowers, 0 types, %d cards" % (hand + 3) in screen_text(app)
             await pilot.pause(0.4)
             assert app.sim.pixels() != before, "the ring shows whose turn it is"
             await until(pilot, lambda: drawn_matches_pixels(app), what="the drawn ring to equal the App's pixels")
@@ -212,6 +213,7 @@ def test_a_refused_event_blinks_and_says_why(tmp_path):
             text = screen_text(app)
             assert "harvest: at most 6 tokens in the garden (R10: not this turn's bulbs)" in app.sim.last_error
             assert app.sim.app.game.rules.harvested == 0  # nothing changed
+            assert "(3 red blinks)" in text  # R10's refusal: "not enough" (docs/controls.md)
             assert "link: none" in text
 
     run(go())
@@ -221,14 +223,14 @@ def test_a_click_on_a_legend_button_presses_it(tmp_path):
     async def go():
         app = SimApp(state_dir=str(tmp_path / "flash"), link=False)
         async with app.run_test(size=SIZE) as pilot:
-            await until(pilot, lambda: "setup_game" in screen_text(app), what="the setup screen")
+            await until(pilot, lambda: app.sim.screen_name() == "setup_game", what="the setup screen")
             legend = app.query_one("#buttons")
-            row = [line for line in screen_text(app).split("\n") if "2 daffodil" in line][0]
+            row = [line for line in screen_text(app).split("\n") if "2 daffodil" in line and "u undo" in line][0]
             x = row.index("daffodil") + 2 - legend.region.x
             y = screen_text(app).split("\n").index(row) - legend.region.y
             await pilot.click("#buttons", offset=(x, y))
             await until(pilot, lambda: app.sim.history == ["daffodil short"], what="the click to press daffodil")
-            await until(pilot, lambda: "setup: Oh My. Orchids!" in screen_text(app), what="daffodil chose Orchids")
+            await until(pilot, lambda: "chosen: Oh My. Orchids!" in screen_text(app), what="daffodil chose Orchids")
 
     run(go())
 
@@ -240,7 +242,7 @@ def test_a_firmware_exception_is_shown_not_fatal(tmp_path, monkeypatch):
     async def go():
         app = SimApp(state_dir=str(flash), link=False)
         async with app.run_test(size=SIZE) as pilot:
-            await until(pilot, lambda: "setup_game" in screen_text(app), what="the setup screen")
+            await until(pilot, lambda: app.sim.screen_name() == "setup_game", what="the setup screen")
             real_step = app.sim.app.step
             calls = []
 
@@ -274,13 +276,13 @@ def test_long_press_by_shift_and_by_prefix_key(tmp_path):
             await until(pilot, lambda: app.sim.screen_name() == "setup_track", what="setup_track")
             n0 = app.sim.app.number
             await keys(pilot, "4", "5")  # short: +4 +5
-            await until(pilot, lambda: "entry: %d" % (n0 + 9) in screen_text(app), what="+9")
+            await until(pilot, lambda: "start space: %d " % (n0 + 9) in screen_text(app), what="+9")
             await keys(pilot, "exclamation_mark")  # Shift+1: long dahlia, -1
-            await until(pilot, lambda: "entry: %d" % (n0 + 8) in screen_text(app), what="-1 (shift)")
+            await until(pilot, lambda: "start space: %d " % (n0 + 8) in screen_text(app), what="-1 (shift)")
             await keys(pilot, "l")
             assert "LONG armed" in screen_text(app)
             await keys(pilot, "2")  # prefix l, then daffodil: long, -2
-            await until(pilot, lambda: "entry: %d" % (n0 + 6) in screen_text(app), what="-2 (prefix)")
+            await until(pilot, lambda: "start space: %d " % (n0 + 6) in screen_text(app), what="-2 (prefix)")
             assert "LONG armed" not in screen_text(app)
             assert app.sim.history[-2:] == ["dahlia long", "daffodil long"]
 
@@ -445,12 +447,12 @@ def test_bloomkeeper_sim_in_tmux(tmp_path):
 
     try:
         _tmux("-S", sock, "send-keys", "-t", session, cmd, "Enter")
-        wait("screen: setup_game")
+        wait("Setup: which game?")
         wait("link: /dev/")
         for k in ("1", "Space", "3", "Space"):
             _tmux("-S", sock, "send-keys", "-t", session, k)
             time.sleep(0.25)
-        wait("screen: setup_track")
+        wait("Setup: market-track start space")
         _tmux("-S", sock, "send-keys", "-t", session, "Space")
         wait("Stalk Exchange, turn 1")
         _tmux("-S", sock, "send-keys", "-t", session, "Space")
@@ -465,5 +467,109 @@ def test_bloomkeeper_sim_in_tmux(tmp_path):
         _tmux("-S", sock, "send-keys", "-t", session, "C-c")
         wait("SIM-EXIT=0")
         assert "LED ring" not in pane()
+    finally:
+        _tmux("-S", sock, "kill-server")
+
+
+# -- issue 14: words that say what happened, and an 80x24 window ----------------
+
+
+def _fits(text, cols=80, rows=24):
+    """The whole window is there: one header line, the ring box under it,
+    and the legend's last line (with q quit) inside the window."""
+    lines = text.split("\n")
+    assert len(lines) <= rows and all(len(line) <= cols for line in lines)
+    assert "link:" in lines[0] and lines[1].lstrip().startswith("\u256d"), "the header wraps:\n" + text
+    assert "q quit" in text and "long press" in text, "the legend is cut off:\n" + text
+
+
+def test_refusals_say_what_happened_and_clear_with_the_next_event(tmp_path):
+    async def go():
+        app = SimApp(state_dir=str(tmp_path / "flash"), link=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start_stalk_3p(pilot)
+            blinks = app.sim.blinks
+            await keys(pilot, "1")  # a flower before the two basic actions
+            await until(pilot, lambda: app.sim.blinks > blinks, what="the error blink")
+            assert "last error: dahlia short: harvest comes" in screen_text(app)
+            assert "after the turn's two basic actions (2 red blinks)" in app.sim.error_text()
+            await keys(pilot, "space")  # an accepted plant: the old refusal is gone
+            await until(pilot, lambda: "last error: none" in screen_text(app), what="the error line to clear")
+
+    run(go())
+
+
+def test_window_fits_80x24_in_a_harvest_and_the_last_turn(tmp_path):
+    async def go():
+        app = SimApp(state_dir=str(tmp_path / "flash"), link=True)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: app.sim.screen_name() == "setup_game", what="the setup screen")
+            _fits(screen_text(app))
+            await start_stalk_3p(pilot)
+            await keys(pilot, "space", "m", "3", "3")  # two actions, then a harvest being counted
+            await until(pilot, lambda: "harvest being counted" in screen_text(app), what="the harvest count")
+            _fits(screen_text(app))
+            assert "globemaster again = +1" in screen_text(app)  # the help follows the phase
+            await keys(pilot, "space", "M", "2")  # confirm, then the crash from the menu: the last turn
+            await until(pilot, lambda: "LAST TURN" in screen_text(app), what="the last turn")
+            _fits(screen_text(app))
+            assert "crash in" not in screen_text(app)
+
+    run(go())
+
+
+def test_window_fits_80x24_in_the_orchids_last_round(tmp_path):
+    async def go():
+        app = SimApp(state_dir=str(tmp_path / "flash"), link=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            app.sim.app.push_settings({"names": ["Annabelle", "Bartholomew", "Cyrus", "Dorothea", "Evangeline"]})
+            await keys(pilot, "2", "space", "5", "space")  # Orchids, 5 players
+            for k in ("5", "1", "1", "1", "1", "2"):  # Annabelle ends with 7 Seed cards
+                await keys(pilot, k, "O")
+            for _ in range(4):
+                await keys(pilot, "1", "O")
+            for _ in range(7):  # seven orchids, 1 point and 1 Seed card each
+                await keys(pilot, "space", "space", "1", "space", "1", "space")
+            await keys(pilot, "O")
+            await until(pilot, lambda: "LAST ROUND" in screen_text(app), what="the last round")
+            _fits(screen_text(app))
+            await keys(pilot, "space")  # a plant entry in the last round
+            await until(pilot, lambda: app.sim.screen_name() == "plant_kind", what="the plant entry")
+            _fits(screen_text(app))
+
+    run(go())
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux not installed (apt-get install -y tmux)")
+def test_bloomkeeper_sim_fits_an_80x24_terminal(tmp_path):
+    """A real 80x24 terminal: the header is one line and the legend's last
+    line, with q quit, is on screen during a harvest."""
+    session = "bksim80%d" % os.getpid()
+    sock = str(tmp_path / "tmux.sock")
+    cmd = "cd %s && TERM=xterm-256color %s -m host.cli sim --state-dir %s; echo SIM-EXIT=$?" % (
+        REPO, sys.executable, tmp_path / "flash")
+    _tmux("-S", sock, "new-session", "-d", "-s", session, "-x", "80", "-y", "24", "bash --norc --noprofile")
+
+    def pane():
+        return _tmux("-S", sock, "capture-pane", "-p", "-t", session).stdout
+
+    def wait(text, timeout=20):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if text in pane():
+                return
+            time.sleep(0.1)
+        raise AssertionError("no %r on screen:\n%s" % (text, pane()))
+
+    try:
+        _tmux("-S", sock, "send-keys", "-t", session, cmd, "Enter")
+        wait("Setup: which game?")
+        for k in ("1", "Space", "3", "Space", "Space", "Space", "m", "1"):
+            _tmux("-S", sock, "send-keys", "-t", session, k)
+            time.sleep(0.25)
+        wait("harvest being counted")
+        _fits(pane().rstrip("\n"))
+        _tmux("-S", sock, "send-keys", "-t", session, "q")
+        wait("SIM-EXIT=0")
     finally:
         _tmux("-S", sock, "kill-server")

@@ -63,9 +63,12 @@ def test_records_replay_to_the_final_scores(capsys, tmp_path):
     for name in files:
         lines = (d / name).read_text().splitlines()
         start = json.loads(lines[0])
-        assert start["ev"] == "start" and isinstance(start["track_start"], int)  # explicit, issue 5
+        # no --track-start: the placeholder is used and the record does not claim it is
+        # the printed number (issue 14; replay says track_start_placeholder)
+        assert start["ev"] == "start" and "track_start" not in start
         assert json.loads(lines[-1])["ev"] == "portfolio"
         state = engine_lite.replay(lines)
+        assert state["track_start_placeholder"] is True
         assert state["final"]["players"][0]["winner"]
         for row in state["final"]["players"]:
             if row["rank"] == 1:

@@ -1,0 +1,108 @@
+"""The simulator's words (firmware/app_words.py) say what a player sees and
+does: help lines that follow the phase, no firmware screen names, no stale
+numbers, no crash countdown after the crash, basic and extra actions told
+apart, and refusals that say what happened (issue 14)."""
+
+from firmware import app_words as W
+from tests.app_helpers import Board
+
+SCREEN_NAMES = ("setup_game", "setup_players", "setup_length", "setup_track", "plant_kind", "plant_points",
+                "plant_seeds", "confirm_new")
+
+
+def words(b):
+    return "\n".join(W.describe(b.app) + [W.hint(b.app), W.label(b.app)])
+
+
+def test_no_firmware_screen_names_anywhere():
+    b = Board()
+    seen = []
+    for script in ("", "ok", "daffodil", "ok", "", "long menu", "snowdrop", "undo", "ok", "long menu"):
+        b.do(script) if script else None
+        seen.append(words(b))
+    b = Board()
+    b.do("daffodil\nok\nok\nok")  # Orchids, plant: kind
+    seen.append(words(b))
+    b.do("dahlia")
+    seen.append(words(b))
+    b.do("ok")
+    seen.append(words(b))
+    text = "\n".join(seen)
+    for name in SCREEN_NAMES:
+        assert name not in text, name
+
+
+def test_stalk_help_follows_the_phase():
+    b = Board()
+    b.do("ok\nglobemaster\nok\nok")
+    assert "OK plant · MENU swap" in W.hint(b.app) and "harvest" not in W.hint(b.app)
+    b.do("ok\nok")
+    assert "extra plant/swap" in W.hint(b.app) and "flower = harvest +1" in W.hint(b.app)
+    b.do("ok")  # an extra plant: 2 basic + 1 extra, never "3 basic actions"
+    assert "2 basic actions done + 1 extra" in words(b) and "3 basic" not in words(b)
+    b.do("tulip")
+    assert W.hint(b.app).startswith("tulip again = +1")
+    b.do("ok")
+    assert W.hint(b.app).startswith("UPKEEP") and "UPKEEP (harvesting)" in words(b)
+
+
+def test_no_crash_countdown_after_the_crash():
+    b = Board()
+    b.do("ok\nglobemaster\nok\nok")
+    assert "crash in >= " in words(b)
+    b.do("long menu\ndaffodil")  # the crash the board could not see
+    assert "crash in" not in words(b) and "LAST TURN (market crash)" in words(b)
+
+
+def test_unconfirmed_start_space_is_said_in_words():
+    b = Board()
+    b.do("ok\nglobemaster\nok")
+    assert "UNCONFIRMED" in words(b) and "Market board" in words(b)
+    b.do("ok")
+    assert "start space 26: placeholder, unconfirmed" in words(b)
+    b = Board(settings={"track_start": {"3": 30}})
+    b.do("ok\nglobemaster\nok")
+    assert "UNCONFIRMED" not in words(b)
+    b.do("ok")
+    assert "placeholder" not in words(b)
+
+
+def test_orchids_words_count_seed_cards_and_show_no_stale_entry():
+    b = Board()
+    b.do("ok\nglobemaster\nok\ntulip\nok")  # the start-space entry showed 31 ...
+    b.do("long menu\nsnowdrop\nok")  # ... that game abandoned (menu: new game, confirm)
+    assert b.app.number == 31
+    b.do("daffodil\nok\nok")  # Orchids, 3 players
+    assert "Seed CARDS" in W.hint(b.app)
+    b.do("ok")
+    assert "31" not in words(b) and "start space" not in words(b)  # the kind screen: no number
+    b.do("dahlia\ntulip\nok\ndaffodil")
+    assert "Seed cards discarded: 2" in words(b) and "Seed CARDS, not seeds" in W.hint(b.app)
+
+
+def test_orchids_last_round_help():
+    b = Board()
+    b.do("daffodil\nok\ndaffodil\nok")  # 2 players
+    b.do("tulip\nlong ok\ndahlia\nlong ok\ndaffodil\nlong ok\ndahlia\nlong ok")  # Seat 1: 7 cards
+    for _ in range(7):
+        b.do("ok\nok\ndahlia\nok\ndahlia\nok")
+    b.do("long ok")
+    assert "LAST ROUND" in W.hint(b.app) and "plant only" in W.hint(b.app)
+
+
+def test_results_words_show_final_values_and_the_bust():
+    b = Board()
+    b.do("ok\nglobemaster\nok\nok\nok\nok\ntulip x4\nok\nlong menu\ndaffodil\nlong ok")
+    b.do("tulip\nok\ntulip\nok\ntulip\nok")
+    text = words(b)
+    assert "final values (after the bust): dahlia 0, daffodil 0, globemaster 0, snowdrop 0, tulip 2" in text
+    assert "busted: tulip (4 -> 2)" in text
+
+
+def test_app_refusals_say_what_happened():
+    b = Board()
+    b.do("ok\nglobemaster\nok\nok\ntulip")  # a flower before the two basic actions
+    assert W.refusal(b.app, b.app.view.error_code) == (
+        "harvest comes in the upkeep, after the turn's two basic actions (2 red blinks)")
+    b.do("long menu\nsnowdrop\nok\ndaffodil\nok\nok\nok\ndaffodil")  # Orchids: plant, "a type they have"
+    assert "planted no flora yet" in W.refusal(b.app, b.app.view.error_code)
