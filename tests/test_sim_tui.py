@@ -208,7 +208,7 @@ def test_a_refused_event_blinks_and_says_why(tmp_path):
             # 7 dahlias, OK: 3 players seed 6, this turn's bulb does not count (ruling R10)
             await keys(pilot, *["1"] * 7, "space")
             await until(pilot, lambda: app.sim.blinks > blinks, what="the error blink")
-            said = "last error: ok short on stalk: refused by the rules: harvest: at most 6 tokens"
+            said = "last error: ok short: refused by the rules: harvest: at most 6 tokens"
             await until(pilot, lambda: said in screen_text(app), what="the refusal in words")
             text = screen_text(app)
             assert "harvest: at most 6 tokens in the garden (R10: not this turn's bulbs)" in app.sim.last_error

@@ -93,7 +93,7 @@ def test_orchids_last_round_help():
 def test_results_words_show_final_values_and_the_bust():
     b = Board()
     b.do("ok\nglobemaster\nok\nok\nok\nok\ntulip x4\nok\nlong menu\ndaffodil\nlong ok")
-    b.do("tulip\nok\ntulip\nok\ntulip\nok")
+    b.do("tulip\ndahlia x4\ndaffodil x4\nglobemaster x3\nok\n" * 3)  # 3 players: 12 tokens each (rulings R6)
     text = words(b)
     assert "final values (after the bust): dahlia 0, daffodil 0, globemaster 0, snowdrop 0, tulip 2" in text
     assert "busted: tulip (4 -> 2)" in text

@@ -92,7 +92,7 @@ def test_results_show_final_values_after_the_bust():
     b.do(STALK_3P + "\nlong ok")
     b.do("ok\nok\ntulip x4\nok\nlong menu\ndaffodil\nlong ok")  # tulip 4, then a declared crash
     for _ in range(3):
-        b.do("tulip\nok")  # one tulip in each portfolio
+        b.do("tulip\ndahlia x4\ndaffodil x4\nglobemaster x3\nok")  # 12 tokens each (3 players, rulings R6)
     assert b.screen == "results"
     fin = b.state["final"]
     assert fin["busted"] == ["tulip"] and fin["values"]["tulip"] == 2
