@@ -109,6 +109,33 @@ def test_bundle_bytes_for_the_bench(built):
     assert n == sum(v for r, v in files.items() if r.endswith(".mpy"))
 
 
+# Issue 13's budgets (bytes on flash are exact, not a timing): the board
+# bundle <= 48 KB of .mpy, engine_lite's share <= 16 KB.
+BUNDLE_BUDGET = 48 * 1024
+ENGINE_BUDGET = 16 * 1024
+
+
+def test_the_bundle_fits_its_flash_budget(built):
+    _, files = built["micropython"]
+    mpy = {r: v for r, v in files.items() if r.endswith(".mpy")}
+    total = sum(mpy.values())
+    engine = sum(v for r, v in mpy.items() if r.startswith("engine_lite/"))
+    assert total <= BUNDLE_BUDGET, "board bundle %d B > %d B" % (total, BUNDLE_BUDGET)
+    assert engine <= ENGINE_BUDGET, "engine_lite %d B > %d B" % (engine, ENGINE_BUDGET)
+
+
+def test_board_code_has_no_assert_for_mpy_cross_O3_to_strip():
+    """The bundle is compiled with -O3 (host/bundle.py OPT), which drops
+    `assert` statements: board code must not rely on one."""
+    found = []
+    for d in ("engine_lite", "firmware"):
+        for path in sorted((REPO / d).glob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(), str(path))):
+                if isinstance(node, ast.Assert):
+                    found.append("%s:%d" % (path.relative_to(REPO), node.lineno))
+    assert found == []
+
+
 # ---------------------------------------------------------- the closure rules
 
 
