@@ -6,9 +6,8 @@ heap and speed figures of bench/bench_board.py.
 
 import json
 
+from engine_lite.orchids import flower_key
 from engine_lite.tables import FLOWERS, TRACK_START_PLACEHOLDER
-
-FLORA_BUTTON = {}  # flora name -> the flower button that stands for its type
 
 
 def load_events(path):
@@ -65,13 +64,24 @@ def stalk_script(events):
 
 
 def orchids_script(events):
-    """An Oh My. Orchids! game record -> its button script. The board names
-    plants itself (orchids "Orchid k", flora by the button's type), so each
-    flora name of the record is given a flower button of its own, in order of
-    appearance: the game is the record's, up to those names."""
+    """An Oh My. Orchids! game record -> its button script.
+
+    The board names plants itself (issue 14, docs/controls.md): the plant-kind
+    screen asks only whether a flora is a type the active player has not
+    planted yet (1 dahlia) or one they already have (2 daffodil); OK is an
+    orchid. So the script asks the engine, replaying the record alongside,
+    which flora names the active player already holds, and presses dahlia or
+    daffodil accordingly. The board then writes "Flora k" / "Orchid k" where
+    the record has its own names: the game is the record's up to those names.
+    Every score is the record's (each player's count of distinct types, hence
+    the variety bonus, is the same), which tests/test_sim_micropython.py
+    checks against the engine's replay of the record."""
+    import engine_lite
+
     n = len(events[0]["players"])
     lines = ["daffodil", "ok", FLOWERS[n - 1], "ok"]
-    flora = {}
+    g = engine_lite.Game()
+    g.apply(events[0])
     for e in events[1:]:
         k = e["ev"]
         if k == "take":
@@ -80,7 +90,9 @@ def orchids_script(events):
             if e["kind"] == "orchid":
                 kind = "ok"
             else:
-                kind = flora.setdefault(e["name"], FLOWERS[len(flora) % 5])
+                st = g.rules
+                mine = [f[3] for f in st.flowers[st.player] if f[1] == "flora"]
+                kind = "daffodil" if flower_key(e["name"]) in mine else "dahlia"
             lines += ["ok", kind] + number(e["points"]) + ["ok"] + number(e["seeds"]) + ["ok"]
         elif k == "end_turn":
             lines.append("long ok")
@@ -88,5 +100,6 @@ def orchids_script(events):
             lines.append("undo")
         else:
             raise ValueError("no button script for %r" % k)
+        g.apply(e)
     lines.append("ok")
     return "\n".join(lines) + "\n"
