@@ -49,6 +49,11 @@ HEADLINE = (
     ("plays_overwritten", "plays", "plays stored with other events than the board's"),
     ("model_steps", "steps", "board steps checked against the model (gestures, cuts, reboots, host)"),
     ("model_failures", "sequences", "where board and model disagreed"),
+    ("redraw_ms_rp2040_est", "ms", "slowest full ring redraw, RP2040 estimate (Unix port x 220; budget 2)"),
+    ("event_ms_rp2040_est_median", "ms", "button event, median, RP2040 estimate (budget 5)"),
+    ("event_ms_rp2040_est_max", "ms", "button event, worst, RP2040 estimate (budget 15)"),
+    ("press_to_light_ms_rp2040_est", "ms", "button release to the first LED bit, RP2040 estimate (budget 25)"),
+    ("dashboard_latency_ms_median", "ms", "a board event to the dashboard page's event stream"),
 )
 
 
