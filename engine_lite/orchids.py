@@ -138,8 +138,12 @@ class OrchidsState:
             "players": players,
         }
         if self.over:
-            d["final"] = final_scores(self.names, self.flowers, self.composted)
+            d["final"] = self.final()
         return d
+
+    def final(self):
+        """The `final` dict alone (the board's results screen)."""
+        return final_scores(self.names, self.flowers, self.composted)
 
 
 def flower_key(name):

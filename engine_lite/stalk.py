@@ -223,9 +223,14 @@ class StalkState:
             d["tokens"][self.names[s]] = self.tokens[s]
             d["flush_used"][self.names[s]] = bool(self.flushed[s])
         if self.all_entered():
-            portfolios = [self.portfolios[5 * s : 5 * s + 5] for s in range(self.n)]
-            d["final"] = final_scores(self.values, self.names, portfolios)
+            d["final"] = self.final()
         return d
+
+    def final(self):
+        """The `final` dict (bust, scores, ranks): the board's results screen
+        asks for this alone, not for the whole state dict around it."""
+        portfolios = [self.portfolios[5 * s : 5 * s + 5] for s in range(self.n)]
+        return final_scores(self.values, self.names, portfolios)
 
 
 def flower_dict(counts):

@@ -73,9 +73,9 @@ class App:
         self._frame_at = self.clock()
         self._dirty = True  # draw at the next step
         self._direct_setup(hw.strip)
-        self.ring = RG.Ring(hw.count, order=self._order)
         self.settings = store.settings()
         self.view.brightness = _brightness(self.settings.get("brightness"))
+        self.ring = RG.Ring(hw.count, order=self._order, bright=self.view.brightness)
         # entry screens: a number, a kind, the presses that built them
         self.number = 0
         self.hist = bytearray(HIST_MAX)
@@ -358,11 +358,12 @@ class App:
         v = self.view
         v.mode = RG.M_STALK
         v.player = st.player
-        for f in range(5):
-            v.values[f] = st.values[f]
-        for s in range(st.n):
-            v.tokens[s] = st.tokens[s]
-            v.flushed[s] = st.flushed[s]
+        # slice copies (in C, no allocation): this runs on every Stalk
+        # Exchange event, so per-byte loops would be a good part of it
+        n = st.n
+        v.values[:] = st.values
+        v.tokens[:n] = st.tokens
+        v.flushed[:n] = st.flushed
         v.actions = st.actions
         v.upkeep = 1 if st.upkeep else 0
         v.until_crash = st.crash_distance()
@@ -398,7 +399,7 @@ class App:
             v.scores[s] = row["score"]
 
     def _stalk_end(self, st):
-        final = self.game.state()["final"]
+        final = st.final()
         v = self.view
         v.mode = RG.M_STALK_END
         for f in range(5):
@@ -408,7 +409,7 @@ class App:
 
     def _orchids_end(self, g):
         self.view.mode = RG.M_ORCHIDS_END
-        self._final_seats(g.state()["final"], g.rules.names)
+        self._final_seats(g.rules.final(), g.rules.names)
 
     # -- Stalk Exchange play ---------------------------------------------
 

@@ -232,7 +232,7 @@ class Ring:
     """Renders a View into `buf` (3 bytes per pixel, in the byte `order`
     given: order[c] = where channel c (R, G, B) goes; default R G B)."""
 
-    def __init__(self, count=_RING_PIXELS, limit_ma=DEFAULT_LIMIT_MA, order=None):
+    def __init__(self, count=_RING_PIXELS, limit_ma=DEFAULT_LIMIT_MA, order=None, bright=255):
         if count != _RING_PIXELS:
             raise ValueError("pixel_count %d: the ring's screens need 24 pixels" % count)
         self.count = count
@@ -249,7 +249,10 @@ class Ring:
         self.px = bytearray(3)  # one pixel's bytes, for _run
         self.toks = [bytearray(12) for _ in range(12)]  # px 20-23 per (tokens 0-5, blink hidden)
         self.bright = -1
-        self._scale(255)
+        # the brightness the first frame will use (the app passes its
+        # setting): folding it in costs ~25 ms on the Pico, which belongs to
+        # the boot, not to the first button press
+        self._scale(bright)
 
     def _scale(self, bright):
         """Fold a new brightness into the palette, the market segments and
