@@ -246,7 +246,6 @@ class Ring:
         # instead of drawing up to 15 pixels.
         self.segs = [bytearray(9) for _ in range(25)]
         self.sws = [bytearray(3) for _ in range(len(SWATCH) // 2)]
-        self.px = bytearray(3)  # one pixel's bytes, for _run
         self.toks = [bytearray(12) for _ in range(12)]  # px 20-23 per (tokens 0-5, blink hidden)
         self.bright = -1
         # the brightness the first frame will use (the app passes its
@@ -308,20 +307,27 @@ class Ring:
         buf[j + 1] = pal[k + 1] * level >> 8
         buf[j + 2] = pal[k + 2] * level >> 8
 
-    def _run(self, i, n, k, level):
-        """n pixels from i = colour k at level: the colour is computed once,
-        then copied (slice stores into the frame, no allocation)."""
+    def _run(self, i, n, k, level, step=1):
+        """n pixels = colour k at level: i, i + step, i + 2 step, ... The
+        colour is computed once and the pixels written in one inline loop:
+        a call per pixel (_put) was most of a frame's time."""
         if n <= 0:
             return
-        self._put(i, k, level)
+        level += level >> 7
+        pal = self.pal
+        k *= 3
+        r = pal[k] * level >> 8
+        g = pal[k + 1] * level >> 8
+        b = pal[k + 2] * level >> 8
         buf = self.buf
-        px = self.px
         j = 3 * i
-        px[0] = buf[j]
-        px[1] = buf[j + 1]
-        px[2] = buf[j + 2]
-        for m in range(j + 3, j + 3 * n, 3):
-            buf[m : m + 3] = px
+        end = j + 3 * n * step
+        step *= 3
+        while j < end:  # not range(): with a variable step it is a heap object
+            buf[j] = r
+            buf[j + 1] = g
+            buf[j + 2] = b
+            j += step
 
     def _fill_dark(self, k, level, step, phase):
         """Every `step`-th unlit pixel (from `phase`) = colour k at level."""
@@ -332,11 +338,14 @@ class Ring:
         r = pal[k] * level >> 8
         g = pal[k + 1] * level >> 8
         b = pal[k + 2] * level >> 8
-        for j in range(3 * phase, 3 * _RING_PIXELS, 3 * step):
+        j = 3 * phase
+        step *= 3
+        while j < 3 * _RING_PIXELS:  # not range(): with a variable step it is a heap object
             if buf[j] == 0 and buf[j + 1] == 0 and buf[j + 2] == 0:
                 buf[j] = r
                 buf[j + 1] = g
                 buf[j + 2] = b
+            j += step
 
     # -- the render entry point ------------------------------------------
 
@@ -358,8 +367,7 @@ class Ring:
         elif mode == M_NUMBER:
             self._number(view.number, NUM_COLOUR[view.num_kind])
             if view.unconfirmed and (now_ms // 500) & 1:
-                for i in range(1, _RING_PIXELS, 2):  # dashed: "read your Market board"
-                    self._put(i, _C_OFF, 0)
+                self._run(1, _RING_PIXELS // 2, _C_OFF, 0, 2)  # dashed: "read your Market board"
         elif mode == M_PORTFOLIO:
             self._portfolio(view, now_ms)
         elif mode == M_STALK_END:
@@ -496,8 +504,7 @@ class Ring:
             if s == v.player and _since(now, v.ack_at) < _ACK_MS:
                 self._put(base, _C_GREEN, 255)
         if v.last_round:
-            for g in range(4):
-                self._put(5 * g + 4, _C_RED, 160)
+            self._run(4, 4, _C_RED, 160, 5)  # the gap pixels
             self._comet(now)
 
     def _orchids_end(self, v, now):
@@ -569,8 +576,9 @@ class Ring:
         sel = v.sel
         if kind == CH_PLAYERS or kind == CH_BRIGHT:  # n players / level n = n lit sectors
             for s in range(sel + 1):
-                self._sector(s, _C_WHITE, 200)
+                self._run(5 * s, 4, _C_WHITE, 200)
             return
+        pulse = 60 + _tri(now, 600, 195) if kind == CH_CONFIRM else 0  # its sectors pulse alike
         for s in range(5):
             if not v.options & (1 << s):
                 continue
@@ -580,25 +588,24 @@ class Ring:
                     for j in range(4):
                         self._put(j, j, level)
                 else:
-                    self._sector(s, _C_ORCHID, level)
+                    self._run(5 * s, 4, _C_ORCHID, level)
             elif kind == CH_LENGTH:  # long: 4 px, short: 2 px
-                for j in range(4 if s == 0 else 2):
-                    self._put(5 * s + j, _C_WHITE, level)
+                self._run(5 * s, 4 if s == 0 else 2, _C_WHITE, level)
             elif kind == CH_MENU:
-                self._sector(s, MENU_COLOUR[s], level)
-                if MENU_COLOUR[s] == _C_OFF:
+                k = MENU_COLOUR[s]
+                self._run(5 * s, 4, k, level)
+                if k == _C_OFF:
                     self._put(5 * s + (now // 250) % 4, _C_WHITE, level)
             elif kind == CH_KIND:  # a new flora type: 4 colours; one already planted: 1 colour
-                for j in range(4):
-                    self._put(5 * s + j, j if s == 0 else 4, 160)
+                if s == 0:
+                    for j in range(4):
+                        self._put(j, j, 160)
+                else:
+                    self._run(5 * s, 4, 4, 160)
             elif kind == CH_CONFIRM:
-                self._sector(s, _C_RED, 60 + _tri(now, 600, 195))
+                self._run(5 * s, 4, _C_RED, pulse)
         if kind == CH_KIND:  # ok = orchid: the gap pixels glow orchid purple
-            for g in range(4):
-                self._put(5 * g + 4, _C_ORCHID, 255)
-
-    def _sector(self, s, k, level):
-        self._run(5 * s, 4, k, level)
+            self._run(4, 4, _C_ORCHID, 255, 5)
 
     def _number(self, value, k):
         """0-24: that many pixels, every fifth brighter; above 24: units on
@@ -611,12 +618,10 @@ class Ring:
             tens = value // 10
             value %= 10
         self._run(0, value, k, 110)
-        for i in range(4, value, 5):
-            self._put(i, k, 255)  # every fifth brighter
+        self._run(4, value // 5, k, 255, 5)  # every fifth brighter
         tens = tens if tens < 12 else 12
         self._run(12, tens, _C_WHITE, 110)
-        for i in range(4, tens, 5):
-            self._put(12 + i, _C_WHITE, 255)
+        self._run(16, tens // 5, _C_WHITE, 255, 5)
 
     # -- fault, and the current budget ----------------------------------------
 
@@ -626,8 +631,7 @@ class Ring:
         blinking 250 ms on, 250 ms off: a shape no screen uses."""
         self.buf[:] = self.zero
         if (age // 250) & 1 == 0:
-            for i in range(0, _RING_PIXELS, _RING_PIXELS // 4):
-                self._put(i, _C_WHITE, 255)
+            self._run(0, 4, _C_WHITE, 255, _RING_PIXELS // 4)
 
     def current_ma(self):
         """Estimated LED current of the last frame: 20 mA per channel at
