@@ -358,12 +358,10 @@ class App:
         v = self.view
         v.mode = RG.M_STALK
         v.player = st.player
-        # slice copies (in C, no allocation): this runs on every Stalk
-        # Exchange event, so per-byte loops would be a good part of it
-        n = st.n
-        v.values[:] = st.values
-        v.tokens[:n] = st.tokens
-        v.flushed[:n] = st.flushed
+        v.values[:] = st.values  # in C, no allocation: both are 5 bytes
+        for s in range(st.n):  # per seat: a state that lost a seat fails here, not later
+            v.tokens[s] = st.tokens[s]
+            v.flushed[s] = st.flushed[s]
         v.actions = st.actions
         v.upkeep = 1 if st.upkeep else 0
         v.until_crash = st.crash_distance()
