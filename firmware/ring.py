@@ -257,6 +257,7 @@ class Ring:
         """Fold a new brightness into the palette, the market segments and
         the swatches (only when it changes; allocates nothing)."""
         self.bright = bright
+        self.capped = bright * 3 * _RING_PIXELS * _MA_PER_CHANNEL > self.limit_ma * 255
         order = self.order
         for k in range(0, len(PALETTE), 3):
             for c in range(3):
@@ -377,9 +378,11 @@ class Ring:
         at = view.error_at
         if at >= 0:
             self._error((now_ms - at) & _TICKS_MASK, view.error_code)
-        if _since(now_ms, view.fault_at) < FAULT_MS:
-            self._fault((now_ms - view.fault_at) & _TICKS_MASK)
-        self._output()
+        at = view.fault_at
+        if at >= 0 and (now_ms - at) & _TICKS_MASK < FAULT_MS:
+            self._fault((now_ms - at) & _TICKS_MASK)
+        if self.capped:
+            self._output()
         return self.buf
 
     def _error(self, age, code):
@@ -639,11 +642,9 @@ class Ring:
         return sum(self.buf) * _MA_PER_CHANNEL // 255 + _IDLE_MA_PER_PIXEL * _RING_PIXELS
 
     def _output(self):
-        """Scale the frame down if it would draw more than limit_ma. Below
-        brightness ~70 no frame can (24 px x 3 x 20 mA x 70/255 < 400 mA),
-        so the frame is not even summed."""
-        if self.bright * 3 * _RING_PIXELS * _MA_PER_CHANNEL <= self.limit_ma * 255:
-            return
+        """Scale the frame down if it would draw more than limit_ma (only
+        called when `capped`: below brightness ~70 no frame can, 24 px x 3
+        x 20 mA x 70/255 < 400 mA, so the frame is not even summed)."""
         buf = self.buf
         ma = sum(buf) * _MA_PER_CHANNEL // 255
         if ma > self.limit_ma:
