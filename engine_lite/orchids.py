@@ -24,6 +24,8 @@ PLANTED = const(2)
 
 
 class OrchidsState:
+    game = R.ORCHIDS  # which game these rules are (Game.game: no isinstance per event)
+
     def __init__(self, start):
         self.names = R.start_names(start)
         self.n = n = len(self.names)

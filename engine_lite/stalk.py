@@ -26,6 +26,8 @@ TRIGGERS = (None, "crash", "bag")
 
 
 class StalkState:
+    game = R.STALK  # which game these rules are (Game.game: no isinstance per event)
+
     def __init__(self, start):
         n = start[2]
         self.names = R.start_names(start)

@@ -310,7 +310,7 @@ class App:
             return
         st = g.rules
         self.view.n = st.n
-        if g.game == R.STALK:
+        if st.game == R.STALK:
             if not st.over:
                 home = "stalk"
             elif st.all_entered():
@@ -331,7 +331,7 @@ class App:
             self._view_orchids()
         elif home == "portfolio":
             self._view_portfolio_seat(st)
-        elif g.game == R.STALK:
+        elif st.game == R.STALK:
             self._stalk_end(st)
         else:
             self._orchids_end(g)
