@@ -7,7 +7,9 @@ def ranked(rows, names, extra):
     Equal score and key share a rank ("the tied players share the
     victory"); ranks skip after a shared one (1, 1, 3). Shared ranks keep
     seat order. `extra(row)` adds game-specific fields."""
-    order = sorted(rows, key=lambda r: (-r[0], [-k for k in r[1]], r[2]))
+    # highest score, then highest key (lists of equal length compare
+    # tier by tier), then lowest seat: no negated copy of each key
+    order = sorted(rows, key=lambda r: (r[0], r[1], -r[2]), reverse=True)
     out = []
     rank = 0
     prev = None
