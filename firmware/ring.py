@@ -15,9 +15,13 @@ Speed (bench/bench_speed.py; interpreted bytecode, since the tests load
 the same .mpy files on other machines): a frame is drawn straight into the
 output buffer with the brightness folded into the palette (once per change),
 the market segments and the seat and token colours are precomputed per
-brightness and copied with slice stores, runs of one colour are computed
-once, unlit pixels are filled in one inline loop, and below brightness 70
-no current estimate is needed at all.
+brightness and copied with slice stores, runs of one colour (also every
+n-th pixel: the gaps, the dashes, every fifth of a number) are one call
+with the colour computed once and an inline loop (a call per pixel was
+most of a frame), unlit pixels are filled in one inline loop, and below
+brightness 70 no current estimate is needed at all (decided per
+brightness change). Loops with a variable step are `while` loops: a
+`range` with a variable step is a heap object in MicroPython.
 
 Layouts (docs/ring.md has a picture of every screen):
 
@@ -491,21 +495,23 @@ class Ring:
         (dim = one, bright = two), so 7 flowers = 3.5 px; gold once 7 are
         reached. The active seat's unlit pixels glow white (a full
         sector's last pixel blinks white instead)."""
+        p = v.player
+        flowers = v.flowers
         for s in range(v.n):
             base = 5 * s
-            f = v.flowers[s]
+            f = flowers[s]
             colour = _C_GOLD if f >= 7 else _C_GREEN
             lit = f >> 1 if f < 8 else 4  # bright pixels: two flowers each
             self._run(base, lit, colour, 255)
             if lit < 4 and f & 1:
                 self._put(base + lit, colour, 60)  # dim: one flower
                 lit += 1
-            if s == v.player:
+            if s == p:
                 self._run(base + lit, 4 - lit, _C_WHITE, 35)
-            if s == v.player and f >= 7 and (now // 500) & 1:
-                self._put(base + 3, _C_WHITE, 255)  # a full sector: its tip blinks white
-            if s == v.player and _since(now, v.ack_at) < _ACK_MS:
-                self._put(base, _C_GREEN, 255)
+                if f >= 7 and (now // 500) & 1:
+                    self._put(base + 3, _C_WHITE, 255)  # a full sector: its tip blinks white
+                if _since(now, v.ack_at) < _ACK_MS:
+                    self._put(base, _C_GREEN, 255)
         if v.last_round:
             self._run(4, 4, _C_RED, 160, 5)  # the gap pixels
             self._comet(now)
