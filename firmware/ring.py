@@ -206,6 +206,10 @@ def _tri(now, period, peak):
 # greenhouse bag 0-4 -> 4, 5-8 -> 3, 9-14 -> 2, 15-20 -> 1 (docs/ring.md).
 CRASH_LEVEL = bytes((4, 4, 3, 2, 2, 1, 1))
 BAG_LEVEL = bytes((4, 4, 4, 4, 4, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1))
+# From these distances on there is no warning (the lengths of the tables
+# above, as constants: most frames of a game ask, and need no call to know)
+_CRASH_FAR = const(7)
+_BAG_FAR = const(21)
 
 # Swatches: (colour, level) of the seats, precomputed per
 # brightness so a frame copies 3 bytes instead of computing them.
@@ -437,7 +441,7 @@ class Ring:
         self.buf[60:72] = self.toks[2 * (t if t < 5 else 5) + (1 if hide else 0)]
         if v.trigger:
             self._comet(now)
-        else:
+        elif v.until_crash < _CRASH_FAR or v.bag < _BAG_FAR:
             self._warning(v.until_crash, v.bag, now)
 
     def _seats(self, v, now):
@@ -466,10 +470,8 @@ class Ring:
         unlit pixel breathes red in place. Bag: every third unlit pixel
         glows orange and the dots march round (the bag draining). The more
         urgent of the two is shown (the crash on a tie)."""
-        if until_crash >= len(CRASH_LEVEL) and bag >= len(BAG_LEVEL):
-            return
-        lc = CRASH_LEVEL[until_crash] if until_crash < len(CRASH_LEVEL) else 0
-        lb = BAG_LEVEL[bag] if bag < len(BAG_LEVEL) else 0
+        lc = CRASH_LEVEL[until_crash] if until_crash < _CRASH_FAR else 0
+        lb = BAG_LEVEL[bag] if bag < _BAG_FAR else 0
         level = lc if lc >= lb else lb
         if level == 0:
             return
