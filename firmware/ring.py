@@ -350,7 +350,7 @@ class Ring:
         j = 3 * phase
         step *= 3
         while j < 3 * _RING_PIXELS:  # not range(): with a variable step it is a heap object
-            if buf[j] == 0 and buf[j + 1] == 0 and buf[j + 2] == 0:
+            if not (buf[j] or buf[j + 1] or buf[j + 2]):  # unlit (one test, not three)
                 buf[j] = r
                 buf[j + 1] = g
                 buf[j + 2] = b
