@@ -283,5 +283,5 @@ def final_scores(values, names, portfolios):
         "game": "stalk-exchange",
         "values": flower_dict(final),
         "busted": busted,
-        "players": ranked(rows, names, lambda row: {}),
+        "players": ranked(rows, names),
     }
