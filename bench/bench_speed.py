@@ -13,7 +13,9 @@ slows a run down), in microseconds.
 * ``redraw_us_unix``: one full App.show(): render every pixel and push the
   whole frame into the NeoPixel buffer (the strip's own write is separate:
   0.77 ms on the RP2040 for 24 pixels), the slowest of the ring's screens
-  (tests/ring_tour.py's tour, plain play screen first).
+  (tests/ring_tour.py's tour, plain play screen first; since the speed
+  work on issue 14 the tour also shows the crash and bag warnings, which
+  fill every unlit pixel and are now the slowest screens).
 * ``event_us_unix_median`` / ``_max``: one App.step() that delivers a
   gesture (poll the pins, debounce, the handler, the engine's judgement,
   the redraw), over every gesture of a whole 5-player Stalk Exchange game

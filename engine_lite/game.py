@@ -37,7 +37,7 @@ class Game:
 
     @property
     def game(self):
-        return None if self.rules is None else (R.STALK if isinstance(self.rules, StalkState) else R.ORCHIDS)
+        return None if self.rules is None else self.rules.game
 
     @property
     def names(self):

@@ -24,6 +24,8 @@ PLANTED = const(2)
 
 
 class OrchidsState:
+    game = R.ORCHIDS  # which game these rules are (Game.game: no isinstance per event)
+
     def __init__(self, start):
         self.names = R.start_names(start)
         self.n = n = len(self.names)
@@ -138,8 +140,12 @@ class OrchidsState:
             "players": players,
         }
         if self.over:
-            d["final"] = final_scores(self.names, self.flowers, self.composted)
+            d["final"] = self.final()
         return d
+
+    def final(self):
+        """The `final` dict alone (the board's results screen)."""
+        return final_scores(self.names, self.flowers, self.composted)
 
 
 def flower_key(name):

@@ -99,7 +99,7 @@ def player_names(names, where):
     for i, name in enumerate(names):
         if not check_name(name):
             _bad("%s: player name %r must be 1-12 printable ASCII characters" % (where, name))
-        if name in names[:i]:
+        if names.index(name) < i:  # an earlier seat has it (no slice copy)
             _bad("%s: player name %s is given twice" % (where, name))
     return names
 

@@ -26,6 +26,8 @@ TRIGGERS = (None, "crash", "bag")
 
 
 class StalkState:
+    game = R.STALK  # which game these rules are (Game.game: no isinstance per event)
+
     def __init__(self, start):
         n = start[2]
         self.names = R.start_names(start)
@@ -223,9 +225,14 @@ class StalkState:
             d["tokens"][self.names[s]] = self.tokens[s]
             d["flush_used"][self.names[s]] = bool(self.flushed[s])
         if self.all_entered():
-            portfolios = [self.portfolios[5 * s : 5 * s + 5] for s in range(self.n)]
-            d["final"] = final_scores(self.values, self.names, portfolios)
+            d["final"] = self.final()
         return d
+
+    def final(self):
+        """The `final` dict (bust, scores, ranks): the board's results screen
+        asks for this alone, not for the whole state dict around it."""
+        portfolios = [self.portfolios[5 * s : 5 * s + 5] for s in range(self.n)]
+        return final_scores(self.values, self.names, portfolios)
 
 
 def flower_dict(counts):
@@ -252,32 +259,29 @@ def bust(values):
     return final, busted
 
 
-def tie_key(final, counts):
-    """Tie-break key: from the highest final value down, the combined count
-    of the flower types holding that value (ruling R2)."""
-    key = []
-    for v in sorted(set(final), reverse=True):
-        k = 0
-        for i in range(5):
-            if final[i] == v:
-                k += counts[i]
-        key.append(k)
-    return key
-
-
 def final_scores(values, names, portfolios):
-    """The `final` dict: bust, then score = sum(count x final value), ranked."""
+    """The `final` dict: bust, then score = sum(count x final value), ranked.
+
+    Tie-break key (ruling R2): from the highest final value down, the
+    combined count of the flower types holding that value. Each flower's
+    place in that order is found once, so a seat's key and score take one
+    pass over its five counts (the board computes this on its results
+    screen)."""
     final, busted = bust(values)
+    levels = sorted(set(final), reverse=True)
+    place = [levels.index(v) for v in final]
     rows = []
     for s in range(len(names)):
         c = portfolios[s]
         score = 0
+        key = [0] * len(levels)
         for i in range(5):
             score += c[i] * final[i]
-        rows.append((score, tie_key(final, c), s))
+            key[place[i]] += c[i]
+        rows.append((score, key, s))
     return {
         "game": "stalk-exchange",
         "values": flower_dict(final),
         "busted": busted,
-        "players": ranked(rows, names, lambda row: {}),
+        "players": ranked(rows, names),
     }

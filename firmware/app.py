@@ -73,9 +73,9 @@ class App:
         self._frame_at = self.clock()
         self._dirty = True  # draw at the next step
         self._direct_setup(hw.strip)
-        self.ring = RG.Ring(hw.count, order=self._order)
         self.settings = store.settings()
         self.view.brightness = _brightness(self.settings.get("brightness"))
+        self.ring = RG.Ring(hw.count, order=self._order, bright=self.view.brightness)
         # entry screens: a number, a kind, the presses that built them
         self.number = 0
         self.hist = bytearray(HIST_MAX)
@@ -310,7 +310,7 @@ class App:
             return
         st = g.rules
         self.view.n = st.n
-        if g.game == R.STALK:
+        if st.game == R.STALK:
             if not st.over:
                 home = "stalk"
             elif st.all_entered():
@@ -331,7 +331,7 @@ class App:
             self._view_orchids()
         elif home == "portfolio":
             self._view_portfolio_seat(st)
-        elif g.game == R.STALK:
+        elif st.game == R.STALK:
             self._stalk_end(st)
         else:
             self._orchids_end(g)
@@ -358,9 +358,8 @@ class App:
         v = self.view
         v.mode = RG.M_STALK
         v.player = st.player
-        for f in range(5):
-            v.values[f] = st.values[f]
-        for s in range(st.n):
+        v.values[:] = st.values  # in C, no allocation: both are 5 bytes
+        for s in range(st.n):  # per seat: a state that lost a seat fails here, not later
             v.tokens[s] = st.tokens[s]
             v.flushed[s] = st.flushed[s]
         v.actions = st.actions
@@ -398,7 +397,7 @@ class App:
             v.scores[s] = row["score"]
 
     def _stalk_end(self, st):
-        final = self.game.state()["final"]
+        final = st.final()
         v = self.view
         v.mode = RG.M_STALK_END
         for f in range(5):
@@ -408,7 +407,7 @@ class App:
 
     def _orchids_end(self, g):
         self.view.mode = RG.M_ORCHIDS_END
-        self._final_seats(g.state()["final"], g.rules.names)
+        self._final_seats(g.rules.final(), g.rules.names)
 
     # -- Stalk Exchange play ---------------------------------------------
 

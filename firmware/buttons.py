@@ -91,8 +91,9 @@ class Buttons:
         raw = self.raw
         level = self.level
         since = self.since
+        pins = self.pins
         for i in range(len(raw)):
-            v = 1 if self.pins[i].value() else 0
+            v = 1 if pins[i].value() else 0
             if v != raw[i]:
                 raw[i] = v
                 since[i] = now

@@ -15,9 +15,13 @@ Speed (bench/bench_speed.py; interpreted bytecode, since the tests load
 the same .mpy files on other machines): a frame is drawn straight into the
 output buffer with the brightness folded into the palette (once per change),
 the market segments and the seat and token colours are precomputed per
-brightness and copied with slice stores, runs of one colour are computed
-once, unlit pixels are filled in one inline loop, and below brightness 70
-no current estimate is needed at all.
+brightness and copied with slice stores, runs of one colour (also every
+n-th pixel: the gaps, the dashes, every fifth of a number) are one call
+with the colour computed once and an inline loop (a call per pixel was
+most of a frame), unlit pixels are filled in one inline loop, and below
+brightness 70 no current estimate is needed at all (decided per
+brightness change). Loops with a variable step are `while` loops: a
+`range` with a variable step is a heap object in MicroPython.
 
 Layouts (docs/ring.md has a picture of every screen):
 
@@ -202,6 +206,10 @@ def _tri(now, period, peak):
 # greenhouse bag 0-4 -> 4, 5-8 -> 3, 9-14 -> 2, 15-20 -> 1 (docs/ring.md).
 CRASH_LEVEL = bytes((4, 4, 3, 2, 2, 1, 1))
 BAG_LEVEL = bytes((4, 4, 4, 4, 4, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1))
+# From these distances on there is no warning (the lengths of the tables
+# above, as constants: most frames of a game ask, and need no call to know)
+_CRASH_FAR = const(7)
+_BAG_FAR = const(21)
 
 # Swatches: (colour, level) of the seats, precomputed per
 # brightness so a frame copies 3 bytes instead of computing them.
@@ -232,7 +240,7 @@ class Ring:
     """Renders a View into `buf` (3 bytes per pixel, in the byte `order`
     given: order[c] = where channel c (R, G, B) goes; default R G B)."""
 
-    def __init__(self, count=_RING_PIXELS, limit_ma=DEFAULT_LIMIT_MA, order=None):
+    def __init__(self, count=_RING_PIXELS, limit_ma=DEFAULT_LIMIT_MA, order=None, bright=255):
         if count != _RING_PIXELS:
             raise ValueError("pixel_count %d: the ring's screens need 24 pixels" % count)
         self.count = count
@@ -246,15 +254,18 @@ class Ring:
         # instead of drawing up to 15 pixels.
         self.segs = [bytearray(9) for _ in range(25)]
         self.sws = [bytearray(3) for _ in range(len(SWATCH) // 2)]
-        self.px = bytearray(3)  # one pixel's bytes, for _run
         self.toks = [bytearray(12) for _ in range(12)]  # px 20-23 per (tokens 0-5, blink hidden)
         self.bright = -1
-        self._scale(255)
+        # the brightness the first frame will use (the app passes its
+        # setting): folding it in costs ~25 ms on the Pico, which belongs to
+        # the boot, not to the first button press
+        self._scale(bright)
 
     def _scale(self, bright):
         """Fold a new brightness into the palette, the market segments and
         the swatches (only when it changes; allocates nothing)."""
         self.bright = bright
+        self.capped = bright * 3 * _RING_PIXELS * _MA_PER_CHANNEL > self.limit_ma * 255
         order = self.order
         for k in range(0, len(PALETTE), 3):
             for c in range(3):
@@ -305,20 +316,27 @@ class Ring:
         buf[j + 1] = pal[k + 1] * level >> 8
         buf[j + 2] = pal[k + 2] * level >> 8
 
-    def _run(self, i, n, k, level):
-        """n pixels from i = colour k at level: the colour is computed once,
-        then copied (slice stores into the frame, no allocation)."""
+    def _run(self, i, n, k, level, step=1):
+        """n pixels = colour k at level: i, i + step, i + 2 step, ... The
+        colour is computed once and the pixels written in one inline loop:
+        a call per pixel (_put) was most of a frame's time."""
         if n <= 0:
             return
-        self._put(i, k, level)
+        level += level >> 7
+        pal = self.pal
+        k *= 3
+        r = pal[k] * level >> 8
+        g = pal[k + 1] * level >> 8
+        b = pal[k + 2] * level >> 8
         buf = self.buf
-        px = self.px
         j = 3 * i
-        px[0] = buf[j]
-        px[1] = buf[j + 1]
-        px[2] = buf[j + 2]
-        for m in range(j + 3, j + 3 * n, 3):
-            buf[m : m + 3] = px
+        end = j + 3 * n * step
+        step *= 3
+        while j < end:  # not range(): with a variable step it is a heap object
+            buf[j] = r
+            buf[j + 1] = g
+            buf[j + 2] = b
+            j += step
 
     def _fill_dark(self, k, level, step, phase):
         """Every `step`-th unlit pixel (from `phase`) = colour k at level."""
@@ -329,11 +347,14 @@ class Ring:
         r = pal[k] * level >> 8
         g = pal[k + 1] * level >> 8
         b = pal[k + 2] * level >> 8
-        for j in range(3 * phase, 3 * _RING_PIXELS, 3 * step):
-            if buf[j] == 0 and buf[j + 1] == 0 and buf[j + 2] == 0:
+        j = 3 * phase
+        step *= 3
+        while j < 3 * _RING_PIXELS:  # not range(): with a variable step it is a heap object
+            if not (buf[j] or buf[j + 1] or buf[j + 2]):  # unlit (one test, not three)
                 buf[j] = r
                 buf[j + 1] = g
                 buf[j + 2] = b
+            j += step
 
     # -- the render entry point ------------------------------------------
 
@@ -355,8 +376,7 @@ class Ring:
         elif mode == M_NUMBER:
             self._number(view.number, NUM_COLOUR[view.num_kind])
             if view.unconfirmed and (now_ms // 500) & 1:
-                for i in range(1, _RING_PIXELS, 2):  # dashed: "read your Market board"
-                    self._put(i, _C_OFF, 0)
+                self._run(1, _RING_PIXELS // 2, _C_OFF, 0, 2)  # dashed: "read your Market board"
         elif mode == M_PORTFOLIO:
             self._portfolio(view, now_ms)
         elif mode == M_STALK_END:
@@ -366,9 +386,11 @@ class Ring:
         at = view.error_at
         if at >= 0:
             self._error((now_ms - at) & _TICKS_MASK, view.error_code)
-        if _since(now_ms, view.fault_at) < FAULT_MS:
-            self._fault((now_ms - view.fault_at) & _TICKS_MASK)
-        self._output()
+        at = view.fault_at
+        if at >= 0 and (now_ms - at) & _TICKS_MASK < FAULT_MS:
+            self._fault((now_ms - at) & _TICKS_MASK)
+        if self.capped:
+            self._output()
         return self.buf
 
     def _error(self, age, code):
@@ -419,7 +441,7 @@ class Ring:
         self.buf[60:72] = self.toks[2 * (t if t < 5 else 5) + (1 if hide else 0)]
         if v.trigger:
             self._comet(now)
-        else:
+        elif v.until_crash < _CRASH_FAR or v.bag < _BAG_FAR:
             self._warning(v.until_crash, v.bag, now)
 
     def _seats(self, v, now):
@@ -448,10 +470,8 @@ class Ring:
         unlit pixel breathes red in place. Bag: every third unlit pixel
         glows orange and the dots march round (the bag draining). The more
         urgent of the two is shown (the crash on a tie)."""
-        if until_crash >= len(CRASH_LEVEL) and bag >= len(BAG_LEVEL):
-            return
-        lc = CRASH_LEVEL[until_crash] if until_crash < len(CRASH_LEVEL) else 0
-        lb = BAG_LEVEL[bag] if bag < len(BAG_LEVEL) else 0
+        lc = CRASH_LEVEL[until_crash] if until_crash < _CRASH_FAR else 0
+        lb = BAG_LEVEL[bag] if bag < _BAG_FAR else 0
         level = lc if lc >= lb else lb
         if level == 0:
             return
@@ -477,24 +497,25 @@ class Ring:
         (dim = one, bright = two), so 7 flowers = 3.5 px; gold once 7 are
         reached. The active seat's unlit pixels glow white (a full
         sector's last pixel blinks white instead)."""
+        p = v.player
+        flowers = v.flowers
         for s in range(v.n):
             base = 5 * s
-            f = v.flowers[s]
+            f = flowers[s]
             colour = _C_GOLD if f >= 7 else _C_GREEN
             lit = f >> 1 if f < 8 else 4  # bright pixels: two flowers each
             self._run(base, lit, colour, 255)
             if lit < 4 and f & 1:
                 self._put(base + lit, colour, 60)  # dim: one flower
                 lit += 1
-            if s == v.player:
+            if s == p:
                 self._run(base + lit, 4 - lit, _C_WHITE, 35)
-            if s == v.player and f >= 7 and (now // 500) & 1:
-                self._put(base + 3, _C_WHITE, 255)  # a full sector: its tip blinks white
-            if s == v.player and _since(now, v.ack_at) < _ACK_MS:
-                self._put(base, _C_GREEN, 255)
+                if f >= 7 and (now // 500) & 1:
+                    self._put(base + 3, _C_WHITE, 255)  # a full sector: its tip blinks white
+                if _since(now, v.ack_at) < _ACK_MS:
+                    self._put(base, _C_GREEN, 255)
         if v.last_round:
-            for g in range(4):
-                self._put(5 * g + 4, _C_RED, 160)
+            self._run(4, 4, _C_RED, 160, 5)  # the gap pixels
             self._comet(now)
 
     def _orchids_end(self, v, now):
@@ -566,8 +587,9 @@ class Ring:
         sel = v.sel
         if kind == CH_PLAYERS or kind == CH_BRIGHT:  # n players / level n = n lit sectors
             for s in range(sel + 1):
-                self._sector(s, _C_WHITE, 200)
+                self._run(5 * s, 4, _C_WHITE, 200)
             return
+        pulse = 60 + _tri(now, 600, 195) if kind == CH_CONFIRM else 0  # its sectors pulse alike
         for s in range(5):
             if not v.options & (1 << s):
                 continue
@@ -577,25 +599,24 @@ class Ring:
                     for j in range(4):
                         self._put(j, j, level)
                 else:
-                    self._sector(s, _C_ORCHID, level)
+                    self._run(5 * s, 4, _C_ORCHID, level)
             elif kind == CH_LENGTH:  # long: 4 px, short: 2 px
-                for j in range(4 if s == 0 else 2):
-                    self._put(5 * s + j, _C_WHITE, level)
+                self._run(5 * s, 4 if s == 0 else 2, _C_WHITE, level)
             elif kind == CH_MENU:
-                self._sector(s, MENU_COLOUR[s], level)
-                if MENU_COLOUR[s] == _C_OFF:
+                k = MENU_COLOUR[s]
+                self._run(5 * s, 4, k, level)
+                if k == _C_OFF:
                     self._put(5 * s + (now // 250) % 4, _C_WHITE, level)
             elif kind == CH_KIND:  # a new flora type: 4 colours; one already planted: 1 colour
-                for j in range(4):
-                    self._put(5 * s + j, j if s == 0 else 4, 160)
+                if s == 0:
+                    for j in range(4):
+                        self._put(j, j, 160)
+                else:
+                    self._run(5 * s, 4, 4, 160)
             elif kind == CH_CONFIRM:
-                self._sector(s, _C_RED, 60 + _tri(now, 600, 195))
+                self._run(5 * s, 4, _C_RED, pulse)
         if kind == CH_KIND:  # ok = orchid: the gap pixels glow orchid purple
-            for g in range(4):
-                self._put(5 * g + 4, _C_ORCHID, 255)
-
-    def _sector(self, s, k, level):
-        self._run(5 * s, 4, k, level)
+            self._run(4, 4, _C_ORCHID, 255, 5)
 
     def _number(self, value, k):
         """0-24: that many pixels, every fifth brighter; above 24: units on
@@ -608,12 +629,10 @@ class Ring:
             tens = value // 10
             value %= 10
         self._run(0, value, k, 110)
-        for i in range(4, value, 5):
-            self._put(i, k, 255)  # every fifth brighter
+        self._run(4, value // 5, k, 255, 5)  # every fifth brighter
         tens = tens if tens < 12 else 12
         self._run(12, tens, _C_WHITE, 110)
-        for i in range(4, tens, 5):
-            self._put(12 + i, _C_WHITE, 255)
+        self._run(16, tens // 5, _C_WHITE, 255, 5)
 
     # -- fault, and the current budget ----------------------------------------
 
@@ -623,8 +642,7 @@ class Ring:
         blinking 250 ms on, 250 ms off: a shape no screen uses."""
         self.buf[:] = self.zero
         if (age // 250) & 1 == 0:
-            for i in range(0, _RING_PIXELS, _RING_PIXELS // 4):
-                self._put(i, _C_WHITE, 255)
+            self._run(0, 4, _C_WHITE, 255, _RING_PIXELS // 4)
 
     def current_ma(self):
         """Estimated LED current of the last frame: 20 mA per channel at
@@ -632,11 +650,9 @@ class Ring:
         return sum(self.buf) * _MA_PER_CHANNEL // 255 + _IDLE_MA_PER_PIXEL * _RING_PIXELS
 
     def _output(self):
-        """Scale the frame down if it would draw more than limit_ma. Below
-        brightness ~70 no frame can (24 px x 3 x 20 mA x 70/255 < 400 mA),
-        so the frame is not even summed."""
-        if self.bright * 3 * _RING_PIXELS * _MA_PER_CHANNEL <= self.limit_ma * 255:
-            return
+        """Scale the frame down if it would draw more than limit_ma (only
+        called when `capped`: below brightness ~70 no frame can, 24 px x 3
+        x 20 mA x 70/255 < 400 mA, so the frame is not even summed)."""
         buf = self.buf
         ma = sum(buf) * _MA_PER_CHANNEL // 255
         if ma > self.limit_ma:

@@ -95,7 +95,7 @@ def player_names(app, n):
         names = names[:n]
         ok = True
         for i in range(n):
-            if not R.check_name(names[i]) or names[i] in names[:i]:
+            if not R.check_name(names[i]) or names.index(names[i]) < i:
                 ok = False
         if ok:
             return names

@@ -14,6 +14,10 @@ view.error_at = 100
 view.actions = 2
 screen()
 view.pending = -1
+screen()                       # the crash warning itself (the harvest count hid it)
+view.until_crash = 99
+view.bag = 3
+screen()                       # the bag warning (every third unlit pixel)
 view.trigger = 1               # last turn
 screen()
 for mode in (RG.M_ORCHIDS, RG.M_PORTFOLIO, RG.M_STALK_END, RG.M_ORCHIDS_END, RG.M_NUMBER):

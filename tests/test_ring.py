@@ -360,3 +360,9 @@ def test_brightness_scales_every_pixel():
     for a, b in zip(full, dim):
         for x, y in zip(a, b):
             assert y <= x and y == x * 64 // 255 or abs(y - x * 64 // 255) <= 1
+
+
+def test_no_warning_distances_are_the_warning_tables_lengths():
+    """render skips the warning without a call from _CRASH_FAR / _BAG_FAR
+    on: they must be where the level tables end (docs/ring.md)."""
+    assert RG._CRASH_FAR == len(RG.CRASH_LEVEL) and RG._BAG_FAR == len(RG.BAG_LEVEL)
