@@ -126,6 +126,9 @@ def gestures(text):
 hw = SimHW(None, 24)
 app = App(hw, Store('flash'))
 S.play(app, hw, gestures(SCRIPT))
+if app.faults:  # the loop survives a MemoryError (issue 16); a fit is a game without one
+    t = app.store.faults()  # "" if even the fault log could not be written
+    raise (MemoryError if 'MemoryError' in t or not t else RuntimeError)('faults: ' + t)
 f = app.last_game.state()['final']
 print('RESULT', app.screen, len(app.last_game.log), ' '.join('%s:%d' % (p['name'], p['score']) for p in f['players']))
 """
