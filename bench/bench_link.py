@@ -90,11 +90,11 @@ def measure_sync():
                 link = connect(sb.link_path, cap=30)
                 db = D.Database(os.path.join(d, "p.sqlite3"))
                 seq0 = link.seq
-                D.sync(link, db)
+                board = D.sync(link, db)["board"]  # the board's unique id (issue 10)
                 walls.append(time.monotonic() - t0)
                 sizes.append(link.bytes_in + link.bytes_out)
                 requests.append((link.seq - seq0) + 1)
-                assert [bytes(x) for x in db.records(link.info["board"], sb.store.game_id)] == [
+                assert [bytes(x) for x in db.records(board, sb.store.game_id)] == [
                     bytes(x) for x in sb.store.records(sb.store.game_id)
                 ]
                 db.close()
