@@ -12,7 +12,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -294,41 +293,25 @@ def test_the_terminal_simulator_on_micropython(tmp_path):
 def test_bloomkeeper_sim_runtime_micropython_in_tmux(tmp_path):
     """`bloomkeeper sim --runtime micropython` in a real terminal: keys in,
     the game in words on screen, q quits cleanly."""
-    from tests.test_sim_tui import _tmux
+    from tests.test_sim_tui import Terminal
 
-    session = "bkmpy%d" % os.getpid()
-    sock = str(tmp_path / "tmux.sock")
     cmd = "cd %s && TERM=xterm-256color %s -m host.cli sim --runtime micropython --state-dir %s; echo SIM-EXIT=$?" % (
         REPO, sys.executable, tmp_path / "flash")
-    _tmux("-S", sock, "new-session", "-d", "-s", session, "-x", "120", "-y", "40", "bash --norc --noprofile")
-
-    def pane():
-        return _tmux("-S", sock, "capture-pane", "-p", "-t", session).stdout
-
-    def wait(text, timeout=30):
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            if text in pane():
-                return
-            time.sleep(0.1)
-        raise AssertionError("no %r on screen:\n%s" % (text, pane()))
-
+    t = Terminal(tmp_path, "bkmpy", 120, 40)
     try:
-        _tmux("-S", sock, "send-keys", "-t", session, cmd, "Enter")
-        wait("Setup: which game?")
-        wait("link: /dev/")
-        for k in ("1", "Space", "3", "Space"):
-            _tmux("-S", sock, "send-keys", "-t", session, k)
-            time.sleep(0.3)
-        wait("Setup: market-track start space")
-        _tmux("-S", sock, "send-keys", "-t", session, "Space")
-        wait("Stalk Exchange, turn 1")
-        _tmux("-S", sock, "send-keys", "-t", session, "Space")
-        wait("1 basic action done")
-        _tmux("-S", sock, "send-keys", "-t", session, "q")
-        wait("SIM-EXIT=0")
+        t.keys(cmd, "Enter")
+        t.wait("Setup: which game?", timeout=30)
+        t.wait("link: /dev/", timeout=30)
+        t.type_slowly(("1", "Space", "3", "Space"), pause=0.3)
+        t.wait("Setup: market-track start space", timeout=30)
+        t.keys("Space")
+        t.wait("Stalk Exchange, turn 1", timeout=30)
+        t.keys("Space")
+        t.wait("1 basic action done", timeout=30)
+        t.keys("q")
+        t.wait("SIM-EXIT=0", timeout=30)
     finally:
-        _tmux("-S", sock, "kill-server")
+        t.close()
 
 
 def test_a_board_that_cannot_boot_is_one_line(tmp_path):

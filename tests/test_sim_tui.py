@@ -424,51 +424,69 @@ def _tmux(*args):
     return subprocess.run(["tmux"] + list(args), capture_output=True, text=True, timeout=20)
 
 
+class Terminal:
+    """A real terminal: bash in tmux on its own socket (so a test never
+    touches the user's tmux), `width` x `height` characters."""
+
+    def __init__(self, tmp_path, name, width, height):
+        self.sock = str(tmp_path / "tmux.sock")
+        self.session = "%s%d" % (name, os.getpid())
+        _tmux("-S", self.sock, "new-session", "-d", "-s", self.session, "-x", str(width), "-y", str(height),
+              "bash --norc --noprofile")
+
+    def keys(self, *keys):
+        _tmux("-S", self.sock, "send-keys", "-t", self.session, *keys)
+
+    def type_slowly(self, keys, pause=0.25):
+        """One key at a time, as a player presses them."""
+        for k in keys:
+            self.keys(k)
+            time.sleep(pause)
+
+    def pane(self):
+        return _tmux("-S", self.sock, "capture-pane", "-p", "-t", self.session).stdout
+
+    def wait(self, text, timeout=20):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if text in self.pane():
+                return
+            time.sleep(0.1)
+        raise AssertionError("no %r on screen:\n%s" % (text, self.pane()))
+
+    def close(self):
+        _tmux("-S", self.sock, "kill-server")
+
+
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux not installed (apt-get install -y tmux)")
 def test_bloomkeeper_sim_in_tmux(tmp_path):
     """`bloomkeeper sim` in a real terminal: type keys, read the screen, quit
     with q, and the shell gets a clean terminal back."""
-    session = "bksim%d" % os.getpid()
-    sock = str(tmp_path / "tmux.sock")
     flash = str(tmp_path / "flash")
     cmd = "cd %s && TERM=xterm-256color %s -m host.cli sim --state-dir %s; echo SIM-EXIT=$?" % (REPO, sys.executable, flash)
-    _tmux("-S", sock, "new-session", "-d", "-s", session, "-x", "120", "-y", "40", "bash --norc --noprofile")
-
-    def pane():
-        return _tmux("-S", sock, "capture-pane", "-p", "-t", session).stdout
-
-    def wait(text, timeout=20):
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            if text in pane():
-                return
-            time.sleep(0.1)
-        raise AssertionError("no %r on screen:\n%s" % (text, pane()))
-
+    t = Terminal(tmp_path, "bksim", 120, 40)
     try:
-        _tmux("-S", sock, "send-keys", "-t", session, cmd, "Enter")
-        wait("Setup: which game?")
-        wait("link: /dev/")
-        for k in ("1", "Space", "3", "Space"):
-            _tmux("-S", sock, "send-keys", "-t", session, k)
-            time.sleep(0.25)
-        wait("Setup: market-track start space")
-        _tmux("-S", sock, "send-keys", "-t", session, "Space")
-        wait("Stalk Exchange, turn 1")
-        _tmux("-S", sock, "send-keys", "-t", session, "Space")
-        wait("1 basic action done")
-        _tmux("-S", sock, "send-keys", "-t", session, "q")
-        wait("SIM-EXIT=0")
-        screen = pane()
+        t.keys(cmd, "Enter")
+        t.wait("Setup: which game?")
+        t.wait("link: /dev/")
+        t.type_slowly(("1", "Space", "3", "Space"))
+        t.wait("Setup: market-track start space")
+        t.keys("Space")
+        t.wait("Stalk Exchange, turn 1")
+        t.keys("Space")
+        t.wait("1 basic action done")
+        t.keys("q")
+        t.wait("SIM-EXIT=0")
+        screen = t.pane()
         assert "LED ring" not in screen  # the alternate screen is gone: a clean terminal
         # again on the same flash: the game resumes; Ctrl-C quits as cleanly
-        _tmux("-S", sock, "send-keys", "-t", session, "clear; " + cmd, "Enter")
-        wait("1 basic action done")
-        _tmux("-S", sock, "send-keys", "-t", session, "C-c")
-        wait("SIM-EXIT=0")
-        assert "LED ring" not in pane()
+        t.keys("clear; " + cmd, "Enter")
+        t.wait("1 basic action done")
+        t.keys("C-c")
+        t.wait("SIM-EXIT=0")
+        assert "LED ring" not in t.pane()
     finally:
-        _tmux("-S", sock, "kill-server")
+        t.close()
 
 
 # -- issue 14: words that say what happened, and an 80x24 window ----------------
@@ -544,32 +562,16 @@ def test_window_fits_80x24_in_the_orchids_last_round(tmp_path):
 def test_bloomkeeper_sim_fits_an_80x24_terminal(tmp_path):
     """A real 80x24 terminal: the header is one line and the legend's last
     line, with q quit, is on screen during a harvest."""
-    session = "bksim80%d" % os.getpid()
-    sock = str(tmp_path / "tmux.sock")
     cmd = "cd %s && TERM=xterm-256color %s -m host.cli sim --state-dir %s; echo SIM-EXIT=$?" % (
         REPO, sys.executable, tmp_path / "flash")
-    _tmux("-S", sock, "new-session", "-d", "-s", session, "-x", "80", "-y", "24", "bash --norc --noprofile")
-
-    def pane():
-        return _tmux("-S", sock, "capture-pane", "-p", "-t", session).stdout
-
-    def wait(text, timeout=20):
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            if text in pane():
-                return
-            time.sleep(0.1)
-        raise AssertionError("no %r on screen:\n%s" % (text, pane()))
-
+    t = Terminal(tmp_path, "bksim80", 80, 24)
     try:
-        _tmux("-S", sock, "send-keys", "-t", session, cmd, "Enter")
-        wait("Setup: which game?")
-        for k in ("1", "Space", "3", "Space", "Space", "Space", "m", "1"):
-            _tmux("-S", sock, "send-keys", "-t", session, k)
-            time.sleep(0.25)
-        wait("harvest being counted")
-        _fits(pane().rstrip("\n"))
-        _tmux("-S", sock, "send-keys", "-t", session, "q")
-        wait("SIM-EXIT=0")
+        t.keys(cmd, "Enter")
+        t.wait("Setup: which game?")
+        t.type_slowly(("1", "Space", "3", "Space", "Space", "Space", "m", "1"))
+        t.wait("harvest being counted")
+        _fits(t.pane().rstrip("\n"))
+        t.keys("q")
+        t.wait("SIM-EXIT=0")
     finally:
-        _tmux("-S", sock, "kill-server")
+        t.close()
