@@ -25,6 +25,7 @@ runtimes is byte for byte comparable.
 """
 
 import binascii
+import contextlib
 import json
 import os
 import select
@@ -313,17 +314,26 @@ class MpySimBoard(SimBoard):
             self.flash_tmp = None
 
 
-def start_board(board, state_dir=None, link=True, clock=None):
-    """A started MpySimBoard; every failure to start is one line (UserError)."""
-    sb = MpySimBoard(board=board, state_dir=state_dir, link=link, clock=clock)
+@contextlib.contextmanager
+def closed_on_failure(sb):
+    """While a board is started or loaded: any failure closes it (its
+    MicroPython process and temporary files go), and a failure of the board
+    process itself becomes one line (UserError)."""
     try:
-        return sb.start()
+        yield sb
     except GuestError as err:
         sb.close()
         raise UserError(str(err))
     except BaseException:
         sb.close()
         raise
+
+
+def start_board(board, state_dir=None, link=True, clock=None):
+    """A started MpySimBoard; every failure to start is one line (UserError)."""
+    sb = MpySimBoard(board=board, state_dir=state_dir, link=link, clock=clock)
+    with closed_on_failure(sb):
+        return sb.start()
 
 
 # ------------------------------------------------------------------ headless
@@ -373,7 +383,7 @@ def record_board(path, board="pico"):
 
     events = record_events(path)
     sb = start_board(board)
-    try:
+    with closed_on_failure(sb):
         if sb._pty is None:
             raise UserError("the simulated board has no serial link: %s" % (sb.link_note or "unknown reason"))
         enc = engine_lite.Game()  # encodes each event as the board's App would (no rules decided here)
@@ -388,10 +398,4 @@ def record_board(path, board="pico"):
             if not ok:
                 raise UserError("event %d refused by the board" % i)
         sb.tick()
-    except GuestError as err:
-        sb.close()
-        raise UserError(str(err))
-    except BaseException:
-        sb.close()
-        raise
     return sb
