@@ -26,7 +26,8 @@ def doctor_cmd(args):
             faults = None  # older firmware: no fault log
     finally:
         link.close()
-    print("board %s, firmware %s, link protocol %s" % (info.get("board"), info.get("fw"), info.get("proto")))
+    print("board %s (id %s), firmware %s, link protocol %s"
+          % (info.get("board"), info.get("id", "none: firmware before ids"), info.get("fw"), info.get("proto")))
     if status.get("game"):
         print("game in progress: %s, %d events, screen %s" % (status["game"], status.get("events", 0), status.get("screen")))
     else:

@@ -62,6 +62,7 @@ def test_doctor_shows_the_fault_log(served, tmp_path):
     assert r.returncode == 0, r.stderr
     out = r.stdout
     assert "game in progress: 0001, 2 events" in out
+    assert "board sim-pico (id %s)," % sb.hw.uid in out  # the board's own id (issue 10), beside its type
     assert "firmware faults survived since power-up: 1" in out
     assert "#1 orchids RuntimeError: the ring fell over @ " in out and "in render" in out
     assert (tmp_path / "flash" / "faults.txt").is_file()
