@@ -32,7 +32,7 @@ bench: $(STAMP)
 # Deployable bundles: build/firmware-micropython/ (bloomkeeper flash) and
 # build/firmware-circuitpython/ (copy onto CIRCUITPY). hardware/README.md.
 firmware: $(STAMP)
-	$(VENV)/bin/python -m host.bundle
+	$(VENV)/bin/python -m host.build.bundle
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .hypothesis

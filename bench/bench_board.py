@@ -8,7 +8,7 @@ bounds for the board; and it runs the same code roughly 100-220x faster than a
 Pico (design.md), so its times are for ratios and trends, not for the board.
 
 * ``mpy_bytes_total``: the .mpy files the Pico bundle puts on flash
-  (host.bundle, -march=armv6m); ``mpy_bytes_bundle_files`` adds main.py and
+  (host.build.bundle, -march=armv6m); ``mpy_bytes_bundle_files`` adds main.py and
   the pin map. Budget 48 KB, goal 32 KB (issue 3).
 * ``heap_min_kb_full_game_stalk_5p`` / ``heap_min_kb_full_game_orchids_5p``:
   the smallest ``micropython -X heapsize`` (KB, the interpreter's whole heap:
@@ -89,7 +89,7 @@ def median(xs):
 
 
 def bundle_figures():
-    from host import bundle
+    from host.build import bundle
 
     sizes = bundle.bundle_sizes()
     return {
@@ -186,7 +186,7 @@ def final_words(state):
 
 
 def heap_figures():
-    from host.sim_headless import final_state, run_script_text
+    from host.board_sim.headless import final_state, run_script_text
 
     out = {"heap_min_kb_budget": HEAP_BUDGET_KB}
     for key, path, script_of in GAMES:

@@ -37,9 +37,9 @@ RECORD_5P = os.path.join(REPO, "tests", "records", "stalk-5p-bag.jsonl")
 
 
 def _sim(record):
-    from host import sim_link
+    from host.board_sim import serve_record
 
-    return sim_link.build(record)
+    return serve_record.build(record)
 
 
 class _Runner:
@@ -76,8 +76,8 @@ class _Runner:
 
 
 def measure_sync():
-    from host import db as D
-    from host.link import connect
+    from host.sync import db as D
+    from host.sync.link import connect
 
     sb = _sim(RECORD_5P)
     r = _Runner(sb)
@@ -122,8 +122,8 @@ def measure_sync():
 
 
 def measure_latency(samples=60):
-    from host.link import connect
-    from host.sim_tui import SHORT
+    from host.sync.link import connect
+    from host.board_sim.board import SHORT
 
     rec = os.path.join(tempfile.mkdtemp(), "start.jsonl")
     with open(rec, "w") as f:
@@ -276,7 +276,7 @@ def measure_fuzz(frames=120_000, seed=1):
 def measure_cuts(trials=1000, seed=2):
     """Cut the link after a random number of bytes, sync again, compare:
     the database must equal the board's log, without duplicates or gaps."""
-    from host import db as D
+    from host.sync import db as D
     from host.errors import UserError
     from tests import tablebot
     from tests.linkkit import StoreBoard, host_for

@@ -37,7 +37,7 @@ import time
 import engine_lite
 from firmware.memfs import MemFS, PowerCut
 from firmware.storage import Store
-from host import db as D
+from host.sync import db as D
 from host.errors import UserError
 from tests import tablebot
 from tests.linkkit import StoreBoard, host_for

@@ -1,7 +1,7 @@
 """Speed of the full-rules simulator: complete 4-player Stalk Exchange games per second.
 
 Budget 500 games/s, goal 2,000 (issue 5), on one core. Each game is played
-by host/stalk_full.py from setup to final scores, every table event applied
+by host/fullrules/stalk_full.py from setup to final scores, every table event applied
 through engine_lite (as in `bloomkeeper simulate`), with the physical
 cross-check switched off (that is a test aid, not part of a simulation).
 
@@ -18,7 +18,7 @@ if __package__ in (None, ""):  # run as a script: make the repo importable
 
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from host.stalk_full import play_game
+from host.fullrules.stalk_full import play_game
 
 NAMES = ("Ann", "Bo", "Cy", "Di")
 BUDGET = 500

@@ -148,7 +148,7 @@ def unix_figures():
     path = ROOT / "build" / "bench_speed_guest.py"
     path.parent.mkdir(exist_ok=True)
     path.write_text(code)
-    from host.sim_mpy import micropython_command
+    from host.board_sim.micropython_board import micropython_command
 
     r = subprocess.run(micropython_command() + ["-X", "heapsize=256k", str(path)], capture_output=True, text=True, timeout=900, cwd=str(ROOT))
     lines = [x for x in r.stdout.splitlines() if x.startswith("RESULT ")]

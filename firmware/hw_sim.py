@@ -41,7 +41,7 @@ class SimHW:
     (ms), set it or `advance(ms)`. The wall clock is the host's, shifted
     by `.wall` seconds (set_utc), or unknown while `.wall` is None; `.uid`
     is set by whoever builds the board (the simulator keeps one per flash
-    directory: host/sim_tui.py)."""
+    directory: host/board_sim/flashdir.py)."""
 
     def __init__(self, spec=None, count=None):
         if count is None:

@@ -13,13 +13,13 @@ import sys
 from host.errors import UserError
 
 COMMAND_MODULES = (
-    "host.cmd_rules",
-    "host.cmd_simulate",
-    "host.cmd_sim",
-    "host.cmd_sync",
-    "host.cmd_flash",
-    "host.dashboard.command",
-    "host.cmd_doctor",
+    "host.commands.rules",
+    "host.commands.simulate",
+    "host.commands.sim",
+    "host.commands.sync",
+    "host.commands.flash",
+    "host.commands.serve",
+    "host.commands.doctor",
 )
 
 

@@ -48,7 +48,7 @@ from firmware.buttons import LONG, SHORT
 from firmware.hw import make_hw
 from firmware.memfs import MemFS
 from firmware.storage import Store
-from host.link import parse_events
+from host.sync.link import parse_events
 from tests.tablebot import orchids_game, stalk_game
 
 UNDO, OK, MENU = 5, 6, 7

@@ -1,6 +1,6 @@
 """A simulated board for the dashboard tests, in its own process.
 
-The real firmware (host/sim_tui.SimBoard: App + Store + SimHW + the
+The real firmware (host/board_sim/board.SimBoard: App + Store + SimHW + the
 device side of the link on a pty), with its flash in a directory, so that
 killing this process is a power cut / an unplugged USB cable and starting
 it again on the same directory is plugging the board back in: it boots
@@ -21,8 +21,8 @@ import select
 import sys
 
 from firmware.buttons import LONG, SHORT
-from host.sim_link import load_into, record_events
-from host.sim_tui import SimBoard
+from host.board_sim.serve_record import load_into, record_events
+from host.board_sim.board import SimBoard
 
 
 def main():

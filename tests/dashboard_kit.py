@@ -12,7 +12,7 @@ import urllib.request
 
 import engine_lite
 
-from host import db as D
+from host.sync import db as D
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RECORDS = os.path.join(REPO, "tests", "records")

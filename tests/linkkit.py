@@ -180,7 +180,7 @@ class LoopSerial:
 
 def host_for(board, **kw):
     """(device Link, HostLink) joined by a LoopSerial, hello done."""
-    from host.link import HostLink
+    from host.sync.link import HostLink
 
     dev = L.Link(board)
     ser = LoopSerial(dev, **{k: v for k, v in kw.items() if k in ("cut_after", "noise", "seed")})

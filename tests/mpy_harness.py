@@ -8,7 +8,7 @@ to ~1.35x the bytes they take on the Pico's 32-bit core, so heap figures from
 here are upper bounds for the board.
 
 What the guest runs is the board's real build, not its sources: the exact
-``.mpy`` bundle that ``make firmware`` writes (``host.bundle.build``, built once
+``.mpy`` bundle that ``make firmware`` writes (``host.build.bundle.build``, built once
 per process), copied for every run into a fresh temporary directory that is
 the guest's working directory and first on its ``sys.path``. Next to it, in
 the same copy:
@@ -19,8 +19,8 @@ the same copy:
 * the test helpers the guest imports (``tests/storage_script.py``, ...),
   compiled the same way;
 * ``tests/records/`` (the shared game records), read as ``tests/records/NAME``;
-* ``_stubs/`` (tests/mpy_stubs: stand-ins for ``machine.Pin`` and ``neopixel``,
-  which the Unix port lacks); a guest that wants them puts ``'_stubs'`` first
+* ``_stubs/`` (host/board_sim/mpy_guest's stand-ins for ``machine.Pin`` and
+  ``neopixel``, which the Unix port lacks; the simulator uses the same files); a guest that wants them puts ``'_stubs'`` first
   on ``sys.path``.
 
 A run cannot touch the repository or another run: it writes into its own copy.
@@ -53,7 +53,7 @@ Result = namedtuple("Result", "stdout stderr")
 
 
 # How to start the Unix port: one place, shared with `bloomkeeper sim --runtime micropython`.
-from host.sim_mpy import MicroPythonMissing, micropython_command  # noqa: E402,F401
+from host.board_sim.micropython_board import MicroPythonMissing, copy_stand_ins, micropython_command  # noqa: E402,F401
 
 
 # The guest program: setup and code are compiled up front and exec'd in one
@@ -92,7 +92,7 @@ def bundle_dir():
     temporary directory, plus (under `_extra/`) every other board module and the
     guest test helpers compiled with the same mpy-cross."""
     if "dir" not in _cache:
-        from host import bundle
+        from host.build import bundle
 
         base = Path(tempfile.mkdtemp(prefix="bk-mpy-bundle-"))
         atexit.register(shutil.rmtree, base, True)
@@ -120,7 +120,8 @@ def guest_tree(dst, bundle_only=False):
     shutil.copytree(base / "_extra", dst, dirs_exist_ok=True)
     for rel in GUEST_DATA:
         shutil.copytree(REPO / rel, dst / rel, dirs_exist_ok=True)
-    shutil.copytree(REPO / "tests" / "mpy_stubs", dst / "_stubs", dirs_exist_ok=True)
+    (dst / "_stubs").mkdir(exist_ok=True)
+    copy_stand_ins(dst / "_stubs")
     return dst
 
 
@@ -185,8 +186,8 @@ def _clip(s, n=4000):
 # ---------------------------------------------------------------- mpy-cross
 
 
-# One mpy-cross driver for the bundle and the tests: host/bundle.py.
-from host.bundle import compile_file, mpy_cross_binary, mpy_cross_version  # noqa: E402,F401
+# One mpy-cross driver for the bundle and the tests: host/build/bundle.py.
+from host.build.bundle import compile_file, mpy_cross_binary, mpy_cross_version  # noqa: E402,F401
 
 
 def board_py_files(root=REPO, packages=BOARD_PACKAGES):

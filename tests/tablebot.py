@@ -8,7 +8,7 @@ the real rules. Used for the shared fixture records and property tests.
 import random
 
 import engine_lite
-from host.fullgame import record_lines
+from host.fullrules.fullgame import record_lines
 from engine_lite.tables import FLOWERS, PORTFOLIO_SIZE, TOKENS_PER_FLOWER
 
 

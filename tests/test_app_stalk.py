@@ -13,7 +13,7 @@ import json
 
 from engine_lite.tables import PORTFOLIO_SIZE, FLOWERS
 from firmware import ring as RG
-from host.sim_headless import run_buttons
+from host.board_sim.headless import run_buttons
 from tests.app_helpers import Board, lit, reddish, replay
 
 NAMES = ["Ann", "Bo", "Cy", "Di", "Eve"]

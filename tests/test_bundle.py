@@ -2,7 +2,7 @@
 imports (import-closure check) and nothing else".
 
 Two independent checks: the closure is computed from the source with `ast`
-(host/bundle.py), and the built MicroPython bundle is then booted far enough
+(host/build/bundle.py), and the built MicroPython bundle is then booted far enough
 in a REAL MicroPython (the official Unix port, from the bundle's .mpy files only,
 with stand-in machine/neopixel) to build the hardware, the store and the app
 and run a few steps: a module missing from the bundle fails there.
@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from host import bundle as B
+from host.board_sim.micropython_board import copy_stand_ins
+from host.build import bundle as B
 from tests.mpy_harness import REPO, run_mpy
 
 
@@ -125,7 +126,7 @@ def test_the_bundle_fits_its_flash_budget(built):
 
 
 def test_board_code_has_no_assert_for_mpy_cross_O3_to_strip():
-    """The bundle is compiled with -O3 (host/bundle.py OPT), which drops
+    """The bundle is compiled with -O3 (host/build/bundle.py OPT), which drops
     `assert` statements: board code must not rely on one."""
     found = []
     for d in ("engine_lite", "firmware"):
@@ -220,7 +221,8 @@ def test_the_micropython_bundle_boots_the_app_in_real_micropython(built, tmp_pat
     root = tmp_path / "board"
     shutil.copytree(built["micropython"][0], root)
     stubs = root / "_stubs"
-    shutil.copytree(REPO / "tests" / "mpy_stubs", stubs)
+    stubs.mkdir()
+    copy_stand_ins(stubs)
     shutil.copy(REPO / "firmware" / "memfs.py", stubs / "memfs.py")
     r = run_mpy(BOOT, tree=root)
     lines = dict(line.split(" ", 1) for line in r.stdout.strip().splitlines())
@@ -241,4 +243,4 @@ def test_make_firmware_prints_sizes_and_what_it_left_out(tmp_path, capsys):
     assert "left out engine_lite.table_score" in out
     assert (tmp_path / "firmware-micropython" / "main.py").is_file()
     make = (REPO / "Makefile").read_text()
-    assert "firmware:" in make and "-m host.bundle" in make
+    assert "firmware:" in make and "-m host.build.bundle" in make

@@ -77,8 +77,9 @@ def test_the_page_ring_is_the_boards_ring(name):
     after each event and after an undo, lights exactly the pixels of a
     simulated board that was played the same events through its App."""
     from host.dashboard.board import RingMirror
-    from host.sim_link import load_into
-    from host.sim_tui import SimBoard, display_rgb
+    from host.board_sim.serve_record import load_into
+    from host.board_sim.board import SimBoard
+    from host.board_sim.tui import display_rgb
 
     now = [1000]
     clock = lambda: now[0]  # noqa: E731 - one fixed time for both boards

@@ -2,7 +2,7 @@
 the fault log is "readable by the host", and the simulator "must also
 survive rather than show 'firmware error' and ignore presses").
 
-The board is the simulator's real firmware (host/sim_tui.SimBoard: App +
+The board is the simulator's real firmware (host/board_sim/board.SimBoard: App +
 Store + link on a real pseudo-terminal), served from a thread; the host is
 the `bloomkeeper` command in its own process.
 """
@@ -14,8 +14,8 @@ import threading
 
 import pytest
 
-from host import sim_link
-from host.sim_tui import SHORT, SimBoard
+from host.board_sim import serve_record
+from host.board_sim.board import SHORT, SimBoard
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -40,7 +40,7 @@ def served():
 
     def start(sb):
         stop = threading.Event()
-        t = threading.Thread(target=sim_link.serve, args=(sb, stop.is_set), daemon=True)
+        t = threading.Thread(target=serve_record.serve, args=(sb, stop.is_set), daemon=True)
         t.start()
         boards.append((sb, stop, t))
         return sb
@@ -54,7 +54,7 @@ def served():
 
 def test_doctor_shows_the_fault_log(served, tmp_path):
     sb = SimBoard(state_dir=str(tmp_path / "flash")).start()
-    sim_link.load_into(sb.app, [{"ev": "start", "game": "oh-my-orchids", "players": ["Ann", "Bo"]}, {"ev": "take", "seeds": 2}])
+    serve_record.load_into(sb.app, [{"ev": "start", "game": "oh-my-orchids", "players": ["Ann", "Bo"]}, {"ev": "take", "seeds": 2}])
     ring_fault_once(sb, "the ring fell over")
     sb.tick()
     served(sb)

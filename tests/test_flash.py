@@ -5,7 +5,7 @@
 does (its command table `_COMMANDS`, its shortcut expansions, its argparse
 builders, the `+` terminator), but records the parsed actions instead of
 running the handlers. Failures of the real steps are simulated by replacing
-`run_mpremote` / `host.link.connect`, so every user-facing message is
+`run_mpremote` / `host.sync.link.connect`, so every user-facing message is
 checked to be one line (exit 2, no traceback).
 """
 
@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from host import bundle as B
+from host.build import bundle as B
 from host import cli
-from host import cmd_flash as F
+from host.commands import flash as F
 from host.errors import UserError
 from tests.mpy_harness import run_mpy
 
@@ -163,7 +163,7 @@ def test_prepare_snippet_refuses_another_python():
 
 
 def test_auto_port_without_a_board_is_one_clear_line(monkeypatch, capsys):
-    monkeypatch.setattr("host.link.candidate_ports", lambda: [])
+    monkeypatch.setattr("host.sync.link.candidate_ports", lambda: [])
     with pytest.raises(SystemExit) as e:
         cli.main(["flash"])
     assert e.value.code == 2
@@ -172,10 +172,10 @@ def test_auto_port_without_a_board_is_one_clear_line(monkeypatch, capsys):
 
 
 def test_auto_port_picks_the_single_pico_and_refuses_two(monkeypatch, capsys):
-    monkeypatch.setattr("host.link.candidate_ports", lambda: ["/dev/ttyACM7"])
+    monkeypatch.setattr("host.sync.link.candidate_ports", lambda: ["/dev/ttyACM7"])
     lines = _dry_run(capsys, "auto")
     assert all(line[:3] == ["mpremote", "connect", "/dev/ttyACM7"] for line in lines)
-    monkeypatch.setattr("host.link.candidate_ports", lambda: ["/dev/ttyACM0", "/dev/ttyACM1"])
+    monkeypatch.setattr("host.sync.link.candidate_ports", lambda: ["/dev/ttyACM0", "/dev/ttyACM1"])
     with pytest.raises(UserError, match="several boards"):
         F.resolve_port("auto")
 
@@ -230,7 +230,7 @@ def test_flash_runs_the_steps_then_checks_the_hello(monkeypatch, capsys):
             raise UserError("%s does not answer the hello" % port)
         return _Link({"proto": 1, "fw": "1.0.0", "board": "pico", "game": None})
 
-    monkeypatch.setattr("host.link.connect", connect)
+    monkeypatch.setattr("host.sync.link.connect", connect)
     monkeypatch.setattr(F.time, "sleep", lambda s: None)
     assert cli.main(["flash", "--port", "/dev/ttyACM0"]) == 0
     out = capsys.readouterr().out
@@ -245,7 +245,7 @@ def test_no_hello_after_reset_says_the_app_did_not_start(monkeypatch, capsys):
     def connect(port, cap=60.0, request_timeout=1.0):
         raise UserError("%s does not answer the hello: is the Bloomkeeper app running (not the REPL)?" % port)
 
-    monkeypatch.setattr("host.link.connect", connect)
+    monkeypatch.setattr("host.sync.link.connect", connect)
     monkeypatch.setattr(F.time, "sleep", lambda s: None)
     with pytest.raises(SystemExit):
         cli.main(["flash", "--port", "/dev/ttyACM0", "--wait", "0"])
@@ -259,7 +259,7 @@ def test_wrong_firmware_answering_the_hello(monkeypatch, capsys):
     def connect(port, cap=60.0, request_timeout=1.0):
         raise UserError("%s speaks link protocol 9, this bloomkeeper speaks 1: update the firmware or the host tool" % port)
 
-    monkeypatch.setattr("host.link.connect", connect)
+    monkeypatch.setattr("host.sync.link.connect", connect)
     with pytest.raises(SystemExit):
         cli.main(["flash", "--port", "/dev/ttyACM0"])
     err = capsys.readouterr().err.strip()

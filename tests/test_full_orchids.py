@@ -1,4 +1,4 @@
-"""The full Oh My. Orchids! engine (host/orchids_full.py) and its cross-check of engine_lite.
+"""The full Oh My. Orchids! engine (host/fullrules/orchids_full.py) and its cross-check of engine_lite.
 
 Decks come from data/orchids_sample_deck.json, a SAMPLE (the real card list
 is not known to us). Rulings: docs/rulings.md, "Full engine (host)".
@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import engine_lite
 from engine_lite import tables as T
-from host.orchids_full import (
+from host.fullrules.orchids_full import (
     SAMPLE_DECK,
     Deck,
     DeckError,

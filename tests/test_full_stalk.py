@@ -1,4 +1,4 @@
-"""The full Stalk Exchange engine (host/stalk_full.py) and its cross-check of engine_lite.
+"""The full Stalk Exchange engine (host/fullrules/stalk_full.py) and its cross-check of engine_lite.
 
 The full engine plays the physical game and tells engine_lite what a player
 would; it reads values, triggers and scores back. These tests check the
@@ -16,8 +16,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import engine_lite
 from engine_lite import tables as T
-from host.garden import FLOWERS, Layout
-from host.stalk_full import (
+from host.fullrules.garden import FLOWERS, Layout
+from host.fullrules.stalk_full import (
     FLUSH,
     PER_FLOWER,
     GreedyPolicy,

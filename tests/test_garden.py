@@ -1,4 +1,4 @@
-"""The Stalk Exchange garden rules (host/garden.py) on small hand-drawn boards.
+"""The Stalk Exchange garden rules (host/fullrules/garden.py) on small hand-drawn boards.
 
 Drawing key: `.` empty space, D F G S T bloomed dahlia / daffodil /
 globemaster / snowdrop / tulip, lower case = the same as a bulb; blanks are
@@ -11,7 +11,7 @@ import json
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from host.garden import BULB, EMPTY, FLOWERS, Garden, Layout, LayoutError, default_layout
+from host.fullrules.garden import BULB, EMPTY, FLOWERS, Garden, Layout, LayoutError, default_layout
 
 TULIP = FLOWERS.index("tulip")
 SNOWDROP = FLOWERS.index("snowdrop")

@@ -2,7 +2,7 @@
 
 * MicroPython: runs inside a REAL MicroPython (the official Unix port). It
   has no GPIO and no neopixel, so stand-in `machine` and `neopixel` modules
-  (tests/mpy_stubs/) are put on the guest's sys.path; everything above them
+  (host/board_sim/mpy_guest/) are put on the guest's sys.path; everything above them
   (firmware.hw, hw_mp, pinmap.json, buttons) is the real board code.
 * CircuitPython/Blinka: runs under the REAL Adafruit Blinka with
   BLINKA_OS_AGNOSTIC=1 (its generic OS-agnostic board) and the real
@@ -91,8 +91,8 @@ print(hw.strip.pin.id, hw.strip.pin.mode, hw.strip.n)
 hw.strip[0] = (10, 20, 30)
 hw.strip[23] = (1, 2, 3)
 hw.strip.write()
-s = neopixel.NeoPixel.sent[-1]
-print(list(s[:3]), list(s[69:]))
+s = hw.strip.buf
+print(hw.strip.writes, list(s[:3]), list(s[69:]))
 T = [0]
 b = Buttons(hw.pins, lambda: T[0])
 ev = ButtonEvent()
@@ -105,7 +105,7 @@ t0 = hw.ticks_ms()
 print(type(t0).__name__)
 print(hw.uid, hw.utc())
 hw.set_utc(1796068200)  # 2026-11-30T19:50:00Z, as the host's `time` request sets it
-print(machine.RTC.set[:7], abs(hw.utc() - 1796068200) <= 1, hw.uptime() >= 0)
+print(machine.RTC.set_to[:7], abs(hw.utc() - 1796068200) <= 1, hw.uptime() >= 0)
 """
 
 
@@ -117,7 +117,7 @@ def test_micropython_backend_in_real_micropython():
     # machine.Pin(n, Pin.IN, Pin.PULL_UP) for GP2..GP9, in BUTTONS order
     assert lines[1] == str([(n, 0, 1) for n in range(2, 10)])
     assert lines[2] == "16 1 24"  # ring on GP16, output, 24 pixels
-    assert lines[3] == "[20, 10, 30] [2, 1, 3]"  # GRB order on the wire
+    assert lines[3] == "1 [20, 10, 30] [2, 1, 3]"  # one write; GRB order on the wire
     assert lines[4] == "True 5 %d" % LONG
     assert lines[5] == "int"  # time.ticks_ms of the real interpreter
     # issue 10: the id is machine.unique_id() in hex; the clock is unknown until the

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from firmware import frame
 from firmware import link as L
-from host.link import parse_events, parse_push
+from host.sync.link import parse_events, parse_push
 from tests.linkkit import StoreBoard
 
 REC = "tests/records/"

@@ -12,7 +12,7 @@ import random
 
 import pytest
 
-from host import db as D
+from host.sync import db as D
 from host.errors import UserError
 from tests import tablebot
 from tests.linkkit import StoreBoard, host_for
@@ -130,7 +130,7 @@ def test_a_board_that_never_answers_does_not_hang_the_host():
             return b""
 
     from tests.linkkit import LoopSerial
-    from host.link import HostLink
+    from host.sync.link import HostLink
     import time
 
     hl = HostLink(LoopSerial(Mute()), name="mute", request_timeout=0.05, cap=5)
@@ -148,7 +148,7 @@ def test_the_overall_cap_stops_a_slow_exchange():
             return b"\x07" * 10
 
     from tests.linkkit import LoopSerial
-    from host.link import HostLink
+    from host.sync.link import HostLink
 
     hl = HostLink(LoopSerial(Trickle()), name="slow", request_timeout=0.05, cap=0.2, retries=100)
     with pytest.raises(UserError, match="gave up"):

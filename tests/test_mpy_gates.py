@@ -11,7 +11,7 @@ import os
 
 import pytest
 
-from host import bundle as B
+from host.build import bundle as B
 from tests.mpy_harness import (
     BOARD_PACKAGES,
     REPO,
@@ -81,7 +81,7 @@ def test_imports_in_micropython(module):
 
 def test_the_guest_runs_the_exact_make_firmware_bundle(tmp_path):
     """The bundle files every MicroPython run starts from are byte for byte
-    what `make firmware` writes (host.bundle.build), and the helpers added
+    what `make firmware` writes (host.build.bundle.build), and the helpers added
     next to them never replace one of them."""
     made = tmp_path / "made"
     files = B.build("micropython", made)

@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from host import db as D
+from host.sync import db as D
 from host.errors import UserError
 from tests.linkkit import StoreBoard, host_for
 

@@ -3,9 +3,9 @@ boards whose game numbers collide, plus an erased-and-reused board, synced
 in every order into one database: every play kept, none duplicated, dates
 right."
 
-The boards are the real simulator (host/sim_tui.SimBoard: the firmware's App
+The boards are the real simulator (host/board_sim/board.SimBoard: the firmware's App
 + Store on a real flash directory, its link on a real pseudo-terminal),
-each served in its own thread; the host is host/link.connect + host/db.sync
+each served in its own thread; the host is host/sync/link.connect + host/sync/db.sync
 over the pty, and once the `bloomkeeper` command itself.
 
 * A and B: two boards, each with its game 0001 (a finished Stalk Exchange
@@ -28,11 +28,11 @@ import time
 import pytest
 
 import engine_lite
-from host import db as D
-from host import flashdir
-from host.link import connect
-from host.sim_link import load_into, record_events, serve
-from host.sim_tui import SimBoard
+from host.sync import db as D
+from host.board_sim import flashdir
+from host.sync.link import connect
+from host.board_sim.serve_record import load_into, record_events, serve
+from host.board_sim.board import SimBoard
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RECORDS = os.path.join(REPO, "tests", "records")

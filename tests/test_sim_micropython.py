@@ -1,6 +1,6 @@
 """`bloomkeeper sim --runtime micropython` (issue 13): the firmware bundle
 that `make firmware` builds, inside the official MicroPython Unix port, with
-its pins, pixels and clock behind host/mpy_guest/simboard.py's protocol and
+its pins, pixels and clock behind host/board_sim/mpy_guest/simboard.py's protocol and
 its serial link on the simulator's pseudo-terminal.
 
 "The same button script must give byte-identical game records on both
@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from host import sim_headless, sim_mpy
+from host.board_sim import headless, micropython_board
 from tests.button_scripts import load_events, orchids_script, stalk_script
 
 pytestmark = pytest.mark.mpy
@@ -31,9 +31,9 @@ def bk(*args, timeout=120):
 
 
 def cpython_records(text):
-    app = sim_headless.run_script_text(text)
+    app = headless.run_script_text(text)
     g = app.game if app.game is not None else app.last_game
-    return [bytes(r) for r in g.log.records()], sim_headless.final_state(app)
+    return [bytes(r) for r in g.log.records()], headless.final_state(app)
 
 
 def unstamped(recs):
@@ -87,7 +87,7 @@ def test_a_whole_game_by_buttons_gives_byte_identical_records_on_both_runtimes(n
     events = load_events(os.path.join(RECORDS, name + ".jsonl"))
     text = script(events)
     want_recs, want_state = cpython_records(text)
-    recs, state = sim_mpy.script_state(text)
+    recs, state = micropython_board.script_state(text)
     assert want_state["game_over"] and "final" in want_state  # a whole game, to its scores
     assert len(recs) > 80
     assert recs[0] != want_recs[0] and unstamped(recs) == unstamped(want_recs)
@@ -130,10 +130,10 @@ def test_a_missing_micropython_is_one_line(monkeypatch, capsys, tmp_path):
 
 
 def test_the_board_process_dying_is_one_line():
-    sb = sim_mpy.start_board("pico", link=False, clock=lambda: 0)
+    sb = micropython_board.start_board("pico", link=False, clock=lambda: 0)
     try:
         sb.guest.proc.kill()
-        with pytest.raises(sim_mpy.GuestError, match="the MicroPython board stopped"):
+        with pytest.raises(micropython_board.GuestError, match="the MicroPython board stopped"):
             sb.app.run_for(5)
     finally:
         sb.close()
@@ -142,7 +142,7 @@ def test_the_board_process_dying_is_one_line():
 def test_the_board_runs_on_the_firmware_bundle_in_the_unix_port():
     """What runs is MicroPython on the .mpy bundle: its modules come from
     .mpy files, on the MicroPython backend (machine.Pin, neopixel)."""
-    sb = sim_mpy.start_board("pico", link=False, clock=lambda: 0)
+    sb = micropython_board.start_board("pico", link=False, clock=lambda: 0)
     try:
         assert sb.app.screen == "setup_game"
         assert any(sb.app.describe())
@@ -218,8 +218,8 @@ def test_sync_export_names_and_follow_talk_to_real_micropython(record_board, tmp
 
 
 def test_live_follow_sees_a_press_on_real_micropython(record_board, tmp_path):
-    from host.cmd_sync import Follower
-    from host.link import connect
+    from host.commands.sync import Follower
+    from host.sync.link import connect
 
     rec = tmp_path / "start.jsonl"
     rec.write_text('{"ev":"start","game":"stalk-exchange","players":["Ann","Bo","Cy"]}\n')
@@ -259,7 +259,7 @@ def test_the_terminal_simulator_on_micropython(tmp_path):
             now[0] += 10
             sb.tick()
 
-    sb = sim_mpy.MpySimBoard(state_dir=flash, clock=lambda: now[0], link=False).start()
+    sb = micropython_board.MpySimBoard(state_dir=flash, clock=lambda: now[0], link=False).start()
     try:
         settle(sb, 300)
         assert sb.screen_name() == "setup_game" and any(sum(p) for p in sb.pixels())
@@ -281,7 +281,7 @@ def test_the_terminal_simulator_on_micropython(tmp_path):
         assert sb.blinks == blinks + 1 and "refused by the rules" in sb.error_text()
     finally:
         sb.close()
-    sb = sim_mpy.MpySimBoard(state_dir=flash, clock=lambda: now[0], link=False).start()
+    sb = micropython_board.MpySimBoard(state_dir=flash, clock=lambda: now[0], link=False).start()
     try:
         settle(sb, 300)
         assert sb.screen_name() == "stalk" and any("2 basic actions done" in line for line in sb.describe())
@@ -322,6 +322,6 @@ def test_a_board_that_cannot_boot_is_one_line(tmp_path):
     flash = tmp_path / "flash"
     flash.write_text("not a directory")
     with pytest.raises(UserError) as err:
-        sim_mpy.start_board("pico", state_dir=str(flash), link=False, clock=lambda: 0)
+        micropython_board.start_board("pico", state_dir=str(flash), link=False, clock=lambda: 0)
     msg = str(err.value)
     assert "\n" not in msg and msg == "state directory %s is not a directory" % flash

@@ -23,8 +23,8 @@ import time
 
 import pytest
 
-from host import sim_tui as T
-from host.sim_tui import LONG, SHORT, RingView, SimApp, display_rgb, ring_layout
+from host.board_sim import board, tui
+from host.board_sim.tui import LONG, SHORT, RingView, SimApp, display_rgb, ring_layout
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SIZE = (120, 40)
@@ -114,10 +114,10 @@ def test_ring_layout_is_a_circle_without_overlaps(count):
 
 
 def test_every_button_has_a_short_and_a_long_key():
-    got = set(T.KEYMAP.values())
+    got = set(tui.KEYMAP.values())
     for b in range(8):
-        assert (b, SHORT) in got, T.BUTTONS[b]
-        assert (b, LONG) in got, T.BUTTONS[b]
+        assert (b, SHORT) in got, board.BUTTONS[b]
+        assert (b, LONG) in got, board.BUTTONS[b]
 
 
 def test_display_keeps_hue_and_order_and_off_stays_off():
@@ -396,12 +396,12 @@ def test_sim_command_errors_are_one_line(tmp_path):
 def test_missing_simulator_piece_is_one_line(monkeypatch, capsys):
     from host import cli
 
-    monkeypatch.setitem(sys.modules, "host.sim_headless", None)  # as if the file were absent
+    monkeypatch.setitem(sys.modules, "host.board_sim.headless", None)  # as if the file were absent
     with pytest.raises(SystemExit) as exc:
         cli.main(["sim", "--headless", "--buttons", "whatever.txt"])
     assert exc.value.code == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "host.sim_headless" in err and "Traceback" not in err
+    assert err.count("\n") == 1 and "host.board_sim.headless" in err and "Traceback" not in err
 
 
 def test_headless_modes_dispatch(monkeypatch, tmp_path):
@@ -410,8 +410,8 @@ def test_headless_modes_dispatch(monkeypatch, tmp_path):
     from host import cli
 
     calls = []
-    monkeypatch.setitem(sys.modules, "host.sim_headless", types.SimpleNamespace(run_buttons=lambda p: calls.append(("buttons", p)) or 0))
-    monkeypatch.setitem(sys.modules, "host.sim_link", types.SimpleNamespace(run_record=lambda p: calls.append(("record", p)) or 0))
+    monkeypatch.setitem(sys.modules, "host.board_sim.headless", types.SimpleNamespace(run_buttons=lambda p: calls.append(("buttons", p)) or 0))
+    monkeypatch.setitem(sys.modules, "host.board_sim.serve_record", types.SimpleNamespace(run_record=lambda p: calls.append(("record", p)) or 0))
     assert cli.main(["sim", "--headless", "--buttons", "a.txt"]) == 0
     assert cli.main(["sim", "--headless", "--record", "b.jsonl"]) == 0
     assert calls == [("buttons", "a.txt"), ("record", "b.jsonl")]

@@ -155,7 +155,7 @@ def test_the_installed_command_line_fails_in_one_line():
 
 def test_verify_notices_a_record_that_disagrees():
     # --verify must be able to fail: a game whose record lost its last event
-    from host.simulate import play_one, verify_record
+    from host.fullrules.simulate import play_one, verify_record
 
     g = play_one("stalk-exchange", 3, 1, 0, ("greedy",), {})
     assert verify_record(g) is None

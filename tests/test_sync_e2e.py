@@ -5,7 +5,7 @@ database, `export --format json` gives back exactly the loaded game; a second
 sync adds nothing; live follow sees a button press within 50 ms."
 
 The board is the real firmware (App + Store on MemFS + SimHW) in its own
-process; the host is the `bloomkeeper` command and host/link.py. The 50 ms
+process; the host is the `bloomkeeper` command and host/sync/link.py. The 50 ms
 figure is measured in bench/bench_link.py; here only a generous sanity
 bound is asserted (tests never assert wall-clock budgets).
 """
@@ -21,7 +21,7 @@ import pytest
 
 import engine_lite
 
-from host.link import connect
+from host.sync.link import connect
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RECORDS = os.path.join(REPO, "tests", "records")
@@ -110,7 +110,7 @@ def test_live_follow_sees_a_button_press(sim, tmp_path):
     board = sim(str(rec))
     link = connect(board.path, cap=60)
     try:
-        from host.cmd_sync import Follower
+        from host.commands.sync import Follower
 
         f = Follower(link)
         f.refetch()
@@ -151,8 +151,8 @@ def test_follow_marks_whose_turn_it_is_and_records_with_db(sim, tmp_path):
     assert marked and all(line.split()[1] == "Bo" for line in marked), r.stdout
     plays = json.loads(bk("plays", "--db", db, "--json").stdout)
     assert len(plays) == 1 and len(plays[0]["events"]) == 4 and plays[0]["state"] == "in progress"
-    from host import db as D
-    from host.cmd_sync import Follower, Recorder
+    from host.sync import db as D
+    from host.commands.sync import Follower, Recorder
 
     link = connect(board.path, cap=60)  # what follow --db does with each live event (one program on the port)
     try:
@@ -208,7 +208,7 @@ def test_busy_port_is_reported(sim, tmp_path):
 
 def test_port_discovery_one_several_none(sim, tmp_path):
     from host.errors import UserError
-    from host.link import candidate_ports, discover
+    from host.sync.link import candidate_ports, discover
 
     a = sim(os.path.join(RECORDS, "stalk-2p.jsonl"))
     b = sim(os.path.join(RECORDS, "orchids-2p.jsonl"))
@@ -252,8 +252,8 @@ def test_exports_json_csv_bgstats():
     import csv
     import io
 
-    from host import db as D
-    from host import export as X
+    from host.sync import db as D
+    from host.sync import export as X
     from tests.linkkit import StoreBoard, host_for
 
     b = StoreBoard()

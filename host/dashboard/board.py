@@ -1,8 +1,8 @@
 """The board thread: follow the game on the board, record every event,
 mirror the ring.
 
-It uses the host code `follow` and `sync` use (host/link.py connect,
-host/cmd_sync.Follower, the plays database through store.py), so the page
+It uses the host code `follow` and `sync` use (host/sync/link.py connect,
+host/commands/sync.Follower, the plays database through store.py), so the page
 sees exactly what `follow` prints and the database holds exactly what
 `sync` would store: every live event is written before the page shows it.
 
@@ -20,10 +20,10 @@ fetches whatever is missing, so nothing is lost.
 import threading
 import time
 
-from host.cmd_sync import Follower
+from host.commands.sync import Follower
 from host.dashboard import store, views
 from host.errors import UserError
-from host.link import connect
+from host.sync.link import connect
 
 RETRY_S = 1.0  # how often a missing board is looked for
 HEARTBEAT_S = 2.0  # an idle link is checked this often (a lost board shows within ~3 s)
@@ -44,7 +44,7 @@ class RingMirror:
             self.sb, self.log = None, []
             return
         if self.sb is None or recs[: len(self.log)] != self.log:
-            from host.sim_tui import SimBoard
+            from host.board_sim.board import SimBoard
 
             self.sb = SimBoard(link=False, clock=self.clock).start()
             self.sb.app.new_game(recs[0])
@@ -57,7 +57,7 @@ class RingMirror:
         """The ring now, as 24 CSS colours (lifted as the simulator lifts them), or None."""
         if self.sb is None:
             return None
-        from host.sim_tui import display_rgb
+        from host.board_sim.tui import display_rgb
 
         self.sb.tick()
         b = self.sb.brightness()

@@ -1,6 +1,6 @@
 """The ONE place where the dashboard touches the plays database.
 
-Everything goes through host/db.py's public API (Database, sync,
+Everything goes through host/sync/db.py's public API (Database, sync,
 sync_game, Database.plays), so the database's schema and its sync rules
 stay in one place; when that module changes, only these functions adapt.
 A play's date is `play["date"]`: the game's own start in UTC, with
@@ -8,7 +8,7 @@ A play's date is `play["date"]`: the game's own start in UTC, with
 is its unique key (board id + game identity, issue 10).
 """
 
-from host import db as D
+from host.sync import db as D
 
 
 def open_db(path):

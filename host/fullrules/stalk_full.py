@@ -1,7 +1,7 @@
 """Stalk Exchange with every physical component: the full-rules engine.
 
 engine_lite follows the table from what players tell it; this module IS the
-table. It keeps the garden (host/garden.py), the six ordered exchange slots,
+table. It keeps the garden (host/fullrules/garden.py), the six ordered exchange slots,
 the greenhouse bag, the compost, the market track and every portfolio, each
 as real token identities (0..124; a token's flower is `id // 25`), and plays
 complete games with seeded policies.
@@ -24,9 +24,9 @@ import random
 
 import engine_lite
 from engine_lite import tables as T
-from host.fullgame import record_lines, summary
+from host.fullrules.fullgame import record_lines, summary
 
-from host.garden import BULB, EMPTY, FLOWERS, Garden, default_layout
+from host.fullrules.garden import BULB, EMPTY, FLOWERS, Garden, default_layout
 
 SLOTS = T.EXCHANGE_SLOTS
 NF = len(FLOWERS)

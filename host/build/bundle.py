@@ -1,4 +1,4 @@
-"""Build the deployable firmware bundles: `make firmware` (python -m host.bundle).
+"""Build the deployable firmware bundles: `make firmware` (python -m host.build.bundle).
 
 Two bundles, each a directory that mirrors the board's filesystem root:
 
@@ -43,7 +43,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]  # host/build/bundle.py: the repository
 BUILD = REPO / "build"
 PACKAGES = ("engine_lite", "firmware")
 ENTRY_MODULE = "firmware.main"
@@ -93,7 +93,7 @@ CPYTHON_MODULES = {"threading", "queue", "pathlib", "typing", "dataclasses", "su
 CP_LIBS = {"neopixel": "adafruit-circuitpython-neopixel"}
 
 ENTRY_SRC = '''\
-# Bloomkeeper board entry (written by host/bundle.py; the app is firmware/main).
+# Bloomkeeper board entry (written by host/build/bundle.py; the app is firmware/main).
 # It only starts the app, so a broken app can be fixed from the REPL
 # (mpremote: Ctrl-C stops the app) or by re-running `bloomkeeper flash`.
 import firmware.main as _app
@@ -103,7 +103,7 @@ if hasattr(_app, "main"):
 '''
 
 CP_BOOT_SRC = '''\
-# Bloomkeeper boot.py for CircuitPython (written by host/bundle.py).
+# Bloomkeeper boot.py for CircuitPython (written by host/build/bundle.py).
 # 1. A second USB serial channel (usb_cdc.data) carries the link to the host
 #    tool; the console channel keeps the REPL.
 # 2. CircuitPython lets only ONE side write the flash: the computer (CIRCUITPY
@@ -350,7 +350,7 @@ def _rel(p):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="python -m host.bundle", description="Build the firmware bundles (make firmware).")
+    ap = argparse.ArgumentParser(prog="python -m host.build.bundle", description="Build the firmware bundles (make firmware).")
     ap.add_argument("--out", default=str(BUILD), help="build directory (default: build/)")
     ap.add_argument("--runtime", choices=RUNTIMES + ("all",), default="all")
     args = ap.parse_args(argv)

@@ -1,6 +1,6 @@
 """`bloomkeeper flash [--port auto|PATH|URL] [--dry-run]`: put the firmware on a Pico.
 
-Builds the MicroPython bundle (host/bundle.py, build/firmware-micropython/),
+Builds the MicroPython bundle (host/build/bundle.py, build/firmware-micropython/),
 then runs the real mpremote (pinned dependency) three times:
 
 1. ``exec``: refuse a board that is not MicroPython, and delete the files of
@@ -9,7 +9,7 @@ then runs the real mpremote (pinned dependency) three times:
 2. ``fs cp -r``: copy the bundle's top-level entries to the flash root.
 3. ``reset``: hard reset; the board boots into main.py, the app.
 
-Then it waits for the app's hello on the serial link (host/link.py) and
+Then it waits for the app's hello on the serial link (host/sync/link.py) and
 reports the firmware that answered. ``--dry-run`` prints the exact mpremote
 command lines and touches nothing. A port URL (``rfc2217://localhost:4000``,
 the Wokwi simulator in VS Code) works like a device path.
@@ -21,7 +21,7 @@ import subprocess
 import sys
 import time
 
-from host import bundle as B
+from host.build import bundle as B
 from host.errors import UserError
 
 BOARD_DIRS = ("engine_lite", "firmware")  # what step 1 clears on the board
@@ -52,7 +52,7 @@ def resolve_port(port, dry_run=False):
     """auto -> the single Pico (USB VID:PID 2E8A:0005) or a UserError; else port as given."""
     if port not in (None, "", "auto"):
         return port
-    from host.link import candidate_ports
+    from host.sync.link import candidate_ports
 
     ports = candidate_ports()
     if len(ports) == 1:
@@ -116,7 +116,7 @@ def explain(step, port, output):
 
 def wait_for_hello(port, wait):
     """The board's hello info after the reset, or a UserError that says why not."""
-    from host import link as L
+    from host.sync import link as L
 
     deadline = time.monotonic() + wait
     last = None

@@ -6,10 +6,10 @@ import time
 
 import engine_lite
 
-from host import db as D
-from host import export as X
+from host.sync import db as D
+from host.sync import export as X
 from host.errors import UserError
-from host.link import connect
+from host.sync.link import connect
 
 
 def _port_arg(p):

@@ -2,7 +2,7 @@
 game record, its serial link served on a pseudo-terminal.
 
 The board is the real firmware: SimHW + Store on MemFS + App (built by
-host/sim_tui.SimBoard, as the terminal simulator does). The record is
+host/board_sim/board.SimBoard, as the terminal simulator does). The record is
 loaded through the App's own entry points (App.new_game / apply / undo),
 so it is stored and announced exactly as if it had been played on the
 buttons. The first stdout line is `link: /dev/pts/N`; then the board runs
@@ -23,7 +23,7 @@ from host.io_util import lines_of
 def record_events(path):
     """The record's events, read as `bloomkeeper replay` reads them and
     checked by the rules (UserError naming the line)."""
-    from host.cmd_rules import checked_lines
+    from host.commands.rules import checked_lines
 
     lines = lines_of(path)
     try:
@@ -48,8 +48,8 @@ def load_into(app, events):
 
 
 def build(path, board="pico"):
-    """A started SimBoard (host/sim_tui.py) with the record loaded."""
-    from host.sim_tui import SimBoard, SimUnavailable
+    """A started SimBoard (host/board_sim/board.py) with the record loaded."""
+    from host.board_sim.board import SimBoard, SimUnavailable
 
     events = record_events(path)
     try:
@@ -77,7 +77,7 @@ def serve(sb, stop=None, period=0.005):
 
 def run_record(path, board="pico", runtime="cpython", **_ignored):
     if runtime == "micropython":
-        from host.sim_mpy import record_board
+        from host.board_sim.micropython_board import record_board
 
         sb = record_board(path, board=board)
     else:

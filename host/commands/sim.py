@@ -1,13 +1,13 @@
 """`bloomkeeper sim`: the board's firmware, unchanged, on the simulated backend.
 
-* `bloomkeeper sim`: the interactive terminal simulator (host/sim_tui.py): the
+* `bloomkeeper sim`: the interactive terminal simulator (host/board_sim/tui.py): the
   LED ring in colour, the keyboard as the eight buttons, the game in words,
   the serial link on a pseudo-terminal.
 * `bloomkeeper sim --headless --buttons FILE`: play a button script, print the
-  engine state as JSON, exit (host/sim_headless.py).
+  engine state as JSON, exit (host/board_sim/headless.py).
 * `bloomkeeper sim --headless --record FILE`: load a game record into the
   simulated board, print `link: PATH`, serve the link until killed
-  (host/sim_link.py).
+  (host/board_sim/serve_record.py).
 
 The simulated board keeps its flash in a real directory (`--state-dir`,
 default: the user's data directory), so a game in progress survives a restart
@@ -25,7 +25,7 @@ import os
 from host.errors import UserError
 
 DEFAULT_BOARD = "pico"
-_PINMAP = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "firmware", "pinmap.json")
+_PINMAP = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "firmware", "pinmap.json")
 
 
 def default_state_dir(board):
@@ -82,7 +82,7 @@ def sim_cmd(args):
     explicit_state = args.state_dir
     runtime = getattr(args, "runtime", "cpython")
     if runtime == "micropython":
-        from host.sim_mpy import micropython_command
+        from host.board_sim.micropython_board import micropython_command
 
         micropython_command()  # the Unix port is missing: one line (UserError), nothing started
     else:
@@ -91,17 +91,17 @@ def sim_cmd(args):
         if bool(args.buttons) == bool(args.record):
             raise UserError("sim --headless needs exactly one of --buttons FILE or --record FILE")
         if args.buttons:
-            mod = load_module("host.sim_headless", "sim --headless --buttons")
+            mod = load_module("host.board_sim.headless", "sim --headless --buttons")
             return _call(mod.run_buttons, args.buttons, board=args.board, state_dir=explicit_state, runtime=runtime) or 0
-        mod = load_module("host.sim_link", "sim --headless --record")
+        mod = load_module("host.board_sim.serve_record", "sim --headless --record")
         return _call(mod.run_record, args.record, board=args.board, state_dir=explicit_state, runtime=runtime) or 0
     if args.buttons or args.record:
         raise UserError("--buttons and --record need --headless")
     state_dir = explicit_state or default_state_dir(args.board)
-    from host import flashdir
+    from host.board_sim import flashdir
 
     flashdir.take(state_dir)  # before the screen is taken: a second simulator on this flash is one line
-    tui = load_module("host.sim_tui", "the terminal simulator")
+    tui = load_module("host.board_sim.tui", "the terminal simulator")
     return _call(tui.run, args.board, state_dir=state_dir, runtime=runtime) or 0
 
 

@@ -2,7 +2,7 @@
 
 The board (engine_lite) hears "plant" and "harvest tulip x3" from the players;
 it never sees where a flower went. This module is the garden itself, so the
-full-rules engine (host/stalk_full.py) can decide *which* flowers the upkeep
+full-rules engine (host/fullrules/stalk_full.py) can decide *which* flowers the upkeep
 harvests and then tell engine_lite exactly what a player would have told it.
 
 Coordinates are axial (q, r); the six neighbours of (q, r) are
@@ -25,7 +25,7 @@ and any other layout file with the same format can be loaded instead.
 
 import os
 
-from host.fullgame import load_json
+from host.fullrules.fullgame import load_json
 
 FLOWERS = ("dahlia", "daffodil", "globemaster", "snowdrop", "tulip")
 EMPTY = 0

@@ -1,4 +1,4 @@
-"""The simulated board inside the MicroPython Unix port (host/sim_mpy.py).
+"""The simulated board inside the MicroPython Unix port (host/board_sim/micropython_board.py).
 
 Runs next to the firmware bundle (the exact `make firmware` .mpy files) and
 this directory's `machine` and `neopixel`. It builds the board as
@@ -69,7 +69,7 @@ class Board:
 
         class ObservedStore(Store):
             # The real Store; a refusal by the rules is noted for the host's
-            # "last error" line, then raised on unchanged (as host/sim_tui.py).
+            # "last error" line, then raised on unchanged (as host/board_sim/board.py).
             def apply(self, game, rec):
                 try:
                     return Store.apply(self, game, rec)

@@ -39,11 +39,11 @@ def final_state(app):
 def script_state(text, board="pico", runtime="cpython"):
     """The final state of a button script played on the board (ScriptError
     on a bad line): in this process (CPython), or in the MicroPython Unix
-    port (host/sim_mpy.py)."""
+    port (host/board_sim/micropython_board.py)."""
     if runtime == "micropython":
-        from host import sim_mpy
+        from host.board_sim import micropython_board
 
-        return sim_mpy.script_state(text, board)[1]
+        return micropython_board.script_state(text, board)[1]
     return final_state(run_script_text(text, board))
 
 

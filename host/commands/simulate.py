@@ -1,6 +1,6 @@
 """`bloomkeeper simulate`: play many complete games with the full-rules engines.
 
-Every game is played by host/stalk_full.py or host/orchids_full.py, which
+Every game is played by host/fullrules/stalk_full.py or host/fullrules/orchids_full.py, which
 drive engine_lite with the table events they produce; see
 docs/simulation.md. Bad arguments end as one line on stderr, exit status 2.
 """
@@ -8,7 +8,7 @@ docs/simulation.md. Bad arguments end as one line on stderr, exit status 2.
 import os
 import sys
 
-from host import simulate
+from host.fullrules import simulate
 from host.errors import UserError
 
 MAX_GAMES = 1_000_000
@@ -49,14 +49,14 @@ def simulate_cmd(args):
             raise UserError("simulate: --track-start: must be 1 to 255")
         options["track_start"] = args.track_start
     if args.layout is not None:
-        from host.garden import Layout, LayoutError
+        from host.fullrules.garden import Layout, LayoutError
 
         try:
             options["layout"] = Layout.load(args.layout)
         except LayoutError as e:
             raise UserError("simulate: %s" % e)
     if args.deck is not None:
-        from host.orchids_full import Deck, DeckError
+        from host.fullrules.orchids_full import Deck, DeckError
 
         try:
             options["deck"] = Deck.load(args.deck)

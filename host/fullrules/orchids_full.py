@@ -22,7 +22,7 @@ import random
 
 import engine_lite
 from engine_lite import tables as T
-from host.fullgame import load_json, record_lines, summary
+from host.fullrules.fullgame import load_json, record_lines, summary
 
 SAMPLE_DECK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "orchids_sample_deck.json")
 ORCHID_DISPLAY = 3  # Setup 2: "flip over 3 Orchid cards"

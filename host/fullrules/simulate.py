@@ -1,10 +1,10 @@
 """Many seeded games of either title, their statistics, records and plots.
 
-The engine of each title (host/stalk_full.py, host/orchids_full.py) plays one
+The engine of each title (host/fullrules/stalk_full.py, host/fullrules/orchids_full.py) plays one
 complete game; this module plays K of them, aggregates what players ask
 about (how games end, how long they take, how far apart the scores are,
 whether a seat wins more often), writes each game as a game record, and
-draws the distributions. `bloomkeeper simulate` (host/cmd_simulate.py) is
+draws the distributions. `bloomkeeper simulate` (host/commands/simulate.py) is
 its command line.
 """
 
@@ -14,7 +14,7 @@ import statistics
 
 import engine_lite
 
-from host import orchids_full, stalk_full
+from host.fullrules import orchids_full, stalk_full
 
 GAMES = ("stalk-exchange", "oh-my-orchids")
 SEAT_NAMES = ("P1", "P2", "P3", "P4", "P5")

@@ -1,6 +1,6 @@
 """The textual application of the terminal simulator (`bloomkeeper sim`).
 
-Kept apart from host/sim_tui.py (the board harness, SimBoard) so that the
+Kept apart from host/board_sim/tui.py and board.py (SimBoard) so that the
 headless modes, which build a SimBoard too, never import textual.
 
 Everything fits an 80x24 terminal: a one-line header, the ring (15 rows)
@@ -18,17 +18,13 @@ from textual.css.query import NoMatches
 from textual.widget import Widget
 from textual.widgets import Static
 
-from host.sim_tui import (
+from host.board_sim.board import LONG, SHORT, SimBoard, SimUnavailable, _one_line
+from host.board_sim.tui import (
     _FALLBACK_COLOURS,
     ENTER_KEYS,
     KEYMAP,
     LEGEND,
-    LONG,
     LONG_PREFIX,
-    SHORT,
-    SimBoard,
-    SimUnavailable,
-    _one_line,
     _short_path,
     button_colours,
     display_rgb,

@@ -1,0 +1,4 @@
+"""The `bloomkeeper` subcommands, one module per command (host/cli.py lists
+them): each has `register(subparsers)` and turns a user's mistake into one
+line (host.errors.UserError). The work itself lives in the subsystem packages
+beside this one (board_sim, sync, fullrules, build, dashboard)."""
