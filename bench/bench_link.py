@@ -196,7 +196,7 @@ def _board_state(app, store):
 
 
 def measure_fuzz(frames=120_000, seed=1):
-    from firmware import frame
+    from firmware import codec
     from firmware import link as L
     from firmware.app import App
     from firmware.hw import make_hw
@@ -222,7 +222,7 @@ def measure_fuzz(frames=120_000, seed=1):
     base = _board_state(app, store)
     failures = 0
     kinds = {"garbage": 0, "random_payload": 0, "bitflip": 0, "structured": 0}
-    deframe = frame.Deframer(8192)
+    deframe = codec.Deframer(8192)
     t0 = time.process_time()
     for i in range(frames):
         k = i % 4
@@ -234,11 +234,11 @@ def measure_fuzz(frames=120_000, seed=1):
             kinds["garbage"] += 1
         elif k == 1:
             body = bytes(rnd.randrange(256) for _ in range(rnd.randrange(1, 100)))
-            wire = frame.encode(body)
+            wire = codec.encode(body)
             kinds["random_payload"] += 1
         elif k == 2:
             req = dict(rnd.choice(valid))
-            w = bytearray(frame.encode(bytes((L.K_REQ, seq & 255, seq >> 8)) + json.dumps(req).encode()))
+            w = bytearray(codec.encode(bytes((codec.K_REQ, seq & 255, seq >> 8)) + json.dumps(req).encode()))
             for _ in range(rnd.randint(1, 3)):
                 j = rnd.randrange(1, len(w) - 1)
                 w[j] ^= 1 << rnd.randrange(8)
@@ -248,14 +248,14 @@ def measure_fuzz(frames=120_000, seed=1):
             req = dict(rnd.choice(valid))
             for key in rnd.sample(("game", "from", "on", "set", "start", "confirm", "button", "kind", "op"), rnd.randint(1, 3)):
                 req[key] = rnd.choice(junk_values)
-            wire = frame.encode(bytes((L.K_REQ, seq & 255, seq >> 8)) + json.dumps(req).encode())
+            wire = codec.encode(bytes((codec.K_REQ, seq & 255, seq >> 8)) + json.dumps(req).encode())
             kinds["structured"] += 1
         try:
             out = dev.feed(wire)
         except Exception:
             failures += 1
             continue
-        replies = [p for p in deframe.feed(out) if p[0] != L.K_PUSH]
+        replies = [p for p in deframe.feed(out) if p[0] != codec.K_PUSH]
         if k == 3 and len(replies) != 1:
             failures += 1
         if i % 500 == 499 or i == frames - 1:

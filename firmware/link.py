@@ -1,15 +1,11 @@
 """The board's side of the serial link (docs/protocol.md).
 
-`Link(board, port)` answers requests that arrive as frames (firmware/frame.py)
-on `port` and pushes new events to a subscribed host. It never blocks: the
-application calls `poll()` once per loop (App.step does, when given a link).
-
-Payload of every frame: kind (1 byte), seq (2 bytes LE), body.
-  host -> board  'Q'  body = a JSON object {"op": ..., args}
-  board -> host  'R'  body = a JSON object (the answer)
-                 'X'  body = a JSON object {"code": ..., "msg": ...} (error; nothing changed)
-                 'E'  body = binary events (see events())
-                 'P'  body = binary live event (seq = push counter)
+`Link(board, port)` answers requests that arrive as frames on `port` and
+pushes new events to a subscribed host. It never blocks: the application
+calls `poll()` once per loop (App.step does, when given a link). Every frame
+is read and written through firmware/codec.py (the wire format, shared with
+the host); this module is the device's I/O and its answers to requests:
+an 'R' answer, an 'X' error (nothing changed) or the 'E' events.
 
 `board` is any object with this duck-typed interface (AppBoard below wraps
 the real App and Store; the tests may use a stand-in):
@@ -35,9 +31,8 @@ MicroPython-compatible; no allocation while idle.
 """
 
 import binascii
-import json
 
-from firmware import frame
+from firmware import codec
 
 try:
     from micropython import const
@@ -47,12 +42,6 @@ except ImportError:  # CPython
         return x
 
 
-PROTO = const(1)
-K_REQ = const(0x51)  # 'Q'
-K_OK = const(0x52)  # 'R'
-K_ERR = const(0x58)  # 'X'
-K_EVENTS = const(0x45)  # 'E'
-K_PUSH = const(0x50)  # 'P'
 MAX_PUSH = const(16)  # live events queued between two polls
 READ_MAX = const(256)  # bytes read per poll
 
@@ -69,28 +58,6 @@ class LinkError(Exception):
         self.code = code
         self.msg = msg
         self.extra = extra
-
-
-def prefix_crc(records, upto):
-    """crc32 chained over the first `upto` records, each as (length byte, bytes):
-    the host sends its own to prove it holds the same prefix."""
-    c = 0
-    i = 0
-    for rec in records:
-        if i >= upto:
-            break
-        c = binascii.crc32(bytes((len(rec),)), c)
-        c = binascii.crc32(rec, c)
-        i += 1
-    return c & 0xFFFFFFFF
-
-
-def _u16(v):
-    return bytes((v & 0xFF, v >> 8 & 0xFF))
-
-
-def _u32(v):
-    return bytes((v & 0xFF, v >> 8 & 0xFF, v >> 16 & 0xFF, v >> 24 & 0xFF))
 
 
 def _gid(req):
@@ -155,7 +122,7 @@ class Link:
     def __init__(self, board=None, port=None, clock=None):
         self.port = port
         self.clock = clock
-        self.rx = frame.Deframer()
+        self.rx = codec.Deframer()
         self.sub = False
         self.pushes = []  # pending live-event frames
         self.push_seq = 0
@@ -201,10 +168,8 @@ class Link:
     def on_event(self, gid, index, rec):
         if not self.sub or len(self.pushes) >= MAX_PUSH:
             return  # the host sees the gap in index and asks for the events
-        g = gid.encode()
-        body = bytes((K_PUSH,)) + _u16(self.push_seq) + bytes((len(g),)) + g + _u16(index) + bytes((len(rec),)) + bytes(rec)
+        self.pushes.append(codec.push(self.push_seq, gid, index, rec))
         self.push_seq = (self.push_seq + 1) & 0xFFFF
-        self.pushes.append(frame.encode(body))
 
     # -- requests --------------------------------------------------------
     def handle(self, payload):
@@ -212,15 +177,11 @@ class Link:
         KeyboardInterrupt through: Ctrl-C must stop the application)."""
         seq = 0
         try:
-            if len(payload) < 4 or payload[0] != K_REQ:
-                raise LinkError("bad_request", "not a request frame")
-            seq = payload[1] | payload[2] << 8
             try:
-                req = json.loads(str(payload[3:], "utf-8"))
-            except (ValueError, UnicodeError):
-                raise LinkError("bad_request", "body is not JSON")
-            if type(req) is not dict or type(req.get("op")) is not str:
-                raise LinkError("bad_request", "body must be an object with an op")
+                seq, req = codec.parse_request(payload)
+            except codec.FrameError as e:
+                seq = e.seq
+                raise LinkError("bad_request", str(e))
             op = req["op"]
             if op not in OPS:
                 raise LinkError("unknown_op", "unknown request %s" % op[:20])
@@ -231,8 +192,8 @@ class Link:
             self.nreq += 1
             ans = fn(req)
             if type(ans) is bytes:
-                return frame.encode(bytes((K_EVENTS,)) + _u16(seq) + ans)
-            return frame.encode(bytes((K_OK,)) + _u16(seq) + json.dumps(ans).encode())
+                return codec.events(seq, ans)
+            return codec.reply(codec.K_OK, seq, ans)
         except LinkError as e:
             err = {"code": e.code, "msg": e.msg}
             if e.extra:
@@ -241,11 +202,11 @@ class Link:
             code = getattr(e, "code", None)
             err = {"code": code if type(code) is str else "internal", "msg": str(e)[:80]}
         self.errors += 1
-        return frame.encode(bytes((K_ERR,)) + _u16(seq) + json.dumps(err).encode())
+        return codec.reply(codec.K_ERR, seq, err)
 
     def op_hello(self, req):
         b = self.board
-        return {"proto": PROTO, "fw": b.fw, "board": b.board_id, "id": b.uid, "up": b.uptime(), "game": b.current(), "max": len(self.rx.buf) - 4}
+        return {"proto": codec.PROTO, "fw": b.fw, "board": b.board_id, "id": b.uid, "up": b.uptime(), "game": b.current(), "max": len(self.rx.buf) - 4}
 
     def op_time(self, req):
         """The host sets the board's clock (unix seconds UTC) whenever it talks to it."""
@@ -271,40 +232,17 @@ class Link:
             raise LinkError("unknown_game", "no game %s on the board" % gid)
 
     def op_events(self, req):
-        """'E' body: gid length, gid, start u16, total u16, crc32 of records[:start] u32,
-        count, then count x (length, record). At most what fits one frame
-        (and the optional "max" payload bytes, but always one record);
-        the host asks again from start + count until it has total. The crc
-        lets the host check that its copy of records[:start] is still the
-        board's (an undo on the board can change the tail of the game)."""
+        """The 'E' body of the game's records from "from" on (codec.events_body):
+        at most what fits one frame (and the optional "max" payload bytes, but
+        always one record); the host asks again from start + count until it
+        has total. The prefix crc lets the host check that its copy of
+        records[:start] is still the board's (an undo on the board can change
+        the tail of the game)."""
         gid = _gid(req)
         start = _int(req, "from", 0, 0xFFFF)
         recs = self._records(gid)
-        total = len(recs)
-        start = min(start, total)  # an undo shortened the log: the host sees start != from
-        g = gid.encode()
-        out = bytearray((len(g),))
-        out.extend(g)
-        out.extend(_u16(start))
-        out.extend(_u16(total))
-        out.extend(_u32(prefix_crc(recs, start)))
-        out.append(0)
-        room = len(self.rx.buf) - 4 - 3 - len(out)
-        cap = _int(req, "max", 16, 0xFFFF, 0xFFFF) - 3 - len(out)  # the host may ask for smaller frames
-        n = 0
-        i = start
-        while i < total and n < 255:
-            rec = recs[i]
-            if len(rec) + 1 > room or (n and len(rec) + 1 > cap):
-                break
-            cap -= len(rec) + 1
-            out.append(len(rec))
-            out.extend(rec)
-            room -= len(rec) + 1
-            n += 1
-            i += 1
-        out[len(g) + 9] = n
-        return bytes(out)
+        start = min(start, len(recs))  # an undo shortened the log: the host sees start != from
+        return codec.events_body(gid, recs, start, len(self.rx.buf) - 4, _int(req, "max", 16, 0xFFFF, 0xFFFF))
 
     def op_mark_synced(self, req):
         gid = _gid(req)
@@ -375,7 +313,7 @@ class Link:
 class StdioPort:
     """MicroPython on the Pico: the link shares USB CDC with the REPL.
     Reads only what is waiting (select.poll), never blocks. Ctrl-C stays
-    armed: frames never contain 0x01-0x05 (firmware/frame.py), so a Ctrl-C
+    armed: frames never contain 0x01-0x05 (firmware/codec.py), so a Ctrl-C
     from mpremote interrupts the app and mpremote's Ctrl-A reaches the REPL."""
 
     def __init__(self):

@@ -39,7 +39,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 
 import engine_lite
 from engine_lite import record as R
-from firmware import frame
+from firmware import codec
 from firmware import link as L
 from firmware import ring as RG
 from firmware import script as S
@@ -48,7 +48,6 @@ from firmware.buttons import LONG, SHORT
 from firmware.hw import make_hw
 from firmware.memfs import MemFS
 from firmware.storage import Store
-from host.sync.link import parse_events
 from tests.tablebot import orchids_game, stalk_game
 
 UNDO, OK, MENU = 5, 6, 7
@@ -114,11 +113,11 @@ class BoardMachine(RuleBasedStateMachine):
         """One request through the board's link; (kind, answer)."""
         self.seq = (self.seq + 1) & 0xFFFF
         args["op"] = op
-        wire = frame.encode(bytes((L.K_REQ, self.seq & 0xFF, self.seq >> 8)) + json.dumps(args).encode())
-        out = [p for p in frame.Deframer(4096).feed(self.link.feed(wire)) if p[0] != L.K_PUSH]
+        wire = codec.encode(bytes((codec.K_REQ, self.seq & 0xFF, self.seq >> 8)) + json.dumps(args).encode())
+        out = [p for p in codec.Deframer(4096).feed(self.link.feed(wire)) if p[0] != codec.K_PUSH]
         assert len(out) == 1 and out[0][1] | out[0][2] << 8 == self.seq, (op, out)
         p = out[0]
-        if p[0] == L.K_EVENTS:
+        if p[0] == codec.K_EVENTS:
             return "E", bytes(p[3:])
         return chr(p[0]), json.loads(p[3:])
 
@@ -127,7 +126,7 @@ class BoardMachine(RuleBasedStateMachine):
         while True:
             kind, body = self.request("events", game=gid, **{"from": len(recs)})
             assert kind == "E", body
-            start, total, _, got = parse_events(body)
+            _, start, total, _, got = codec.parse_events(body)
             assert start == len(recs)
             recs += got
             if len(recs) >= total:

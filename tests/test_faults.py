@@ -314,7 +314,7 @@ def test_a_fault_that_repeats_every_step_is_logged_once_and_the_link_still_answe
     read the fault log over the port (the link is served before drawing)."""
     import json
 
-    from firmware import frame
+    from firmware import codec
 
     def broken(*a):
         raise RuntimeError("stuck")
@@ -325,10 +325,10 @@ def test_a_fault_that_repeats_every_step_is_logged_once_and_the_link_still_answe
     board.wait(200)
     assert board.app.faults >= 30
     assert len(board.store.faults().splitlines()) == 1
-    port.inbox += frame.encode(bytes((L.K_REQ, 9, 0)) + b'{"op": "faults"}')
+    port.inbox += codec.encode(bytes((codec.K_REQ, 9, 0)) + b'{"op": "faults"}')
     board.wait(20)
-    (reply,) = frame.Deframer(4096).feed(bytes(port.out))
-    assert reply[0] == L.K_OK and "RuntimeError: stuck" in json.loads(reply[3:])["faults"]
+    (reply,) = codec.Deframer(4096).feed(bytes(port.out))
+    assert reply[0] == codec.K_OK and "RuntimeError: stuck" in json.loads(reply[3:])["faults"]
 
 
 class QueuePort:

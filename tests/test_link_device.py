@@ -12,9 +12,8 @@ import json
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from firmware import frame
+from firmware import codec
 from firmware import link as L
-from host.sync.link import parse_events, parse_push
 from tests.linkkit import StoreBoard
 
 REC = "tests/records/"
@@ -29,8 +28,8 @@ def board_with_games():
 
 def request(dev, op, seq=7, **args):
     args["op"] = op
-    wire = frame.encode(bytes((L.K_REQ, seq & 0xFF, seq >> 8)) + json.dumps(args).encode())
-    out = frame.Deframer(4096).feed(dev.feed(wire))
+    wire = codec.encode(bytes((codec.K_REQ, seq & 0xFF, seq >> 8)) + json.dumps(args).encode())
+    out = codec.Deframer(4096).feed(dev.feed(wire))
     return out
 
 
@@ -39,8 +38,8 @@ def answer(dev, op, seq=7, **args):
     assert len(out) == 1
     p = out[0]
     assert p[1] | p[2] << 8 == seq, "the reply carries the request's sequence number"
-    if p[0] == L.K_EVENTS:
-        return "E", parse_events(p[3:])
+    if p[0] == codec.K_EVENTS:
+        return "E", codec.parse_events(p[3:])[1:]
     return chr(p[0]), json.loads(p[3:])
 
 
@@ -52,7 +51,7 @@ def dev():
 def test_hello_is_versioned(dev):
     kind, ans = answer(dev, "hello", seq=513)
     assert kind == "R"
-    assert ans == {"proto": L.PROTO, "fw": "test", "board": "test-board", "id": None, "up": 0, "game": "0002", "max": frame.MAX_PAYLOAD}
+    assert ans == {"proto": codec.PROTO, "fw": "test", "board": "test-board", "id": None, "up": 0, "game": "0002", "max": codec.MAX_PAYLOAD}
 
 
 def test_the_host_sets_the_board_clock_and_new_games_carry_their_start_time(dev):
@@ -86,7 +85,7 @@ def test_events_from_index_in_chunks(dev):
     while True:
         kind, (start, total, pcrc, chunk) = answer(dev, "events", game="0001", **{"from": have})
         assert kind == "E" and start == have and total == len(recs)
-        assert pcrc == L.prefix_crc(recs, start)
+        assert pcrc == codec.prefix_crc(recs, start)
         got += chunk
         have += len(chunk)
         if have == total:
@@ -123,10 +122,10 @@ def test_live_subscription_pushes_each_new_event(dev):
     assert answer(dev, "subscribe", on=True)[1] == {"on": True, "game": "0002", "events": 20}
     b.play({"ev": "start", "game": "stalk-exchange", "players": ["Ann", "Bo"]})
     b.play({"ev": "plant"})
-    pushes = [parse_push(p) for p in frame.Deframer().feed(dev.feed(b""))]
+    pushes = [codec.parse_push(p) for p in codec.Deframer().feed(dev.feed(b""))]
     assert pushes == [("0003", 0, b.records("0003")[0]), ("0003", 1, b"\x02")]
     b.play({"ev": "undo"})
-    assert [parse_push(p) for p in frame.Deframer().feed(dev.feed(b""))] == [("0003", 1, b"\x0b")]
+    assert [codec.parse_push(p) for p in codec.Deframer().feed(dev.feed(b""))] == [("0003", 1, b"\x0b")]
     answer(dev, "subscribe", on=False)
     b.play({"ev": "plant"})
     assert dev.feed(b"") == b""
@@ -217,9 +216,9 @@ MALFORMED = [
 @pytest.mark.parametrize("payload", MALFORMED)
 def test_malformed_request_gets_an_error_reply_and_changes_nothing(dev, payload):
     before = dev.board.snapshot()
-    out = frame.Deframer().feed(dev.feed(frame.encode(payload) if payload else b"\x00\x00"))
+    out = codec.Deframer().feed(dev.feed(codec.encode(payload) if payload else b"\x00\x00"))
     if payload:
-        assert len(out) == 1 and out[0][0] == L.K_ERR
+        assert len(out) == 1 and out[0][0] == codec.K_ERR
         assert json.loads(out[0][3:])["code"] in ("bad_request", "unknown_op", "bad_arg", "unknown_game")
     else:
         assert out == []
@@ -234,8 +233,8 @@ def test_fuzz_garbage_bytes(dev, chunks):
     before = dev.board.snapshot()
     for c in chunks:
         out = dev.feed(c)
-        for p in frame.Deframer().feed(out):
-            assert p[0] == L.K_ERR
+        for p in codec.Deframer().feed(out):
+            assert p[0] == codec.K_ERR
     assert dev.board.snapshot() == before
 
 
@@ -256,15 +255,15 @@ def test_fuzz_structured_requests(dev, op, args, seq):
     settings may change the board when they succeed (a confirm token cannot be guessed)."""
     before = dev.board.snapshot()
     args = dict(args, op=op)
-    wire = frame.encode(bytes((L.K_REQ, seq & 0xFF, seq >> 8)) + json.dumps(args).encode())
-    out = frame.Deframer(4096).feed(dev.feed(wire))
-    if len(wire) > frame.MAX_PAYLOAD + 8:  # too long for the board's buffer: dropped unanswered
-        assert out == [] or len(json.dumps(args).encode()) + 3 <= frame.MAX_PAYLOAD
+    wire = codec.encode(bytes((codec.K_REQ, seq & 0xFF, seq >> 8)) + json.dumps(args).encode())
+    out = codec.Deframer(4096).feed(dev.feed(wire))
+    if len(wire) > codec.MAX_PAYLOAD + 8:  # too long for the board's buffer: dropped unanswered
+        assert out == [] or len(json.dumps(args).encode()) + 3 <= codec.MAX_PAYLOAD
     if not out:
         assert dev.board.snapshot() == before
         return
     assert len(out) == 1 and (out[0][1] | out[0][2] << 8) == seq
-    if out[0][0] == L.K_ERR or op not in ("mark_synced", "settings"):
+    if out[0][0] == codec.K_ERR or op not in ("mark_synced", "settings"):
         assert dev.board.snapshot() == before, (op, args)
 
 
@@ -272,9 +271,9 @@ def test_fuzz_structured_requests(dev, op, args, seq):
 @given(st.binary(min_size=1, max_size=200))
 def test_fuzz_random_frames_with_good_checksums(dev, payload):
     before = dev.board.snapshot()
-    out = frame.Deframer(4096).feed(dev.feed(frame.encode(payload)))
+    out = codec.Deframer(4096).feed(dev.feed(codec.encode(payload)))
     assert len(out) == 1
-    if out[0][0] == L.K_ERR:
+    if out[0][0] == codec.K_ERR:
         assert dev.board.snapshot() == before
 
 
@@ -308,29 +307,29 @@ def test_mpremote_ctrl_c_stops_the_app_while_the_link_runs(dev):
     """mpremote enters the raw REPL with `\\r\\x03\\x03` then `\\r\\x01`: Ctrl-C must
     interrupt the application even in the middle of link traffic, and the link
     must not swallow the KeyboardInterrupt."""
-    req = frame.encode(b'Q\x03\x00{"op":"hello"}')  # seq 3: the byte 0x03 travels escaped
+    req = codec.encode(b'Q\x03\x00{"op":"hello"}')  # seq 3: the byte 0x03 travels escaped
     port = KbdIntrPort(req, req[:9], b"\r\x03\x03\r\x01")
     dev.port = port
     with pytest.raises(KeyboardInterrupt):
         for _ in range(100):
             dev.poll()
-    assert len(frame.Deframer().feed(bytes(port.out))) == 1, "the whole frame was answered before Ctrl-C"
+    assert len(codec.Deframer().feed(bytes(port.out))) == 1, "the whole frame was answered before Ctrl-C"
 
 
 def test_link_traffic_alone_never_interrupts(dev):
-    reqs = b"".join(frame.encode(bytes((L.K_REQ, s & 0xFF, s >> 8)) + b'{"op":"status"}') for s in range(0, 2000, 7))
+    reqs = b"".join(codec.encode(bytes((codec.K_REQ, s & 0xFF, s >> 8)) + b'{"op":"status"}') for s in range(0, 2000, 7))
     port = KbdIntrPort(reqs)
     dev.port = port
     for _ in range(1000):
         dev.poll()
-    assert len(frame.Deframer(4096).feed(bytes(port.out))) == len(range(0, 2000, 7))
+    assert len(codec.Deframer(4096).feed(bytes(port.out))) == len(range(0, 2000, 7))
 
 
 # -- the same handler inside a real MicroPython -------------------------------
 
 MPY_BOARD = '''
 import engine_lite
-from firmware import frame
+from firmware import codec
 from firmware import link as L
 
 class MiniBoard:
@@ -365,7 +364,7 @@ def run(root):
     seq = 1
     for body in (b'{"op":"hello"}', b'{"op":"events","game":"0001","from":0}', b'{"op":"events","game":"0001","from":60}',
                  b'{"op":"nope"}', b'junk', b'{"op":"subscribe"}'):
-        out.extend(dev.feed(b"\\x07garbage" + frame.encode(bytes((L.K_REQ, seq, 0)) + body)))
+        out.extend(dev.feed(b"\\x07garbage" + codec.encode(bytes((codec.K_REQ, seq, 0)) + body)))
         seq += 1
     return out
 '''
@@ -383,14 +382,14 @@ def test_device_link_answers_the_same_in_real_micropython():
 
     def meaning(wire):  # JSON key order may differ (MicroPython dicts are unordered)
         out = []
-        for p in frame.Deframer(4096).feed(wire):
-            out.append((p[:3], bytes(p[3:]) if p[0] == L.K_EVENTS else json.loads(p[3:])))
+        for p in codec.Deframer(4096).feed(wire):
+            out.append((p[:3], bytes(p[3:]) if p[0] == codec.K_EVENTS else json.loads(p[3:])))
         return out
 
     assert r.stdout.strip(), r.stderr[-800:]
     got = meaning(binascii.unhexlify(r.stdout.strip()))
     assert got == meaning(want)
-    assert [p[0][0] for p in got] == [L.K_OK, L.K_EVENTS, L.K_EVENTS, L.K_ERR, L.K_ERR, L.K_OK]
+    assert [p[0][0] for p in got] == [codec.K_OK, codec.K_EVENTS, codec.K_EVENTS, codec.K_ERR, codec.K_ERR, codec.K_OK]
 
 
 def fuzz_wires(n, seed):
@@ -409,7 +408,7 @@ def fuzz_wires(n, seed):
         req = {"op": rnd.choice(L.OPS + ("", "boot", "HELLO"))}
         for _ in range(rnd.randrange(3)):
             req[rnd.choice(names)] = rnd.choice(values)
-        wire = frame.encode(bytes((L.K_REQ, seq & 0xFF, seq >> 8)) + json.dumps(req).encode())
+        wire = codec.encode(bytes((codec.K_REQ, seq & 0xFF, seq >> 8)) + json.dumps(req).encode())
         if kind == 0:
             wire = bytes(rnd.randrange(256) for _ in range(rnd.randrange(1, 80)))
         elif kind == 1:
@@ -417,7 +416,7 @@ def fuzz_wires(n, seed):
             b[rnd.randrange(len(b))] ^= 1 << rnd.randrange(8)
             wire = bytes(b)
         elif kind == 2:
-            wire = frame.encode(bytes(rnd.randrange(256) for _ in range(rnd.randrange(1, 120))))
+            wire = codec.encode(bytes(rnd.randrange(256) for _ in range(rnd.randrange(1, 120))))
         out.append(wire)
     return out
 
@@ -427,7 +426,7 @@ dev = L.Link(MiniBoard('tests/records/stalk-5p-bag.jsonl'))
 before = dev.board.records('0001')
 kinds = bytearray()
 for w in WIRES:
-    for p in frame.Deframer(4096).feed(dev.feed(w)):
+    for p in codec.Deframer(4096).feed(dev.feed(w)):
         kinds.append(p[0])
 print(bytes(kinds).decode(), dev.board.records('0001') == before)
 """
@@ -449,6 +448,6 @@ def test_link_fuzz_in_real_micropython():
     dev = L.Link(ns["MiniBoard"](REC + "stalk-5p-bag.jsonl"))
     want = bytearray()
     for w in wires:
-        want.extend(p[0] for p in frame.Deframer(4096).feed(dev.feed(w)))
+        want.extend(p[0] for p in codec.Deframer(4096).feed(dev.feed(w)))
     assert same == "True"
-    assert got == want.decode() and got.count(chr(L.K_ERR)) > 500
+    assert got == want.decode() and got.count(chr(codec.K_ERR)) > 500

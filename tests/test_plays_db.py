@@ -289,7 +289,7 @@ def test_a_second_simulator_on_a_flash_directory_in_use_refuses_in_one_line(tmp_
     the next check: no terminal)."""
     d = str(tmp_path / "flash")
     os.makedirs(d)
-    holder = subprocess.Popen([sys.executable, "-c", "import sys, time; from host import flashdir; flashdir.claim(sys.argv[1]); "
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, time; from host.board_sim import flashdir; flashdir.claim(sys.argv[1]); "
                                "print('held', flush=True); time.sleep(60)", d], cwd=REPO, stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "held"

@@ -317,10 +317,10 @@ def test_the_flash_survives_a_restart_of_the_simulator(tmp_path):
 
 def test_serial_link_on_the_pty_answers_and_streams_live_events(tmp_path):
     serial = pytest.importorskip("serial")
-    from firmware import frame
+    from firmware import codec
 
     def request(seq, obj):
-        return frame.encode(bytes((0x51, seq & 0xFF, seq >> 8)) + json.dumps(obj).encode())
+        return codec.encode(bytes((0x51, seq & 0xFF, seq >> 8)) + json.dumps(obj).encode())
 
     async def go():
         app = SimApp(state_dir=str(tmp_path / "flash"))
@@ -328,7 +328,7 @@ def test_serial_link_on_the_pty_answers_and_streams_live_events(tmp_path):
             await until(pilot, lambda: app.sim.link_path is not None, what="the link")
             assert "link: %s" % app.sim.link_path in screen_text(app)
             port = serial.Serial(app.sim.link_path, 115200, timeout=0)
-            rx = frame.Deframer()
+            rx = codec.Deframer()
             got = []
 
             async def read_frames(n, what):

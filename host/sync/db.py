@@ -37,7 +37,7 @@ import engine_lite
 from engine_lite import record as R
 from engine_lite import stamp as S
 
-from firmware.link import prefix_crc
+from firmware.codec import prefix_crc
 from host.errors import UserError
 
 BUSY_MS = 15000

@@ -10,7 +10,6 @@ host never hangs. Every failure is a `host.errors.UserError` with one line.
 """
 
 import errno
-import json
 import random
 import time
 from collections import deque
@@ -18,8 +17,7 @@ from collections import deque
 import serial
 from serial.tools import list_ports
 
-from firmware import frame
-from firmware import link as L
+from firmware import codec
 from host.errors import UserError
 
 VID = 0x2E8A  # Raspberry Pi
@@ -49,7 +47,7 @@ class HostLink:
         self.retries = retries
         self.deadline = time.monotonic() + cap
         self.cap = cap
-        self.rx = frame.Deframer(max_payload=4096)
+        self.rx = codec.Deframer(max_payload=4096)
         self.seq = random.randrange(1, 0xFFFF)
         self.pushes = deque()
         self.chunk = 0xFFFF  # most payload bytes asked per events answer (halved on a noisy line)
@@ -84,8 +82,7 @@ class HostLink:
 
     def send(self, op, seq, **args):
         args["op"] = op
-        body = json.dumps(args, separators=(",", ":")).encode()
-        self._write(frame.encode(bytes((L.K_REQ, seq & 0xFF, seq >> 8)) + body))
+        self._write(codec.request(seq, args))
 
     def call(self, op, retry=True, timeout=None, **args):
         """Send a request, return its answer: a dict ('R') or bytes ('E').
@@ -97,50 +94,39 @@ class HostLink:
             self.send(op, seq, **args)
             end = min(time.monotonic() + (timeout or self.request_timeout), self.deadline)
             while time.monotonic() < end:
-                done, ans = False, None
-                for p in self._read():  # every payload of the read: a push may follow the answer
-                    kind = p[0]
-                    if kind == L.K_PUSH:
-                        self._push(p)
-                    elif not done and len(p) >= 3 and (p[1] | p[2] << 8) == seq:
-                        done, ans = self._answer(op, kind, p)
-                if done:
-                    if isinstance(ans, BoardError):
-                        raise ans
-                    return ans
+                answer = None
+                for kind, got, value in self._replies():  # every payload of the read: a push may follow the answer
+                    if kind == codec.K_PUSH:
+                        self.pushes.append(value)
+                    elif answer is None and got == seq:
+                        answer = (kind, value)
+                if answer is not None:
+                    if answer[0] == codec.K_ERR:
+                        raise BoardError(op, answer[1])
+                    return answer[1]
         self._check_cap()
         raise NoAnswer("%s: no answer to %s (tried %d times): is the Bloomkeeper app running?" % (self.name, op, tries))
 
-    def _push(self, p):
-        try:
-            self.pushes.append(parse_push(p))
-        except (IndexError, ValueError):
-            pass  # a damaged live event: the follower sees the gap and refetches
-
-    @staticmethod
-    def _answer(op, kind, p):
-        """(True, answer) for a reply payload to this request, (False, None)
-        for one that cannot be read (late or damaged: keep waiting)."""
-        if kind == L.K_EVENTS:
-            return True, bytes(p[3:])
-        try:
-            ans = json.loads(p[3:].decode("utf-8"))
-        except ValueError:
-            return False, None
-        if kind == L.K_ERR:
-            return True, BoardError(op, ans)
-        if kind == L.K_OK:
-            return True, ans
-        return False, None
+    def _replies(self):
+        """(kind, seq, value) of each payload one read completed (codec.parse_reply);
+        a damaged or unreadable one is skipped: a late answer is waited for
+        again, a lost live event is a gap the follower sees and refetches."""
+        out = []
+        for p in self._read():
+            try:
+                out.append(codec.parse_reply(p))
+            except ValueError:  # codec.FrameError, or a game id that is not UTF-8
+                pass
+        return out
 
     # -- requests ------------------------------------------------------------
     def hello(self):
         self._write(b"\x00\x00")  # end whatever half frame the board holds
         info = self.call("hello")
-        if info.get("proto") != L.PROTO:
+        if info.get("proto") != codec.PROTO:
             raise UserError(
                 "%s speaks link protocol %s, this bloomkeeper speaks %d: update the firmware or the host tool"
-                % (self.name, info.get("proto"), L.PROTO)
+                % (self.name, info.get("proto"), codec.PROTO)
             )
         self.info = info
         return info
@@ -166,10 +152,11 @@ class HostLink:
                     raise
                 self.chunk = max(32, self.chunk // 2)  # a noisy line: smaller frames get through
         try:
-            if body[1 : 1 + body[0]].decode() != gid:
+            got, start, total, pcrc, recs = codec.parse_events(body)
+            if got != gid:
                 raise ValueError("answer for another game")
-            return parse_events(body)
-        except (IndexError, ValueError) as err:
+            return start, total, pcrc, recs
+        except ValueError as err:
             raise UserError("%s: malformed events answer (%s): firmware and host tool do not match?" % (self.name, err))
 
     def games(self):
@@ -202,9 +189,9 @@ class HostLink:
         """The next live event (gid, index, record), or None after `timeout`."""
         end = time.monotonic() + timeout
         while not self.pushes and time.monotonic() < end:
-            for p in self._read():
-                if p[0] == L.K_PUSH:
-                    self._push(p)
+            for kind, _, value in self._replies():
+                if kind == codec.K_PUSH:
+                    self.pushes.append(value)
         return self.pushes.popleft() if self.pushes else None
 
     def close(self):
@@ -212,30 +199,6 @@ class HostLink:
             self.ser.close()
         except Exception:
             pass
-
-
-def parse_events(body):
-    i = 1 + body[0]  # after the game id the board echoes
-    start = body[i] | body[i + 1] << 8
-    total = body[i + 2] | body[i + 3] << 8
-    pcrc = int.from_bytes(body[i + 4 : i + 8], "little")
-    n = body[i + 8]
-    i += 9
-    recs = []
-    for _ in range(n):
-        m = body[i]
-        recs.append(bytes(body[i + 1 : i + 1 + m]))
-        i += 1 + m
-    return start, total, pcrc, recs
-
-
-def parse_push(p):
-    k = p[3]
-    gid = p[4 : 4 + k].decode()
-    i = 4 + k
-    index = p[i] | p[i + 1] << 8
-    m = p[i + 2]
-    return gid, index, bytes(p[i + 3 : i + 3 + m])
 
 
 def _why(err):

@@ -1,0 +1,307 @@
+"""The serial link's wire format, both directions, one module (docs/protocol.md):
+the board (firmware/link.py) and the host (host/sync/link.py, host/sync/db.py)
+encode and decode every frame only through it.
+
+Two layers:
+
+* the frame: the bytes on the wire around one payload (`encode`, `Deframer`);
+* the payload: kind (1 byte), seq (2 bytes little-endian), body:
+
+    host -> board  'Q'  request   a JSON object {"op": ..., args}    request / parse_request
+    board -> host  'R'  answer    a JSON object                      reply / parse_reply
+                   'X'  error     a JSON object {"code", "msg", ...}  reply / parse_reply
+                   'E'  events    binary records (events_body)       events / parse_events
+                   'P'  live      one new event (seq = push counter)  push / parse_push
+
+  and `prefix_crc`, the checksum both sides compute over a game's first
+  records to prove they hold the same prefix.
+
+A frame on the wire is
+
+    0x00  stuffed(payload + crc32(payload) as 4 bytes little-endian)  0x00
+
+Byte stuffing: every byte of the set 0x00-0x05 and 0x10 is sent as the two
+bytes 0x10, byte ^ 0x40. So inside a frame
+
+* 0x00 never appears: a reader always re-synchronises at the next 0x00,
+  whatever garbage, torn frame or REPL chatter came before;
+* the REPL control characters Ctrl-A..Ctrl-E (0x01-0x05) never appear, so
+  the board can keep MicroPython's Ctrl-C keyboard interrupt armed while
+  the application runs and `mpremote` (Ctrl-C, Ctrl-A) still breaks into the
+  raw REPL (docs/protocol.md, "Reflashing").
+
+A frame is dropped (counted in `Deframer.dropped`) when its checksum fails,
+it is shorter than the checksum, it holds an unescaped control byte or a
+bad escape, or it is longer than `max_payload` (the reader then skips to the
+next 0x00 without buffering the rest). A payload that is not what its kind
+says is refused by the parse_* functions with a `FrameError` (one line).
+MicroPython-compatible (the board runs it too: kept small); `binascii` has
+crc32 on both sides.
+"""
+
+import binascii
+import json
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+
+    def const(x):
+        return x
+
+
+END = const(0x00)
+ESC = const(0x10)
+FLIP = const(0x40)
+MAX_PAYLOAD = const(600)  # bytes of payload a reader accepts (board RAM: one buffer)
+PROTO = const(1)  # the link protocol's version (hello answer)
+K_REQ = const(0x51)  # 'Q'
+K_OK = const(0x52)  # 'R'
+K_ERR = const(0x58)  # 'X'
+K_EVENTS = const(0x45)  # 'E'
+K_PUSH = const(0x50)  # 'P'
+
+
+def crc(data):
+    return binascii.crc32(data) & 0xFFFFFFFF
+
+
+def _put(out, b):
+    if b <= 5 or b == ESC:
+        out.append(ESC)
+        out.append(b ^ FLIP)
+    else:
+        out.append(b)
+
+
+def encode(payload):
+    """The wire bytes of one frame carrying `payload` (bytes-like)."""
+    c = crc(payload)
+    out = bytearray()
+    out.append(END)
+    for b in payload:
+        _put(out, b)
+    for _ in range(4):
+        _put(out, c & 0xFF)
+        c >>= 8
+    out.append(END)
+    return bytes(out)
+
+
+class Deframer:
+    """Incremental frame reader: feed bytes, get payloads back.
+
+    One preallocated buffer; `feed_byte` allocates only when a frame is
+    complete (the payload it returns)."""
+
+    def __init__(self, max_payload=MAX_PAYLOAD):
+        self.buf = bytearray(max_payload + 4)
+        self.n = 0
+        self.esc = False
+        self.bad = False  # this frame is lost: skip to the next END
+        self.dropped = 0  # frames thrown away (checksum, size, bad bytes)
+        self.frames = 0  # good frames returned
+
+    def reset(self):
+        self.n = 0
+        self.esc = False
+        self.bad = False
+
+    def feed_byte(self, b):
+        """Take one byte; the payload (bytes) when it completes a good frame, else None."""
+        if b == END:
+            n = self.n
+            bad = self.bad or self.esc
+            self.reset()
+            if n == 0 and not bad:
+                return None  # idle delimiter
+            if bad or n < 5:
+                self.dropped += 1
+                return None
+            buf = self.buf
+            want = buf[n - 4] | buf[n - 3] << 8 | buf[n - 2] << 16 | buf[n - 1] << 24
+            payload = bytes(buf[: n - 4])
+            if crc(payload) != want:
+                self.dropped += 1
+                return None
+            self.frames += 1
+            return payload
+        if self.bad:
+            return None
+        if self.esc:
+            self.esc = False
+            b ^= FLIP
+            if not (b <= 5 or b == ESC):
+                self.bad = True
+                return None
+        elif b == ESC:
+            self.esc = True
+            return None
+        elif b <= 5:
+            self.bad = True  # a raw control byte is never part of a frame
+            return None
+        if self.n >= len(self.buf):
+            self.bad = True  # oversized: drop the rest of it
+            return None
+        self.buf[self.n] = b
+        self.n += 1
+        return None
+
+    def feed(self, data):
+        """Take many bytes; the list of good payloads they completed."""
+        out = []
+        for b in data:
+            p = self.feed_byte(b)
+            if p is not None:
+                out.append(p)
+        return out
+
+
+# -- payloads ------------------------------------------------------------------
+
+
+class FrameError(ValueError):
+    """A payload is not what its kind says (one line); `seq` is its sequence
+    number when that much was readable, else 0."""
+
+    def __init__(self, msg, seq=0):
+        super().__init__(msg)
+        self.seq = seq
+
+
+def prefix_crc(records, upto):
+    """crc32 chained over the first `upto` records, each as (length byte, bytes):
+    the host sends its own to prove it holds the same prefix."""
+    c = 0
+    i = 0
+    for rec in records:
+        if i >= upto:
+            break
+        c = binascii.crc32(bytes((len(rec),)), c)
+        c = binascii.crc32(rec, c)
+        i += 1
+    return c & 0xFFFFFFFF
+
+
+def _head(kind, seq):
+    return bytes((kind, seq & 0xFF, seq >> 8 & 0xFF))
+
+
+def request(seq, req):
+    """Host -> board: the frame of request `req` (a dict with "op")."""
+    return encode(_head(K_REQ, seq) + json.dumps(req, separators=(",", ":")).encode())
+
+
+def reply(kind, seq, obj):
+    """Board -> host: an answer (K_OK) or an error (K_ERR) frame carrying dict `obj`."""
+    return encode(_head(kind, seq) + json.dumps(obj).encode())
+
+
+def events(seq, body):
+    """Board -> host: the 'E' frame of an events_body."""
+    return encode(_head(K_EVENTS, seq) + body)
+
+
+def push(seq, gid, index, rec):
+    """Board -> host: the live event `rec` (bytes), record `index` of game `gid`."""
+    g = gid.encode()
+    return encode(_head(K_PUSH, seq) + bytes((len(g),)) + g + bytes((index & 0xFF, index >> 8 & 0xFF, len(rec))) + bytes(rec))
+
+
+def events_body(gid, recs, start, room, cap):
+    """'E' body: gid length, gid, start u16, total u16, prefix_crc of
+    recs[:start] u32, count, then count x (length, record), the records from
+    `start` on while the payload stays within `room` bytes (the reader's
+    buffer) and, after the first record, within `cap` (what the host asked)."""
+    g = gid.encode()
+    total = len(recs)
+    c = prefix_crc(recs, start)
+    out = bytearray((len(g),))
+    out.extend(g)
+    out.extend(bytes((start & 0xFF, start >> 8 & 0xFF, total & 0xFF, total >> 8 & 0xFF, c & 0xFF, c >> 8 & 0xFF, c >> 16 & 0xFF, c >> 24, 0)))
+    room -= 3 + len(out)
+    cap -= 3 + len(out)
+    n = 0
+    i = start
+    while i < total and n < 255:
+        rec = recs[i]
+        if len(rec) + 1 > room or (n and len(rec) + 1 > cap):
+            break
+        cap -= len(rec) + 1
+        room -= len(rec) + 1
+        out.append(len(rec))
+        out.extend(rec)
+        n += 1
+        i += 1
+    out[len(g) + 9] = n
+    return bytes(out)
+
+
+def _json(p, seq):
+    try:
+        obj = json.loads(str(p[3:], "utf-8"))
+    except (ValueError, UnicodeError):
+        obj = None
+    if type(obj) is not dict:
+        raise FrameError("body is not a JSON object", seq)
+    return obj
+
+
+def parse_request(p):
+    """Board side: (seq, request dict with a string "op") of a 'Q' payload."""
+    if len(p) < 4 or p[0] != K_REQ:
+        raise FrameError("not a request frame")
+    seq = p[1] | p[2] << 8
+    req = _json(p, seq)
+    if type(req.get("op")) is not str:
+        raise FrameError("body must be an object with an op", seq)
+    return seq, req
+
+
+def parse_reply(p):
+    """Host side: (kind, seq, value) of a payload from the board: a dict for
+    an answer or an error, the body bytes for events (parse_events reads
+    them), (gid, index, record) for a live event."""
+    kind = p[0] if len(p) > 2 else 0
+    if kind == K_EVENTS:
+        v = bytes(p[3:])
+    elif kind == K_PUSH:
+        v = parse_push(p)
+    elif kind == K_OK or kind == K_ERR:
+        v = _json(p, 0)
+    else:
+        raise FrameError("not a reply frame")
+    return kind, p[1] | p[2] << 8, v
+
+
+_LENGTH = "frame length does not match its fields"
+
+
+def _fields(p, i, n):
+    """([n length-prefixed byte strings from p[i:]], the index after them)."""
+    out = []
+    for _ in range(n):
+        j = i + 1 + (p[i] if i < len(p) else 255)
+        if j > len(p):
+            raise FrameError(_LENGTH)
+        out.append(bytes(p[i + 1 : j]))
+        i = j
+    return out, i
+
+
+def parse_push(p):
+    """(gid, index, record) of a 'P' payload: gid_len, gid, index u16, len, record."""
+    g, i = _fields(p, 3, 1)
+    rec, _ = _fields(p, i + 2, 1)
+    return g[0].decode(), p[i] | p[i + 1] << 8, rec[0]
+
+
+def parse_events(body):
+    """(gid, start, total, prefix crc of records[:start], [records]) of an
+    events_body; FrameError if it is cut short or longer than its records."""
+    g, i = _fields(body, 0, 1)
+    h = bytes(body[i : i + 9])  # start, total, prefix crc, count
+    recs, j = _fields(body, i + 9, h[8] if len(h) == 9 else 1)
+    if j != len(body):
+        raise FrameError(_LENGTH)
+    return g[0].decode(), h[0] | h[1] << 8, h[2] | h[3] << 8, int.from_bytes(h[4:8], "little"), recs
