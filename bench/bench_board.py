@@ -110,7 +110,7 @@ GAME_CODE = """
 from firmware.hw_sim import SimHW
 from firmware.storage import Store
 from firmware.app import App
-from firmware import script as S
+from firmware import script
 def gestures(text):
     i = 0
     n = 0
@@ -119,13 +119,13 @@ def gestures(text):
         if j < 0:
             j = len(text)
         n += 1
-        g = S.parse_line(text[i:j], n)
+        g = script.parse_line(text[i:j], n)
         i = j + 1
         if g is not None:
             yield g
 hw = SimHW(None, 24)
 app = App(hw, Store('flash'))
-S.play(app, hw, gestures(SCRIPT))
+script.play(app, hw, gestures(SCRIPT))
 if app.faults:  # the loop survives a MemoryError (issue 16); a fit is a game without one
     t = app.store.faults()  # "" if even the fault log could not be written
     raise (MemoryError if 'MemoryError' in t or not t else RuntimeError)('faults: ' + t)
@@ -370,9 +370,9 @@ class Campaign:
         import engine_lite
         from firmware.memfs import MemFS, PowerCut
         from firmware.storage import Store
-        from tests import test_powercut as P
+        from tests import test_powercut
 
-        self.E, self.MemFS, self.PowerCut, self.Store, self.P = engine_lite, MemFS, PowerCut, Store, P
+        self.engine_lite, self.MemFS, self.PowerCut, self.Store, self.powercut = engine_lite, MemFS, PowerCut, Store, test_powercut
         self.points = {}
         self.lost = 0
         self.extra = 0
@@ -394,15 +394,15 @@ class Campaign:
 
     def check(self, fs, shadow, kind, keep_playing=True):
         """Boot on `fs` (a survivor) and count what is lost."""
-        P = self.P
+        powercut = self.powercut
         lost = extra = 0
         try:
-            store = self.Store(fs=fs, snapshot_every=P.SNAP)
+            store = self.Store(fs=fs, snapshot_every=powercut.SNAP)
             game = store.boot()
             got = None if game is None else game.events()
             a, b = self._lost_between(shadow.events(), got)
             lost, extra = lost + a, extra + b
-            arch = P.archived_events(store)
+            arch = powercut.archived_events(store)
             for i, want in enumerate(shadow.finished):
                 a, b = self._lost_between(want, arch[i] if i < len(arch) else None)
                 lost, extra = lost + a, extra + b
@@ -410,7 +410,7 @@ class Campaign:
                 last = bytes(list(game.log.records())[-1])
                 store.undo(game)
                 store.apply(game, last)
-                again = self.Store(fs=fs.survivor(), snapshot_every=P.SNAP).boot()
+                again = self.Store(fs=fs.survivor(), snapshot_every=powercut.SNAP).boot()
                 a, b = self._lost_between(got, None if again is None else again.events())
                 lost, extra = lost + a, extra + b
         except Exception as err:  # a boot that crashes loses the whole game
@@ -425,47 +425,47 @@ class Campaign:
                 self.failures.append("%s: lost %d, extra %d" % (kind, lost, extra))
 
     def _play_until_cut(self, fs):
-        P = self.P
-        shadow = P.Shadow()
+        powercut = self.powercut
+        shadow = powercut.Shadow()
         try:
-            P.play(self.Store(fs=fs, snapshot_every=P.SNAP), P.STEPS, shadow)
+            powercut.play(self.Store(fs=fs, snapshot_every=powercut.SNAP), powercut.STEPS, shadow)
         except self.PowerCut:
             return shadow, True
         return shadow, False
 
     def every_op(self, junk):
-        P = self.P
-        for cut in range(1, len(P.TRACE) + 1):
+        powercut = self.powercut
+        for cut in range(1, len(powercut.TRACE) + 1):
             fs = self.MemFS(cut_at=cut, junk=junk)
             shadow, cut_happened = self._play_until_cut(fs)
             if not cut_happened:
                 self.failures.append("op %d: no power cut happened" % cut)
             probe = fs.survivor()
             probe.trace = []
-            self.Store(fs=probe, snapshot_every=P.SNAP).boot()
+            self.Store(fs=probe, snapshot_every=powercut.SNAP).boot()
             for j in range(1, len(probe.trace) + 1):  # cut the recovery boot too
                 half = fs.survivor(cut_at=j)
                 try:
-                    self.Store(fs=half, snapshot_every=P.SNAP).boot()
+                    self.Store(fs=half, snapshot_every=powercut.SNAP).boot()
                 except self.PowerCut:
                     pass
                 self.check(half.survivor(), shadow, "recovery", keep_playing=False)
             self.check(fs.survivor(), shadow, "op")
 
     def torn_bytes(self):
-        P = self.P
-        shadow = P.Shadow()
+        powercut = self.powercut
+        shadow = powercut.Shadow()
 
         def on_torn(survivor, op, k, junk):
             self.check(survivor, shadow, "torn_byte", keep_playing=(self.points.get("torn_byte", 0) % 8 < 2))
 
-        P.play(self.Store(fs=P.ForkFS(on_torn), snapshot_every=P.SNAP), P.STEPS, shadow)
+        powercut.play(self.Store(fs=powercut.ForkFS(on_torn), snapshot_every=powercut.SNAP), powercut.STEPS, shadow)
 
     def random_cuts(self, n, seed=7):
-        P = self.P
+        powercut = self.powercut
         rnd = random.Random(seed)
         for _ in range(n):
-            cut = rnd.randint(1, len(P.TRACE))
+            cut = rnd.randint(1, len(powercut.TRACE))
             fs = self.MemFS(cut_at=cut, torn=rnd.randint(0, 300), junk=rnd.choice((None, 0, 0xFF, 0x55)))
             shadow, _ = self._play_until_cut(fs)
             self.check(fs.survivor(), shadow, "random")
@@ -485,7 +485,7 @@ def powercut_figures(random_cuts=3000):
         "powercut_unacknowledged_events_kept": c.extra,
         "powercut_bad_points": c.bad_points,
         "powercut_failures": c.failures[:20],
-        "powercut_session_flash_ops": len(c.P.TRACE),
+        "powercut_session_flash_ops": len(c.powercut.TRACE),
         "powercut_seconds": round(time.monotonic() - t0, 1),
     }
 

@@ -36,20 +36,20 @@ def _stream(url, out):
 
 
 def measure():
-    from tests import dashboard_kit as K
+    from tests import dashboard_kit
 
     with tempfile.TemporaryDirectory() as tmp:
-        board = K.Board(tmp).start(fresh=True)
-        serve = K.Serve(board.port, os.path.join(tmp, "plays.sqlite3"))
+        board = dashboard_kit.Board(tmp).start(fresh=True)
+        serve = dashboard_kit.Serve(board.port, os.path.join(tmp, "plays.sqlite3"))
         try:
             serve.wait_state(lambda s: s["link"] == "live" and "data-flower" in s["html"])
             events = queue.Queue()
             threading.Thread(target=_stream, args=(serve.url, events), daemon=True).start()
             _, value = events.get(timeout=30)  # the stream starts with the current state
-            harvest = K.live_presses()[0]
+            harvest = dashboard_kit.live_presses()[0]
             lat = []
             for i in range(PRESSES):
-                board.press(harvest if i % 2 == 0 else [(K.UNDO, "short")])
+                board.press(harvest if i % 2 == 0 else [(dashboard_kit.UNDO, "short")])
                 done = time.monotonic()
                 want = value + 1 if i % 2 == 0 else value - 1
                 while True:

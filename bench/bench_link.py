@@ -76,7 +76,7 @@ class _Runner:
 
 
 def measure_sync():
-    from host.sync import db as D
+    import host.sync.db
     from host.sync.link import connect
 
     sb = _sim(RECORD_5P)
@@ -88,9 +88,9 @@ def measure_sync():
             with tempfile.TemporaryDirectory() as d:
                 t0 = time.monotonic()
                 link = connect(sb.link_path, cap=30)
-                db = D.Database(os.path.join(d, "p.sqlite3"))
+                db = host.sync.db.Database(os.path.join(d, "p.sqlite3"))
                 seq0 = link.seq
-                board = D.sync(link, db)["board"]  # the board's unique id (issue 10)
+                board = host.sync.db.sync(link, db)["board"]  # the board's unique id (issue 10)
                 walls.append(time.monotonic() - t0)
                 sizes.append(link.bytes_in + link.bytes_out)
                 requests.append((link.seq - seq0) + 1)
@@ -197,7 +197,7 @@ def _board_state(app, store):
 
 def measure_fuzz(frames=120_000, seed=1):
     from firmware import codec
-    from firmware import link as L
+    import firmware.link
     from firmware.app import App
     from firmware.hw import make_hw
     from firmware.memfs import MemFS
@@ -212,7 +212,7 @@ def measure_fuzz(frames=120_000, seed=1):
     app.new_game(g.encode(json.loads(lines[0])))
     for t in lines[1:60]:
         app.apply(app.game.encode(json.loads(t)))
-    dev = L.Link(L.AppBoard(app, store, board_id="fuzz", fw="bench"))
+    dev = firmware.link.Link(firmware.link.AppBoard(app, store, board_id="fuzz", fw="bench"))
     valid = [
         {"op": "hello"}, {"op": "status"}, {"op": "games"}, {"op": "events", "game": store.game_id, "from": 3},
         {"op": "subscribe", "on": True}, {"op": "settings"}, {"op": "new_game", "start": json.loads(lines[0])},
@@ -276,7 +276,7 @@ def measure_fuzz(frames=120_000, seed=1):
 def measure_cuts(trials=1000, seed=2):
     """Cut the link after a random number of bytes, sync again, compare:
     the database must equal the board's log, without duplicates or gaps."""
-    from host.sync import db as D
+    import host.sync.db
     from host.errors import UserError
     from tests import tablebot
     from tests.linkkit import StoreBoard, host_for
@@ -289,16 +289,16 @@ def measure_cuts(trials=1000, seed=2):
         lines = tablebot.record_lines(g)
         b.load(lines, finish=True)
         b.load(lines[: rnd.randint(1, len(lines))])
-        db = D.Database(":memory:")
+        db = host.sync.db.Database(":memory:")
         _, ser, hl = host_for(b, cut_after=rnd.randint(1, 1500), request_timeout=0.005)
         try:
             hl.hello()
-            D.sync(hl, db)
+            host.sync.db.sync(hl, db)
         except UserError:
             pass
         if rnd.random() < 0.5 and b.game is not None and len(b.game.log) > 1:
             b.play({"ev": "undo"})
-        D.sync(host_for(b)[2], db)
+        host.sync.db.sync(host_for(b)[2], db)
         ids = [x for x, _ in b.archived()] + ([b.current()] if b.current() else [])
         ok = all(db.records("cut", x) == [bytes(r) for r in b.records(x)] for x in ids)
         # one play per game on the board (a cut never makes a second copy), one row per event

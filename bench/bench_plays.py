@@ -37,7 +37,7 @@ import time
 import engine_lite
 from firmware.memfs import MemFS, PowerCut
 from firmware.storage import Store
-from host.sync import db as D
+import host.sync.db
 from host.errors import UserError
 from tests import tablebot
 from tests.linkkit import StoreBoard, host_for
@@ -132,7 +132,7 @@ def truth_of(board, truth):
     for gid in ids:
         recs = [bytes(r) for r in board.records(gid)]
         if recs:
-            truth[(board.uid, D.identity(recs[0]))] = recs
+            truth[(board.uid, host.sync.db.identity(recs[0]))] = recs
 
 
 def probe(board, path):
@@ -140,24 +140,24 @@ def probe(board, path):
     on copies of the board and the database: the cut points are drawn from
     inside the real exchange."""
     twin = StoreBoard(store=Store(fs=board.store.fs.survivor()), board_id=board.board_id, uid=board.uid, clock=board.clock)
-    src = D.Database(path)
-    db = D.Database(":memory:")
+    src = host.sync.db.Database(path)
+    db = host.sync.db.Database(":memory:")
     src.con.backup(db.con)
     src.close()
     count = [0]
     db.con.set_trace_callback(lambda stmt: count.__setitem__(0, count[0] + 1))
     _, ser, hl = host_for(twin)
-    D.sync(hl, db)
+    host.sync.db.sync(hl, db)
     db.close()
     return ser.crossed, count[0]
 
 
 def sync_cut_link(board, path, rnd):
-    db = D.Database(path)
+    db = host.sync.db.Database(path)
     try:
         _, ser, hl = host_for(board, cut_after=rnd.randint(1, probe(board, path)[0]), request_timeout=0.005)
         hl.hello()
-        D.sync(hl, db)
+        host.sync.db.sync(hl, db)
         return False
     except UserError:
         return True
@@ -171,7 +171,7 @@ def sync_killed(board, path, rnd):
     pid = os.fork()
     if pid == 0:  # the host process
         try:
-            db = D.Database(path)
+            db = host.sync.db.Database(path)
             count = [0]
 
             def die_at(stmt):
@@ -180,7 +180,7 @@ def sync_killed(board, path, rnd):
                     os.kill(os.getpid(), signal.SIGKILL)
 
             db.con.set_trace_callback(die_at)
-            D.sync(host_for(board)[2], db)
+            host.sync.db.sync(host_for(board)[2], db)
         finally:
             os._exit(0)
     _, status = os.waitpid(pid, 0)
@@ -193,11 +193,11 @@ def sync_power_cut(table, path, rnd):
     b = table.board
     wire = probe(b, path)[0]
     b.store.fs.cut_at = b.store.fs.ops + rnd.randint(1, 3)
-    db = D.Database(path)
+    db = host.sync.db.Database(path)
     try:
         _, ser, hl = host_for(b, cut_after=rnd.randint(1, wire), request_timeout=0.005)
         hl.hello()
-        D.sync(hl, db)
+        host.sync.db.sync(hl, db)
         cut = False
     except UserError:
         cut = True
@@ -211,7 +211,7 @@ def sync_power_cut(table, path, rnd):
 def check(path, truth, frozen, final):
     """(lost, duplicated, overwritten): `frozen` plays (no board holds them
     any more) always; all of the truth when `final`."""
-    db = D.Database(path)
+    db = host.sync.db.Database(path)
     rows = db.con.execute("SELECT id, board, ident FROM games").fetchall()
     stored = {}
     for pid, board, ident in rows:
@@ -242,7 +242,7 @@ def campaign(cut_syncs=240, seed=10):
     worst = [0, 0, 0]
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "plays.sqlite3")
-        D.Database(path).close()
+        host.sync.db.Database(path).close()
         for i in range(cut_syncs):
             t = tables[i % BOARDS]
             if rnd.random() < 0.8:
@@ -251,8 +251,8 @@ def campaign(cut_syncs=240, seed=10):
                 t.play(rnd.randint(1, 12), cut=pc)
             if i % 97 == 96:  # erase board 2 (the same board id), after a clean sync
                 t2 = tables[2]
-                db = D.Database(path)
-                D.sync(host_for(t2.board)[2], db)
+                db = host.sync.db.Database(path)
+                host.sync.db.sync(host_for(t2.board)[2], db)
                 db.close()
                 truth_of(t2.board, truth)
                 frozen.update(k for k in truth if k[0] == t2.board.uid)
@@ -272,12 +272,12 @@ def campaign(cut_syncs=240, seed=10):
             worst = [max(a, b) for a, b in zip(worst, check(path, truth, frozen, False))]
         for tb in tables:
             truth_of(tb.board, truth)
-            db = D.Database(path)
-            D.sync(host_for(tb.board)[2], db)
+            db = host.sync.db.Database(path)
+            host.sync.db.sync(host_for(tb.board)[2], db)
             db.close()
             truth_of(tb.board, truth)
         final = check(path, truth, frozen, True)
-        db = D.Database(path)
+        db = host.sync.db.Database(path)
         plays = db.con.execute("SELECT COUNT(*) FROM games").fetchone()[0]
         numbers = db.con.execute("SELECT COUNT(*) FROM (SELECT game_id FROM games GROUP BY game_id HAVING COUNT(*) > 1)").fetchone()[0]
         db.close()

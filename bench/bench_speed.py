@@ -96,7 +96,7 @@ def screen():
     redraw.append(best(full))
 """ + "%(tour)s" + """
 # Every gesture of a whole game through the pins: the step that delivers it.
-from firmware import script as S
+from firmware import script
 P = %(presses)r
 slowest = [1 << 30] * len(P)
 for rep in range(3):
@@ -108,16 +108,16 @@ for rep in range(3):
     for b, kind in P:
         hw.press(b)
         worst = 0
-        for part in (S.LONG_HOLD_MS if kind == 2 else S.SHORT_HOLD_MS, S.GAP_MS):
+        for part in (script.LONG_HOLD_MS if kind == 2 else script.SHORT_HOLD_MS, script.GAP_MS):
             t = 0
             while t < part:
-                hw.now += S.STEP_MS
+                hw.now += script.STEP_MS
                 t0 = time.ticks_us()
                 app.step()
                 dt = time.ticks_diff(time.ticks_us(), t0)
                 if dt > worst:
                     worst = dt
-                t += S.STEP_MS
+                t += script.STEP_MS
             hw.release(b)
         if worst < slowest[k]:
             slowest[k] = worst
@@ -128,12 +128,12 @@ print('RESULT', json.dumps({'redraw': redraw, 'events': slowest, 'release_ms': a
 
 def game_presses():
     """(button, kind) of every gesture of the 5-player bag game."""
-    from firmware import script as S
+    from firmware import script
     from tests.button_scripts import load_events, stalk_script
 
     out = []
     for line in stalk_script(load_events(ROOT / "tests" / "records" / "stalk-5p-bag.jsonl")).splitlines():
-        g = S.parse_line(line)
+        g = script.parse_line(line)
         if g:
             out += [(g[0], g[1])] * g[2]
     return out

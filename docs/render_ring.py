@@ -17,13 +17,13 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
-from firmware import ring as RG  # noqa: E402
+import firmware.ring  # noqa: E402
 
 OUT = os.path.join(HERE, "ring")
 
 
 def view(mode, **kw):
-    v = RG.View()
+    v = firmware.ring.View()
     v.mode = mode
     v.brightness = 255
     for k, val in kw.items():
@@ -37,18 +37,18 @@ def view(mode, **kw):
 def stalk(**kw):
     base = dict(n=4, player=1, values=(4, 2, 6, 0, 3), tokens=(3, 2, 3, 4), until_crash=9, bag=40)
     base.update(kw)
-    return view(RG.M_STALK, **base)
+    return view(firmware.ring.M_STALK, **base)
 
 
 # (file name, title, view, time in ms)
 SCREENS = [
-    ("setup-game", "Setup: which game (dahlia = Stalk Exchange)", view(RG.M_CHOICE, choice=RG.CH_GAME, options=3, sel=0), 0),
-    ("setup-game-orchids", "Setup: which game (daffodil = Oh My. Orchids!)", view(RG.M_CHOICE, choice=RG.CH_GAME, options=3, sel=1), 0),
-    ("setup-players", "Setup: 4 players (4 sectors lit)", view(RG.M_CHOICE, choice=RG.CH_PLAYERS, options=30, sel=3), 0),
-    ("setup-length", "Setup: 2 players, long (short = 2 px)", view(RG.M_CHOICE, choice=RG.CH_LENGTH, options=3, sel=0), 0),
-    ("setup-track", "Setup: market-track start space 23 (entered or confirmed)", view(RG.M_NUMBER, num_kind=RG.N_TRACK, number=23), 0),
+    ("setup-game", "Setup: which game (dahlia = Stalk Exchange)", view(firmware.ring.M_CHOICE, choice=firmware.ring.CH_GAME, options=3, sel=0), 0),
+    ("setup-game-orchids", "Setup: which game (daffodil = Oh My. Orchids!)", view(firmware.ring.M_CHOICE, choice=firmware.ring.CH_GAME, options=3, sel=1), 0),
+    ("setup-players", "Setup: 4 players (4 sectors lit)", view(firmware.ring.M_CHOICE, choice=firmware.ring.CH_PLAYERS, options=30, sel=3), 0),
+    ("setup-length", "Setup: 2 players, long (short = 2 px)", view(firmware.ring.M_CHOICE, choice=firmware.ring.CH_LENGTH, options=3, sel=0), 0),
+    ("setup-track", "Setup: market-track start space 23 (entered or confirmed)", view(firmware.ring.M_NUMBER, num_kind=firmware.ring.N_TRACK, number=23), 0),
     ("setup-track-unconfirmed", "Start space 23 still the placeholder: dashed half of each second",
-     view(RG.M_NUMBER, num_kind=RG.N_TRACK, number=23, unconfirmed=1), 500),
+     view(firmware.ring.M_NUMBER, num_kind=firmware.ring.N_TRACK, number=23, unconfirmed=1), 500),
     ("stalk-play", "Stalk Exchange: seat 2 to play, 2 tokens left", stalk(), 1000),
     ("stalk-ack", "Event accepted: the active seat flashes green", stalk(ack_at=1000), 1100),
     ("stalk-extra", "2 basic actions done: the token an extra action costs blinks", stalk(actions=2), 1000),
@@ -63,23 +63,23 @@ SCREENS = [
     ("stalk-last-turn", "Last turn (an end trigger fired): a white comet circles", stalk(trigger=1, until_crash=0), 400),
     ("stalk-5-tokens", "5 tokens (seat 5 of 5): first pip white", stalk(n=5, player=4, tokens=(3, 3, 3, 4, 5)), 1000),
     ("portfolio", "Portfolio of seat 2: 2 dahlia, 4 daffodil, 1 globemaster, 3 snowdrop, 2 tulip",
-     view(RG.M_PORTFOLIO, n=4, player=1, counts=(2, 4, 1, 3, 2), entered=(1, 0, 0, 0)), 500),
+     view(firmware.ring.M_PORTFOLIO, n=4, player=1, counts=(2, 4, 1, 3, 2), entered=(1, 0, 0, 0)), 500),
     ("stalk-results", "Results: globemaster busted (blinks red), seat 3 won (gold)",
-     view(RG.M_STALK_END, n=4, values=(4, 2, 3, 0, 3), busted=(0, 0, 1, 0, 0), winner=(0, 0, 1, 0)), 400),
+     view(firmware.ring.M_STALK_END, n=4, values=(4, 2, 3, 0, 3), busted=(0, 0, 1, 0, 0), winner=(0, 0, 1, 0)), 400),
     ("orchids-play", "Oh My. Orchids!: seat 2 to play; 5, 2, 7 flowers",
-     view(RG.M_ORCHIDS, n=3, player=1, flowers=(5, 2, 7)), 0),
+     view(firmware.ring.M_ORCHIDS, n=3, player=1, flowers=(5, 2, 7)), 0),
     ("orchids-last-round", "Last round: red gaps and the comet",
-     view(RG.M_ORCHIDS, n=4, player=2, flowers=(7, 4, 5, 6), last_round=1), 300),
+     view(firmware.ring.M_ORCHIDS, n=4, player=2, flowers=(7, 4, 5, 6), last_round=1), 300),
     ("orchids-kind", "Plant: dahlia = new flora type, daffodil = a type already planted, OK = orchid",
-     view(RG.M_CHOICE, choice=RG.CH_KIND, options=3, sel=-1), 0),
-    ("orchids-points", "Plant: 8 points", view(RG.M_NUMBER, num_kind=RG.N_POINTS, number=8), 0),
-    ("orchids-seeds", "Plant: paid with 4 Seed cards", view(RG.M_NUMBER, num_kind=RG.N_SEEDS, number=4), 0),
+     view(firmware.ring.M_CHOICE, choice=firmware.ring.CH_KIND, options=3, sel=-1), 0),
+    ("orchids-points", "Plant: 8 points", view(firmware.ring.M_NUMBER, num_kind=firmware.ring.N_POINTS, number=8), 0),
+    ("orchids-seeds", "Plant: paid with 4 Seed cards", view(firmware.ring.M_NUMBER, num_kind=firmware.ring.N_SEEDS, number=4), 0),
     ("orchids-results", "Results: scores relative to the best, winner gold",
-     view(RG.M_ORCHIDS_END, n=3, winner=(0, 1, 0), scores=[30, 41, 22]), 250),
+     view(firmware.ring.M_ORCHIDS_END, n=3, winner=(0, 1, 0), scores=[30, 41, 22]), 250),
     ("menu", "Menu: flush, crash, brightness, new game, close (flush selected)",
-     view(RG.M_CHOICE, choice=RG.CH_MENU, options=31, sel=0), 0),
-    ("brightness", "Brightness: level 3 of 5", view(RG.M_CHOICE, choice=RG.CH_BRIGHT, options=31, sel=2), 0),
-    ("confirm-new", "Abandon the game? OK = yes", view(RG.M_CHOICE, choice=RG.CH_CONFIRM, options=31, sel=0), 150),
+     view(firmware.ring.M_CHOICE, choice=firmware.ring.CH_MENU, options=31, sel=0), 0),
+    ("brightness", "Brightness: level 3 of 5", view(firmware.ring.M_CHOICE, choice=firmware.ring.CH_BRIGHT, options=31, sel=2), 0),
+    ("confirm-new", "Abandon the game? OK = yes", view(firmware.ring.M_CHOICE, choice=firmware.ring.CH_CONFIRM, options=31, sel=0), 150),
     ("error", "Refused: the whole ring blinks red; count the blinks", stalk(error_at=1000), 1000),
     ("fault", "Fault survived: white cross blinks, game reloaded from flash", stalk(fault_at=1000), 1000),
 ]
@@ -91,15 +91,15 @@ SEQUENCES = [
     ("stalk-bag-march", "Bag warning (level 4): the orange dots march round",
      stalk(bag=4), (0, 170, 340, 510)),
     ("setup-track-blink", "Unconfirmed start space: whole, then dashed, each second",
-     view(RG.M_NUMBER, num_kind=RG.N_TRACK, number=23, unconfirmed=1), (0, 500)),
+     view(firmware.ring.M_NUMBER, num_kind=firmware.ring.N_TRACK, number=23, unconfirmed=1), (0, 500)),
 ]
 
 # Refusal blink codes (firmware/ring.py E_*): drawn as time lines.
 ERROR_CODES = [
-    (RG.E_NOTHING, "1 long: that button does nothing here"),
-    (RG.E_RULE, "2: the rules say not now (turn order, phase)"),
-    (RG.E_SHORT, "3: not enough (tokens, seed cards, exchange) / out of range"),
-    (RG.E_ONCE, "4: already done, once only (flush, crash, orchid, portfolio)"),
+    (firmware.ring.E_NOTHING, "1 long: that button does nothing here"),
+    (firmware.ring.E_RULE, "2: the rules say not now (turn order, phase)"),
+    (firmware.ring.E_SHORT, "3: not enough (tokens, seed cards, exchange) / out of range"),
+    (firmware.ring.E_ONCE, "4: already done, once only (flush, crash, orchid, portfolio)"),
 ]
 
 
@@ -129,7 +129,7 @@ def draw(ax, buf, count=24):
 
 def error_codes(plt):
     """One time line per blink code: red where the ring is lit red."""
-    ring = RG.Ring(24)
+    ring = firmware.ring.Ring(24)
     fig, ax = plt.subplots(figsize=(6.4, 2.0), dpi=100)
     for row, (code, label) in enumerate(ERROR_CODES):
         v = stalk(error_at=0, error_code=code, n=2)
@@ -160,7 +160,7 @@ def main():
     import matplotlib.pyplot as plt
 
     os.makedirs(OUT, exist_ok=True)
-    ring = RG.Ring(24)
+    ring = firmware.ring.Ring(24)
     for name, title, v, times in SEQUENCES:
         fig, axes = plt.subplots(1, len(times), figsize=(2.0 * len(times), 2.3), dpi=100)
         for ax, t in zip(axes, times):

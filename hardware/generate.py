@@ -260,9 +260,9 @@ def ring_frames():
     mod = _render_ring_module()
     if mod is None:
         return []
-    from firmware import ring as RG
+    import firmware.ring
 
-    r = RG.Ring(24)
+    r = firmware.ring.Ring(24)
     by_name = {s[0]: s for s in mod.SCREENS}
     out = []
     for name in CARD_SCREENS:

@@ -5,8 +5,8 @@ debounce and long-press timing."""
 import json
 
 import engine_lite
-from firmware import ring as RG
-from firmware import script as S
+import firmware.ring
+import firmware.script
 from firmware.app import App
 from firmware.hw import make_hw
 from firmware.memfs import MemFS
@@ -24,10 +24,10 @@ class Board:
 
     def do(self, script):
         """Play a button script (several gestures, one per line)."""
-        S.play(self.app, self.hw, S.parse(script))
+        firmware.script.play(self.app, self.hw, firmware.script.parse(script))
 
     def wait(self, ms):
-        S.run_for(self.app, self.hw, ms)
+        firmware.script.run_for(self.app, self.hw, ms)
 
     def reboot(self):
         """Power cut and boot again on the same flash."""
@@ -46,7 +46,7 @@ class Board:
 
     def frame(self, now=None):
         """Pixels of the current view at a given time (pure render)."""
-        ring = RG.Ring(24)
+        ring = firmware.ring.Ring(24)
         buf = ring.render(self.app.view, self.hw.now if now is None else now)
         return [tuple(buf[3 * i : 3 * i + 3]) for i in range(24)]
 

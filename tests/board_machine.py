@@ -38,11 +38,11 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
 import engine_lite
-from engine_lite import record as R
+from engine_lite import record
 from firmware import codec
-from firmware import link as L
-from firmware import ring as RG
-from firmware import script as S
+from firmware import link
+from firmware import ring
+from firmware import script
 from firmware.app import App
 from firmware.buttons import LONG, SHORT
 from firmware.hw import make_hw
@@ -106,7 +106,7 @@ class BoardMachine(RuleBasedStateMachine):
         self.hw = make_hw("pico", backend="sim")
         self.store = Store(fs=fs, snapshot_every=self.snapshot_every)
         self.app = App(self.hw, self.store)
-        self.link = L.Link(L.AppBoard(self.app, self.store))
+        self.link = link.Link(link.AppBoard(self.app, self.store))
         self.app.link = self.link
 
     def request(self, op, **args):
@@ -146,7 +146,7 @@ class BoardMachine(RuleBasedStateMachine):
         return cur, games
 
     def gesture(self, button, kind):
-        S.gesture(self.app, self.hw, button, kind)
+        script.gesture(self.app, self.hw, button, kind)
         Counts.steps += 1
 
     # -- checks ------------------------------------------------------------
@@ -197,7 +197,7 @@ class BoardMachine(RuleBasedStateMachine):
 
     def check_new(self, cur, after):
         if cur is not None:
-            assert len(after) <= 3 and after[0][0] == R.OP_START, "a new game starts with its start record"
+            assert len(after) <= 3 and after[0][0] == record.OP_START, "a new game starts with its start record"
 
     def check_app(self, cur, games):
         app = self.app
@@ -212,11 +212,11 @@ class BoardMachine(RuleBasedStateMachine):
         # the ring: the strip shows the rendered view; rendering works at any time
         now = self.hw.now
         buf = app.show()
-        want = RG.Ring(self.hw.count).render(app.view, now)
+        want = ring.Ring(self.hw.count).render(app.view, now)
         assert bytes(buf) == bytes(want)
         assert [tuple(buf[3 * i : 3 * i + 3]) for i in range(self.hw.count)] == [tuple(p) for p in self.hw.pixels]
         for dt in (1, 333, 4999):
-            RG.Ring(self.hw.count).render(app.view, now + dt)
+            ring.Ring(self.hw.count).render(app.view, now + dt)
         if self.names is not None:
             assert self.store.settings()["names"] == self.names
 
@@ -253,7 +253,7 @@ class BoardMachine(RuleBasedStateMachine):
         g = self.app.game
         if g is None:
             return
-        if g.game == R.STALK:
+        if g.game == record.STALK:
             taps = [OK] * plants
         elif seeds:
             taps = [seeds - 1]

@@ -12,7 +12,7 @@ import urllib.request
 
 import engine_lite
 
-from host.sync import db as D
+import host.sync.db
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RECORDS = os.path.join(REPO, "tests", "records")
@@ -33,7 +33,7 @@ def records_of(name):
 
 def fill_db(path, names=HISTORY):
     """Store recorded games as if synced from other boards (board `table-K`)."""
-    db = D.Database(path)
+    db = host.sync.db.Database(path)
     try:
         for k, name in enumerate(names):
             recs = records_of(name)

@@ -12,7 +12,7 @@ import random
 import engine_lite
 import serial
 
-from firmware import link as L
+from firmware import link
 from firmware.hw import stamp
 from firmware.hw_sim import SimHW
 from firmware.memfs import MemFS
@@ -182,7 +182,7 @@ def host_for(board, **kw):
     """(device Link, HostLink) joined by a LoopSerial, hello done."""
     from host.sync.link import HostLink
 
-    dev = L.Link(board)
+    dev = link.Link(board)
     ser = LoopSerial(dev, **{k: v for k, v in kw.items() if k in ("cut_after", "noise", "seed")})
     hl = HostLink(ser, name="loop", read_timeout=0, request_timeout=kw.get("request_timeout", 0.05), cap=kw.get("cap", 30))
     return dev, ser, hl

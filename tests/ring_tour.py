@@ -20,7 +20,7 @@ view.bag = 3
 screen()                       # the bag warning (every third unlit pixel)
 view.trigger = 1               # last turn
 screen()
-for mode in (RG.M_ORCHIDS, RG.M_PORTFOLIO, RG.M_STALK_END, RG.M_ORCHIDS_END, RG.M_NUMBER):
+for mode in (firmware.ring.M_ORCHIDS, firmware.ring.M_PORTFOLIO, firmware.ring.M_STALK_END, firmware.ring.M_ORCHIDS_END, firmware.ring.M_NUMBER):
     view.mode = mode
     view.last_round = 1
     view.number = 37
@@ -29,8 +29,8 @@ for mode in (RG.M_ORCHIDS, RG.M_PORTFOLIO, RG.M_STALK_END, RG.M_ORCHIDS_END, RG.
     view.flowers[0] = 7
     view.counts[0] = 9
     screen()
-view.mode = RG.M_CHOICE
-for ch in (RG.CH_GAME, RG.CH_PLAYERS, RG.CH_LENGTH, RG.CH_MENU, RG.CH_BRIGHT, RG.CH_KIND, RG.CH_CONFIRM):
+view.mode = firmware.ring.M_CHOICE
+for ch in (firmware.ring.CH_GAME, firmware.ring.CH_PLAYERS, firmware.ring.CH_LENGTH, firmware.ring.CH_MENU, firmware.ring.CH_BRIGHT, firmware.ring.CH_KIND, firmware.ring.CH_CONFIRM):
     view.choice = ch
     view.options = 31
     screen()

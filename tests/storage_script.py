@@ -13,7 +13,7 @@ Store call returned).
 import json
 
 import engine_lite
-from engine_lite import record as R
+from engine_lite import record
 
 RECORD = "tests/records/stalk-5p-bag.jsonl"
 
@@ -37,10 +37,10 @@ def session(events):
             steps.append(("undo", None))
             steps.append(("apply", recs[i]))
         if i == 40:
-            steps += [("undo", None), ("undo", None), ("apply", R.UNDO)]
+            steps += [("undo", None), ("undo", None), ("apply", record.UNDO)]
             steps += [("apply", recs[38]), ("apply", recs[39]), ("apply", recs[40])]
         if i == 20:
-            steps.append(("refused", bytes((R.OP_PORTFOLIO, 0, 31, 1, 1, 1, 1, 1))))  # before game end
+            steps.append(("refused", bytes((record.OP_PORTFOLIO, 0, 31, 1, 1, 1, 1, 1))))  # before game end
     steps.append(("finish", None))
     steps.append(("new", recs[0]))
     steps.append(("apply", recs[1]))

@@ -29,7 +29,7 @@ from firmware.hw_sim import SimHW
 from firmware.memfs import MemFS
 from firmware.storage import Store
 from firmware.app import App
-from firmware import ring as RG
+import firmware.ring
 
 
 class FixedLog:

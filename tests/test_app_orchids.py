@@ -15,7 +15,7 @@ right (ruling R7).
 """
 
 from engine_lite.tables import FLOWERS
-from firmware import ring as RG
+from firmware import ring
 from tests.app_helpers import Board, lit, reddish, replay
 
 NAMES = ["Lily", "Calla", "Iris"]
@@ -135,7 +135,7 @@ def test_full_orchids_game_by_buttons():
     # 25 flower points; Orchid 3/4/5 + Flora 1/2/3 (tulip, daffodil, snowdrop) = 6 types: +10; -2 composted
     assert lily["flower_points"] == 25 and lily["variety_bonus"] == 10 and lily["composted"] == 2
     assert lily["score"] == 33 and lily["winner"]
-    assert b.app.view.mode == RG.M_ORCHIDS_END
+    assert b.app.view.mode == ring.M_ORCHIDS_END
     p = b.frame(200)[0]
     assert p[0] > p[2] and p[1] > p[2]  # the winner's sector glows gold
     # undo from the results reopens the game; OK then starts the next one
@@ -152,9 +152,9 @@ def test_plant_entry_backs_out_step_by_step():
     b.do("daffodil\nok\nok")  # Oh My. Orchids!, 3 players (the default count)
     assert b.screen == "orchids" and len(b.state["players"]) == 3
     b.do("ok\ndaffodil")  # a flora type already planted: this player has none
-    assert b.screen == "plant_kind" and b.app.view.error_code == RG.E_RULE
+    assert b.screen == "plant_kind" and b.app.view.error_code == ring.E_RULE
     b.do("tulip")  # not an option
-    assert b.screen == "plant_kind" and b.app.view.error_code == RG.E_NOTHING
+    assert b.screen == "plant_kind" and b.app.view.error_code == ring.E_NOTHING
     b.do("dahlia")
     assert b.screen == "plant_points"
     b.do("tulip\nundo\nundo")  # take back the 5, then back to the kind

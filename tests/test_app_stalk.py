@@ -12,7 +12,7 @@ daffodil crash), UNDO undo; portfolio: flower +1, hold flower -1, OK next.
 import json
 
 from engine_lite.tables import PORTFOLIO_SIZE, FLOWERS
-from firmware import ring as RG
+from firmware import ring
 from host.board_sim.headless import run_buttons
 from tests.app_helpers import Board, lit, reddish, replay
 
@@ -304,7 +304,7 @@ def test_market_segments_sit_in_button_order():
     b.do("ok\ntulip\nok\nok")  # 5 players, placeholder start space 20: no warning yet
     b.do("ok\nok\nglobemaster x3\nsnowdrop\nok\nlong ok")
     v = b.app.view
-    assert v.mode == RG.M_STALK and list(v.values) == [0, 0, 3, 1, 0]
+    assert v.mode == ring.M_STALK and list(v.values) == [0, 0, 3, 1, 0]
     fr = b.frame(0)
     bars = [sum(1 for i in range(3 * f, 3 * f + 3) if lit(fr[i])) for f in range(5)]
     assert bars[2] == 3 and bars[3] == 1
@@ -364,7 +364,7 @@ def test_the_same_button_script_in_real_micropython():
 hw = SimHW(None, 24)
 app = App(hw, Store(fs=MemFS()))
 app.push_settings({"names": %r})
-S.play(app, hw, S.parse(%r))
+script.play(app, hw, script.parse(%r))
 print(json.dumps(app.game.state()))
 """ % (NAMES, CRASH_SCRIPT)
     setup = """
@@ -373,7 +373,7 @@ from firmware.hw_sim import SimHW
 from firmware.memfs import MemFS
 from firmware.storage import Store
 from firmware.app import App
-from firmware import script as S
+from firmware import script
 """
     r = run_mpy(code, setup=setup, timeout=300)
     assert json.loads(r.stdout.strip().splitlines()[-1]) == expected
@@ -403,7 +403,7 @@ def test_stuck_turn_and_garden_bound_in_real_micropython():
     code = """
 hw = SimHW(None, 24)
 app = App(hw, Store(fs=MemFS()))
-S.play(app, hw, S.parse(%r))
+script.play(app, hw, script.parse(%r))
 print(json.dumps(app.game.state()))
 """ % BOUND_SCRIPT
     setup = """
@@ -412,7 +412,7 @@ from firmware.hw_sim import SimHW
 from firmware.memfs import MemFS
 from firmware.storage import Store
 from firmware.app import App
-from firmware import script as S
+from firmware import script
 """
     r = run_mpy(code, setup=setup, timeout=300)
     assert json.loads(r.stdout.strip().splitlines()[-1]) == expected

@@ -16,26 +16,26 @@ from pathlib import Path
 import pytest
 
 from host.board_sim.micropython_board import copy_stand_ins
-from host.build import bundle as B
+from host.build import bundle
 from tests.mpy_harness import REPO, run_mpy
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     out = tmp_path_factory.mktemp("bundles")
-    return {rt: (out / B.OUT_DIRS[rt], B.build(rt, out / B.OUT_DIRS[rt])) for rt in B.RUNTIMES}
+    return {rt: (out / bundle.OUT_DIRS[rt], bundle.build(rt, out / bundle.OUT_DIRS[rt])) for rt in bundle.RUNTIMES}
 
 
 def _tree(d):
     return sorted(p.relative_to(d).as_posix() for p in Path(d).rglob("*") if p.is_file())
 
 
-@pytest.mark.parametrize("runtime", B.RUNTIMES)
+@pytest.mark.parametrize("runtime", bundle.RUNTIMES)
 def test_bundle_is_exactly_the_closure_plus_entry_and_pinmap(built, runtime):
     out, files = built[runtime]
-    mods, info = B.closure(runtime)
+    mods, info = bundle.closure(runtime)
     ext = ".mpy" if runtime == "micropython" else ".py"
-    expect = {m[: -len(".py")] + ext for m in mods} | {B.PINMAP}
+    expect = {m[: -len(".py")] + ext for m in mods} | {bundle.PINMAP}
     expect |= {"main.py"} if runtime == "micropython" else {"code.py", "boot.py", "lib/neopixel.py"}
     assert set(_tree(out)) == expect
     assert set(files) == expect
@@ -52,17 +52,17 @@ def test_what_is_left_out_and_why(built):
     # test and simulator helpers that nothing on the board imports
     for name in ("memfs", "script"):
         assert "firmware/%s.mpy" % name not in mp and "firmware/%s.py" % name not in cp
-    for rt in B.RUNTIMES:
-        _, info = B.closure(rt)
-        assert set(info["excluded"]) <= set(B.EXCLUDE[rt])
+    for rt in bundle.RUNTIMES:
+        _, info = bundle.closure(rt)
+        assert set(info["excluded"]) <= set(bundle.EXCLUDE[rt])
 
 
-@pytest.mark.parametrize("runtime", B.RUNTIMES)
+@pytest.mark.parametrize("runtime", bundle.RUNTIMES)
 def test_excluded_modules_are_only_ever_imported_lazily(runtime):
     """Leaving a module out is safe only if nothing imports it at module level."""
-    for rel in sorted(str(p.relative_to(REPO)) for pkg in B.PACKAGES for p in (REPO / pkg).rglob("*.py")):
-        for mod, lazy, line in B.imports_of(rel):
-            if mod in B.EXCLUDE[runtime]:
+    for rel in sorted(str(p.relative_to(REPO)) for pkg in bundle.PACKAGES for p in (REPO / pkg).rglob("*.py")):
+        for mod, lazy, line in bundle.imports_of(rel):
+            if mod in bundle.EXCLUDE[runtime]:
                 assert lazy, "%s:%d imports %s at module level" % (rel, line, mod)
 
 
@@ -82,21 +82,21 @@ def test_micropython_bundle_is_armv6m_mpy_and_the_entry_is_source(built):
 
 def test_circuitpython_bundle_is_source_with_boot_and_neopixel(built):
     out, files = built["circuitpython"]
-    mods, _ = B.closure("circuitpython")
+    mods, _ = bundle.closure("circuitpython")
     for rel in mods:
         assert (out / rel).read_text() == (REPO / rel).read_text()
     for rel in ("code.py", "boot.py", "lib/neopixel.py"):
         ast.parse((out / rel).read_text(), rel)
     boot = (out / "boot.py").read_text()
     assert "usb_cdc.enable(console=True, data=True)" in boot and 'storage.remount("/", readonly=False)' in boot
-    pinmap = json.loads((out / B.PINMAP).read_text())
+    pinmap = json.loads((out / bundle.PINMAP).read_text())
     assert pinmap["boards"]["feather_rp2040"]["buttons"]["menu"]  # boot.py reads it
 
 
 def test_pinmap_ships_each_runtimes_boards_with_their_wiring_unchanged(built):
-    full = json.loads((REPO / B.PINMAP).read_text())["boards"]
-    for rt in B.RUNTIMES:
-        shipped = json.loads((built[rt][0] / B.PINMAP).read_text())["boards"]
+    full = json.loads((REPO / bundle.PINMAP).read_text())["boards"]
+    for rt in bundle.RUNTIMES:
+        shipped = json.loads((built[rt][0] / bundle.PINMAP).read_text())["boards"]
         assert sorted(shipped) == sorted(n for n, spec in full.items() if spec["runtime"] == rt)
         for name, spec in shipped.items():
             assert spec == {k: v for k, v in full[name].items() if k not in ("valid_pins", "notes")}
@@ -105,7 +105,7 @@ def test_pinmap_ships_each_runtimes_boards_with_their_wiring_unchanged(built):
 
 def test_bundle_bytes_for_the_bench(built):
     _, files = built["micropython"]
-    n = B.bundle_bytes()
+    n = bundle.bundle_bytes()
     assert isinstance(n, int) and n > 10_000
     assert n == sum(v for r, v in files.items() if r.endswith(".mpy"))
 
@@ -158,9 +158,9 @@ def test_closure_follows_lazy_and_relative_imports(tmp_path):
         "firmware/hw.py": "def make():\n    import machine\n    import board\n",
         "firmware/unused.py": "",
     })
-    mods, info = B.closure("micropython", root=root)
+    mods, info = bundle.closure("micropython", root=root)
     assert mods == ["engine_lite/__init__.py", "firmware/__init__.py", "firmware/hw.py", "firmware/main.py", "firmware/ring.py"]
-    assert info["excluded"] == {"engine_lite.table_score": B.EXCLUDE["micropython"]["engine_lite.table_score"]}
+    assert info["excluded"] == {"engine_lite.table_score": bundle.EXCLUDE["micropython"]["engine_lite.table_score"]}
     assert info["runtime"] == ["machine", "micropython"]  # `board` is CircuitPython's, in lazy code: tolerated
 
 
@@ -170,8 +170,8 @@ def test_closure_refuses_a_module_level_import_of_an_excluded_module(tmp_path):
         "firmware/main.py": "import firmware.hw_sim\n",
         "firmware/hw_sim.py": "",
     })
-    with pytest.raises(B.BundleError, match="hw_sim at module level"):
-        B.closure("micropython", root=root)
+    with pytest.raises(bundle.BundleError, match="hw_sim at module level"):
+        bundle.closure("micropython", root=root)
 
 
 @pytest.mark.parametrize("src, word", [("import dataclasses\n", "dataclasses"), ("def f():\n    import pathlib\n", "pathlib"),
@@ -179,16 +179,16 @@ def test_closure_refuses_a_module_level_import_of_an_excluded_module(tmp_path):
 def test_closure_refuses_imports_the_board_cannot_satisfy(tmp_path, src, word):
     root = _tree_with(tmp_path, {"firmware/__init__.py": "", "firmware/main.py": src})
     if word == "pathlib":  # lazy CPython-only import: tolerated (code the board never runs)
-        B.closure("micropython", root=root)
+        bundle.closure("micropython", root=root)
         return
-    with pytest.raises(B.BundleError, match=word):
-        B.closure("micropython", root=root)
+    with pytest.raises(bundle.BundleError, match=word):
+        bundle.closure("micropython", root=root)
 
 
 def test_missing_entry_is_a_clear_error(tmp_path):
     root = _tree_with(tmp_path, {"firmware/__init__.py": ""})
-    with pytest.raises(B.BundleError, match="firmware/main.py"):
-        B.closure("micropython", root=root)
+    with pytest.raises(bundle.BundleError, match="firmware/main.py"):
+        bundle.closure("micropython", root=root)
 
 
 # ---------------------------------------------- the bundle in real MicroPython
@@ -226,18 +226,18 @@ def test_the_micropython_bundle_boots_the_app_in_real_micropython(built, tmp_pat
     shutil.copy(REPO / "firmware" / "memfs.py", stubs / "memfs.py")
     r = run_mpy(BOOT, tree=root)
     lines = dict(line.split(" ", 1) for line in r.stdout.strip().splitlines())
-    spec = json.loads((REPO / B.PINMAP).read_text())["boards"]["pico"]
+    spec = json.loads((REPO / bundle.PINMAP).read_text())["boards"]["pico"]
     want = sorted(int(p[2:]) for p in list(spec["buttons"].values()) + [spec["pixel_pin"]])
     assert lines["pins"] == str(want)
     assert lines["screen"].strip()
     loaded = set(ast.literal_eval(lines["mods"]))
-    shipped = {m for m in (B.closure("micropython")[0])}
+    shipped = {m for m in (bundle.closure("micropython")[0])}
     shipped = {m[: -len(".py")].replace("/", ".").replace(".__init__", "") for m in shipped}
     assert loaded <= shipped
 
 
 def test_make_firmware_prints_sizes_and_what_it_left_out(tmp_path, capsys):
-    assert B.main(["--out", str(tmp_path), "--runtime", "micropython"]) == 0
+    assert bundle.main(["--out", str(tmp_path), "--runtime", "micropython"]) == 0
     out = capsys.readouterr().out
     assert "micropython bundle" in out and "total" in out and "firmware/app.mpy" in out
     assert "left out engine_lite.table_score" in out

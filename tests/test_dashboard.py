@@ -18,12 +18,12 @@ import pytest
 import engine_lite
 from engine_lite.tables import FLOWERS
 from host.dashboard import charts, history, store, views
-from tests import dashboard_kit as K
+from tests import dashboard_kit
 
 
 def state_of(name, cut=0):
     g = engine_lite.Game()
-    lines = [t for t in open(os.path.join(K.RECORDS, name)) if t.strip()]
+    lines = [t for t in open(os.path.join(dashboard_kit.RECORDS, name)) if t.strip()]
     engine_lite.replay(lines[: len(lines) - cut], g)
     return g
 
@@ -42,7 +42,7 @@ def test_will_bust_marks_every_leading_flower():
         html = views.stalk_panel(st)
         marked = [f for f in FLOWERS if re.search(r'data-flower="%s">\d+</span><span class="mark"><span class="bust">will bust' % f, html)]
         assert marked == leaders
-        assert K.shown_values(html) == dict(zip(FLOWERS, values))
+        assert dashboard_kit.shown_values(html) == dict(zip(FLOWERS, values))
 
 
 def test_stalk_panel_shows_the_table_and_the_final_scores_after_the_bust():
@@ -54,8 +54,8 @@ def test_stalk_panel_shows_the_table_and_the_final_scores_after_the_bust():
     assert "%s to play" % st["current_player"] in html
     final = state_of("stalk-2p.jsonl").state()["final"]
     html = views.panel("live", "", state_of("stalk-2p.jsonl").state())
-    assert K.shown_scores(html) == {r["name"]: r["score"] for r in final["players"]}
-    assert K.shown_values(html) == final["values"]  # the values after the bust
+    assert dashboard_kit.shown_scores(html) == {r["name"]: r["score"] for r in final["players"]}
+    assert dashboard_kit.shown_values(html) == final["values"]  # the values after the bust
     assert html.count(">busted<") == len(final["busted"])
 
 
@@ -162,8 +162,8 @@ def test_stats_count_plays_wins_rates_averages_and_best_by_game_and_table_size()
 def history_server(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("serve")
     db = str(tmp / "plays.sqlite3")
-    K.fill_db(db)
-    s = K.Serve("none", db)
+    dashboard_kit.fill_db(db)
+    s = dashboard_kit.Serve("none", db)
     yield s, db
     s.close()
 
@@ -173,7 +173,7 @@ def test_history_lists_every_game_with_date_players_scores_and_winner(history_se
     code, ctype, body = s.get("/history")
     assert code == 200 and ctype.startswith("text/html")
     plays = store.read_plays(db)
-    assert len(plays) == len(K.HISTORY) and body.count('<tr class="play">') == len(plays)
+    assert len(plays) == len(dashboard_kit.HISTORY) and body.count('<tr class="play">') == len(plays)
     for p in plays:
         row = [r for r in re.findall(r'<tr class="play">(.*?)</tr>', body) if 'href="/game?play=%s"' % p["play"] in r]
         assert len(row) == 1
@@ -191,7 +191,7 @@ def test_game_page_has_the_market_chart_for_stalk_exchange(history_server):
         code, _, body = s.get(history.game_link(p))
         assert code == 200
         assert ('id="chart"><svg' in body) == (p["game"] == "stalk-exchange")
-        assert K.shown_scores(body) == {r["name"]: r["score"] for r in p["final"]["players"]}
+        assert dashboard_kit.shown_scores(body) == {r["name"]: r["score"] for r in p["final"]["players"]}
 
 
 def test_without_a_board_the_live_page_says_so(history_server):
@@ -235,7 +235,7 @@ def test_a_garbled_request_line_gets_a_one_line_400(history_server):
 
 
 def bk(*args):
-    return subprocess.run([sys.executable, "-m", "host.cli", *args], cwd=K.REPO, capture_output=True, text=True, timeout=60)
+    return subprocess.run([sys.executable, "-m", "host.cli", *args], cwd=dashboard_kit.REPO, capture_output=True, text=True, timeout=60)
 
 
 def test_refuses_a_port_in_use_and_bad_arguments_with_one_line(history_server, tmp_path):
@@ -259,23 +259,23 @@ def test_live_view_follows_the_board_records_every_event_and_survives_an_unplug(
     process killed: a power cut) mid-game and plugged back in: the view says
     disconnected, resumes, and the database ends with the whole game."""
     db = str(tmp_path / "plays.sqlite3")
-    board = K.Board(str(tmp_path)).start(fresh=True)
-    serve = K.Serve(board.port, db)
+    board = dashboard_kit.Board(str(tmp_path)).start(fresh=True)
+    serve = dashboard_kit.Serve(board.port, db)
     try:
-        harvest, end, folios = K.live_presses()
-        before = K.shown_values(serve.wait_state(lambda s: s["link"] == "live" and "data-flower" in s["html"])["html"])
+        harvest, end, folios = dashboard_kit.live_presses()
+        before = dashboard_kit.shown_values(serve.wait_state(lambda s: s["link"] == "live" and "data-flower" in s["html"])["html"])
         board.press(harvest)
-        st = serve.wait_state(lambda s: K.shown_values(s["html"]).get("snowdrop") == before["snowdrop"] + 1)
+        st = serve.wait_state(lambda s: dashboard_kit.shown_values(s["html"]).get("snowdrop") == before["snowdrop"] + 1)
         assert st["ring"] is not None and len(st["ring"]) == 24
         board.kill()
         serve.wait_state(lambda s: s["link"] == "disconnected")
         board.start()
         st = serve.wait_state(lambda s: s["link"] == "live")
-        assert K.shown_values(st["html"])["snowdrop"] == before["snowdrop"] + 1
+        assert dashboard_kit.shown_values(st["html"])["snowdrop"] == before["snowdrop"] + 1
         board.press(end + folios)
         st = serve.wait_state(lambda s: 'id="final"' in s["html"])
         final = state_of("stalk-2p.jsonl").state()["final"]
-        assert K.shown_scores(st["html"]) == {r["name"]: r["score"] for r in final["players"]}
+        assert dashboard_kit.shown_scores(st["html"]) == {r["name"]: r["score"] for r in final["players"]}
         plays = store.read_plays(db)
         assert len(plays) == 1
         stored, played = plays[0]["events"], state_of("stalk-2p.jsonl").events()

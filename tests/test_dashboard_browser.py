@@ -16,12 +16,12 @@ import shutil
 
 import pytest
 
-from tests import dashboard_kit as K
+from tests import dashboard_kit
 from tests.test_dashboard import state_of
 
 CHROMIUM = "/usr/bin/chromium"
 DRIVER = "/usr/bin/chromedriver"
-SHOTS = os.path.join(K.REPO, "build", "dashboard")
+SHOTS = os.path.join(dashboard_kit.REPO, "build", "dashboard")
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync")
 
@@ -68,11 +68,11 @@ def test_the_page_follows_a_game_on_the_board_to_its_final_scores(browser, tmp_p
     # the live panel is replaced whole on every update: read it by script, and retry a stale element
     wait = WebDriverWait(d, 30, poll_frequency=0.05, ignored_exceptions=[StaleElementReferenceException])
     db = str(tmp_path / "plays.sqlite3")
-    K.fill_db(db)
-    board = K.Board(str(tmp_path)).start(fresh=True)
-    serve = K.Serve(board.port, db)
+    dashboard_kit.fill_db(db)
+    board = dashboard_kit.Board(str(tmp_path)).start(fresh=True)
+    serve = dashboard_kit.Serve(board.port, db)
     try:
-        harvest, end, folios = K.live_presses()
+        harvest, end, folios = dashboard_kit.live_presses()
         d.get(serve.url)
 
         def js(expr, *args):
@@ -118,7 +118,7 @@ def test_the_page_follows_a_game_on_the_board_to_its_final_scores(browser, tmp_p
 
         d.get(serve.url + "history")
         rows = d.find_elements(By.CSS_SELECTOR, "#plays tr.play")
-        assert len(rows) == len(K.HISTORY) + 1
+        assert len(rows) == len(dashboard_kit.HISTORY) + 1
         played = [r for r in rows if "P1 39" in r.text]  # the game just played
         assert len(played) == 1 and not played[0].text.startswith("~")  # dated by the board's own clock
         shot(d, "history.png")
@@ -142,9 +142,9 @@ def test_an_orchids_game_shows_hands_flowers_and_the_final_scores(browser, tmp_p
 
     d = browser
     wait = WebDriverWait(d, 30, poll_frequency=0.05)
-    record = os.path.join(K.RECORDS, "orchids-2p.jsonl")
-    board = K.Board(str(tmp_path), record=record, cut=1).start(fresh=True)
-    serve = K.Serve(board.port, str(tmp_path / "plays.sqlite3"))
+    record = os.path.join(dashboard_kit.RECORDS, "orchids-2p.jsonl")
+    board = dashboard_kit.Board(str(tmp_path), record=record, cut=1).start(fresh=True)
+    serve = dashboard_kit.Serve(board.port, str(tmp_path / "plays.sqlite3"))
     try:
         d.get(serve.url)
         wait.until(lambda _: d.execute_script("return document.getElementById('link').dataset.link") == "live"
@@ -158,7 +158,7 @@ def test_an_orchids_game_shows_hands_flowers_and_the_final_scores(browser, tmp_p
         d.set_window_size(412, 915)  # the widest table still fits a phone
         assert d.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
         d.set_window_size(1280, 900)
-        board.press([(K.OK, "long")])  # end the last turn: the game is over
+        board.press([(dashboard_kit.OK, "long")])  # end the last turn: the game is over
         wait.until(lambda _: d.execute_script("return document.getElementById('final') !== null"))
         final = state_of("orchids-2p.jsonl").state()["final"]
         shown = dict(d.execute_script(

@@ -20,8 +20,8 @@ import errno
 import pytest
 
 from engine_lite.stalk import StalkState
-from firmware import link as L
-from firmware import ring as RG
+from firmware import link
+import firmware.ring
 from firmware.memfs import MemFile, MemFS
 from firmware.storage import FAULTS_MAX, Store
 from tests.app_helpers import Board, lit
@@ -68,7 +68,7 @@ def check_recovered(board, error, where):
     assert app.game.state() == flash_state(board), "the game reloaded from flash"
     on, off, colour = fault_cross(board)
     assert on == [0, 6, 12, 18] and off == [] and colour[0] == colour[1] == colour[2] > 0  # white
-    later = board.frame(app.view.fault_at + RG.FAULT_MS)
+    later = board.frame(app.view.fault_at + firmware.ring.FAULT_MS)
     assert sum(1 for p in later if lit(p)) > 4, "after the fault pattern the game screen is back"
     n = len(app.game.log)
     board.do("ok")  # the loop runs on: a plant is accepted
@@ -142,7 +142,7 @@ class FlakyPort:
 
 def test_link_fault(board):
     port = FlakyPort()
-    board.app.link = L.Link(L.AppBoard(board.app, board.store), port)
+    board.app.link = link.Link(link.AppBoard(board.app, board.store), port)
     board.wait(100)
     assert port.reads > 1, "the loop went on polling the link"
     check_recovered(board, "OSError", ", in read")
@@ -151,7 +151,7 @@ def test_link_fault(board):
 def test_a_fault_in_an_op_is_an_error_reply_not_a_fault(board, monkeypatch):
     """A request whose handling raises is answered 'X' internal by the link
     itself (docs/protocol.md); the loop has nothing to recover from."""
-    dev = L.Link(L.AppBoard(board.app, board.store))
+    dev = link.Link(link.AppBoard(board.app, board.store))
     once(monkeypatch, board.store, "records", RuntimeError("op fault"))
     from tests.test_link_device import answer
 
@@ -242,7 +242,7 @@ def test_the_fault_log_is_not_a_game_and_survives_a_reboot(board, monkeypatch):
 def test_the_link_reads_the_fault_log(board, monkeypatch):
     from tests.test_link_device import answer
 
-    dev = L.Link(L.AppBoard(board.app, board.store))
+    dev = link.Link(link.AppBoard(board.app, board.store))
     assert answer(dev, "faults") == ("R", {"faults": ""})
     assert answer(dev, "status")[1]["faults"] == 0
     once(monkeypatch, board.app.ring, "render", RuntimeError("ring fault"))
@@ -261,10 +261,10 @@ def test_in_micropython_a_fault_is_logged_with_its_place_and_the_loop_runs_on():
 hw = SimHW(None, 24)
 store = Store(fs=MemFS())
 app = App(hw, store)
-S.play(app, hw, S.parse("ok\\nok\\nok\\nok"))
+script.play(app, hw, script.parse("ok\\nok\\nok\\nok"))
 n = len(app.game.log)
 app.game.rules.tokens = b""
-S.play(app, hw, S.parse("ok"))
+script.play(app, hw, script.parse("ok"))
 print(app.faults, n, len(app.game.log))
 print(store.faults().strip())
 """
@@ -273,7 +273,7 @@ from firmware.hw_sim import SimHW
 from firmware.memfs import MemFS
 from firmware.storage import Store
 from firmware.app import App
-from firmware import script as S
+from firmware import script
 """
     r = run_mpy(code, setup=setup, timeout=300)
     counts, line = r.stdout.strip().splitlines()[-2:]
@@ -293,7 +293,7 @@ def test_the_fault_cross_is_a_shape_no_other_screen_shows():
     spec = importlib.util.spec_from_file_location("render_ring_for_faults", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    ring = RG.Ring(24)
+    ring = firmware.ring.Ring(24)
     cross = [0, 6, 12, 18]
     seen = {}
     for name, _, view, t in mod.SCREENS:
@@ -321,7 +321,7 @@ def test_a_fault_that_repeats_every_step_is_logged_once_and_the_link_still_answe
 
     monkeypatch.setattr(board.app.ring, "render", broken)
     port = QueuePort()
-    board.app.link = L.Link(L.AppBoard(board.app, board.store), port)
+    board.app.link = link.Link(link.AppBoard(board.app, board.store), port)
     board.wait(200)
     assert board.app.faults >= 30
     assert len(board.store.faults().splitlines()) == 1

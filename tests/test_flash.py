@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from host.build import bundle as B
+from host.build import bundle
 from host import cli
-from host.commands import flash as F
+from host.commands import flash
 from host.errors import UserError
 from tests.mpy_harness import run_mpy
 
@@ -58,7 +58,7 @@ def mpremote_actions(argv):
     return actions
 
 
-_REAL_BUILD = B.build
+_REAL_BUILD = bundle.build
 _CACHE = {}
 
 
@@ -77,7 +77,7 @@ def _build_once(monkeypatch, tmp_path_factory):
         shutil.copytree(src, out_dir)
         return dict(files)
 
-    monkeypatch.setattr(B, "build", build)
+    monkeypatch.setattr(bundle, "build", build)
 
 
 def _dry_run(capsys, port, *more):
@@ -102,7 +102,7 @@ def test_dry_run_prints_three_mpremote_commands_that_mpremote_parses(capsys, por
         assert a[0][0] == "connect" and a[0][1].device == [port]
     # 1: exec the board check / clean-up snippet and wait for it (follow)
     (_, c1), (cmd, ex) = acts[0]
-    assert cmd == "exec" and ex.expr == [F.PREPARE] and ex.follow is True
+    assert cmd == "exec" and ex.expr == [flash.PREPARE] and ex.follow is True
     # 2: fs cp -r <bundle entries> :   with main.py last
     (_, c2), (cmd, fs) = acts[1]
     assert cmd == "fs" and fs.command == ["cp"] and fs.recursive is True and fs.force is False
@@ -152,14 +152,14 @@ def test_prepare_snippet_runs_in_micropython_and_keeps_saved_games():
     """Step 1 in a real MicroPython (os replaced by a stand-in that keeps
     the board's tree and notes removals): old package files go, /bk (the
     saved games) stays."""
-    assert "\n" not in F.PREPARE  # one command line
-    r = run_mpy(F.PREPARE + "\nprint(sorted(sys.modules['os'].removed))", setup=FAKE_OS)
+    assert "\n" not in flash.PREPARE  # one command line
+    r = run_mpy(flash.PREPARE + "\nprint(sorted(sys.modules['os'].removed))", setup=FAKE_OS)
     assert r.stdout.strip() == str(sorted(["/engine_lite/game.py", "/engine_lite/game.mpy", "/firmware/app.py", "/firmware/old.mpy"]))
 
 
 def test_prepare_snippet_refuses_another_python():
     with pytest.raises(AssertionError, match="NOT-MICROPYTHON cpython"):
-        exec(F.PREPARE, {})
+        exec(flash.PREPARE, {})
 
 
 def test_auto_port_without_a_board_is_one_clear_line(monkeypatch, capsys):
@@ -177,7 +177,7 @@ def test_auto_port_picks_the_single_pico_and_refuses_two(monkeypatch, capsys):
     assert all(line[:3] == ["mpremote", "connect", "/dev/ttyACM7"] for line in lines)
     monkeypatch.setattr("host.sync.link.candidate_ports", lambda: ["/dev/ttyACM0", "/dev/ttyACM1"])
     with pytest.raises(UserError, match="several boards"):
-        F.resolve_port("auto")
+        flash.resolve_port("auto")
 
 
 @pytest.mark.parametrize(
@@ -197,7 +197,7 @@ def test_failed_steps_become_one_line(monkeypatch, capsys, output, expect):
         calls.append(argv)
         return 1, output
 
-    monkeypatch.setattr(F, "run_mpremote", fake)
+    monkeypatch.setattr(flash, "run_mpremote", fake)
     with pytest.raises(SystemExit) as e:
         cli.main(["flash", "--port", "/dev/ttyACM0"])
     assert e.value.code == 2
@@ -208,7 +208,7 @@ def test_failed_steps_become_one_line(monkeypatch, capsys, output, expect):
 
 def _fake_steps(monkeypatch):
     ran = []
-    monkeypatch.setattr(F, "run_mpremote", lambda argv: (ran.append(argv), (0, ""))[1])
+    monkeypatch.setattr(flash, "run_mpremote", lambda argv: (ran.append(argv), (0, ""))[1])
     return ran
 
 
@@ -231,10 +231,10 @@ def test_flash_runs_the_steps_then_checks_the_hello(monkeypatch, capsys):
         return _Link({"proto": 1, "fw": "1.0.0", "board": "pico", "game": None})
 
     monkeypatch.setattr("host.sync.link.connect", connect)
-    monkeypatch.setattr(F.time, "sleep", lambda s: None)
+    monkeypatch.setattr(flash.time, "sleep", lambda s: None)
     assert cli.main(["flash", "--port", "/dev/ttyACM0"]) == 0
     out = capsys.readouterr().out
-    assert [a[3:5] for a in ran] == [["exec", F.PREPARE], ["fs", "cp"], ["reset"]]
+    assert [a[3:5] for a in ran] == [["exec", flash.PREPARE], ["fs", "cp"], ["reset"]]
     assert seen == ["/dev/ttyACM0"] * 3
     assert "hello from /dev/ttyACM0: firmware 1.0.0, board pico, link protocol 1" in out
 
@@ -246,7 +246,7 @@ def test_no_hello_after_reset_says_the_app_did_not_start(monkeypatch, capsys):
         raise UserError("%s does not answer the hello: is the Bloomkeeper app running (not the REPL)?" % port)
 
     monkeypatch.setattr("host.sync.link.connect", connect)
-    monkeypatch.setattr(F.time, "sleep", lambda s: None)
+    monkeypatch.setattr(flash.time, "sleep", lambda s: None)
     with pytest.raises(SystemExit):
         cli.main(["flash", "--port", "/dev/ttyACM0", "--wait", "0"])
     err = capsys.readouterr().err.strip()

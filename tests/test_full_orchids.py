@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import engine_lite
-from engine_lite import tables as T
+from engine_lite import tables
 from host.fullrules.orchids_full import (
     SAMPLE_DECK,
     Deck,
@@ -87,7 +87,7 @@ def test_setup_displays_and_starting_seeds(players):
     game = OrchidsGame(NAMES[:players], seed=1)
     assert (len(game.orchid_display), len(game.flora_display), len(game.seed_display)) == (3, 4, 5)
     # "The 2nd, 3rd, 4th, and 5th players draw 1, 2, 3, and 4 Seed cards"
-    assert [len(h) for h in game.hands] == list(T.STARTING_SEEDS[:players])
+    assert [len(h) for h in game.hands] == list(tables.STARTING_SEEDS[:players])
     game.cross_check(game.g.state())
 
 
@@ -272,14 +272,14 @@ def test_any_seeded_game_keeps_the_invariants(seed, players, policies):
     state = replay_matches(game)
     for i, name in enumerate(game.names):
         p = state["players"][name]
-        assert 0 <= p["hand"] <= T.HAND_LIMIT
+        assert 0 <= p["hand"] <= tables.HAND_LIMIT
     if game.end_reason == "seven_flowers":
         assert state["game_over"]
         score = {r["name"]: r for r in game.final["players"]}
         for i, name in enumerate(game.names):
             kinds = {f.name for f in game.flowers[i]}
             r = score[name]
-            assert r["score"] == r["flower_points"] + T.variety_bonus(len(kinds)) - len(game.composted[i])
+            assert r["score"] == r["flower_points"] + tables.variety_bonus(len(kinds)) - len(game.composted[i])
     else:
         assert game.end_reason == "stalled" and not state["game_over"]
 

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import engine_lite
-from engine_lite import tables as T
+from engine_lite import tables
 from host.fullrules.garden import FLOWERS, Layout
 from host.fullrules.stalk_full import (
     FLUSH,
@@ -112,12 +112,12 @@ def test_two_player_short_game_uses_its_own_start_space():
 def test_setup_counts_match_the_rulebook(players):
     game = StalkGame(NAMES[:players], seed=3)
     # Setup 5: 12/12/10/8 tokens per portfolio; setup 6: 9 on Bee spaces (2p), 6 on Butterfly spaces
-    assert all(sum(game.counts(s)) == T.PORTFOLIO_SIZE[players] for s in range(players))
-    assert game.garden.counts() == (T.GARDEN_SEED[players], 0, 37 - T.GARDEN_SEED[players])
+    assert all(sum(game.counts(s)) == tables.PORTFOLIO_SIZE[players] for s in range(players))
+    assert game.garden.counts() == (tables.GARDEN_SEED[players], 0, 37 - tables.GARDEN_SEED[players])
     spaces = game.garden.layout.bee if players == 2 else game.garden.layout.butterfly
     assert all(game.garden.cells[i] for i in spaces)
     assert game.exchange_count() == 6
-    assert len(game.bag) == 125 - players * T.PORTFOLIO_SIZE[players] - T.GARDEN_SEED[players] - 6
+    assert len(game.bag) == 125 - players * tables.PORTFOLIO_SIZE[players] - tables.GARDEN_SEED[players] - 6
     game.cross_check(game.g.state())
 
 
@@ -172,7 +172,7 @@ def test_swap_only_for_a_different_type():
     game.do_swap(slot, other)
     assert taken in game.portfolios[0][own]
     assert game.exchange[slot] // PER_FLOWER == other
-    assert sum(game.counts(0)) == T.PORTFOLIO_SIZE[3]
+    assert sum(game.counts(0)) == tables.PORTFOLIO_SIZE[3]
     assert game.g.events()[-1] == {"ev": "swap"}
 
 

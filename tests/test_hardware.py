@@ -10,7 +10,7 @@ board has) are tests/test_pinmap.py.
 import csv
 import importlib.util
 import json
-import xml.etree.ElementTree as ET
+from xml.etree import ElementTree
 from pathlib import Path
 
 import pytest
@@ -69,7 +69,7 @@ def _wires(root):
 @pytest.mark.parametrize("board", sorted(BOARDS))
 def test_wiring_svg_matches_the_pin_map(board):
     spec = BOARDS[board]
-    root = ET.parse(HW / ("wiring-%s.svg" % board)).getroot()
+    root = ElementTree.parse(HW / ("wiring-%s.svg" % board)).getroot()
     assert root.get("data-board") == board
     wires = _wires(root)
     # every button: its pin -> the button, the button -> ground; nothing else wired to it
@@ -99,7 +99,7 @@ def test_wiring_svg_matches_the_pin_map(board):
 
 
 def test_pico_labels_give_the_physical_pins():
-    root = ET.parse(HW / "wiring-pico.svg").getroot()
+    root = ElementTree.parse(HW / "wiring-pico.svg").getroot()
     text = {t.get("data-pin"): t.text for t in root.iter(SVG + "text") if t.get("class") == "pin"}
     assert text["GP2"] == "GP2 · pin 4" and text["GP16"] == "GP16 · pin 21" and text["5V"] == "VBUS · pin 40"
 
@@ -165,7 +165,7 @@ def test_wokwi_toml_names_a_pico_micropython_firmware_and_the_serial_port():
 
 
 def test_reference_card_shows_every_button_and_ring_screens():
-    root = ET.parse(HW / "reference-card.svg").getroot()
+    root = ElementTree.parse(HW / "reference-card.svg").getroot()
     names = [g.get("data-button") for g in root.iter(SVG + "g") if g.get("class") == "card-button"]
     assert names == list(BUTTONS)
     screens = [g.get("data-screen") for g in root.iter(SVG + "g") if g.get("class") == "card-ring"]
@@ -183,7 +183,7 @@ def test_reference_card_shows_every_button_and_ring_screens():
 def test_reference_card_and_controls_say_why_a_harvest_is_refused():
     # issue 11: the board refuses a harvest above the garden's tokens (ruling R10) and offers the
     # stuck turn (R3); the printed card and docs/controls.md must say so
-    text = " ".join(t.text or "" for t in ET.parse(HW / "reference-card.svg").getroot().iter(SVG + "text"))
+    text = " ".join(t.text or "" for t in ElementTree.parse(HW / "reference-card.svg").getroot().iter(SVG + "text"))
     assert "Harvest at most the tokens in the garden: 9 seeded (2 players) or 6" in text
     assert "bulbs of earlier turns" in text and "Stuck: hold OK before 2 actions = upkeep" in text
     controls = (HW.parent / "docs" / "controls.md").read_text(encoding="utf-8")
@@ -222,7 +222,7 @@ def test_drawings_follow_a_changed_pin_map():
     pico["buttons"]["dahlia"], pico["buttons"]["tulip"] = pico["buttons"]["tulip"], pico["buttons"]["dahlia"]
     pico["pixel_pin"] = "GP22"
     files = GEN.outputs(boards)
-    wires = _wires(ET.fromstring(files["wiring-pico.svg"]))
+    wires = _wires(ElementTree.fromstring(files["wiring-pico.svg"]))
     assert frozenset(("board:" + pico["buttons"]["dahlia"], "button:dahlia")) in wires
     assert frozenset(("board:GP22", "r1:1")) in wires
     conns = json.loads(files["wokwi/diagram.json"])["connections"]

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from firmware import codec
-from firmware import link as L
+from firmware import link
 from tests.linkkit import StoreBoard
 
 REC = "tests/records/"
@@ -45,7 +45,7 @@ def answer(dev, op, seq=7, **args):
 
 @pytest.fixture
 def dev():
-    return L.Link(board_with_games())
+    return link.Link(board_with_games())
 
 
 def test_hello_is_versioned(dev):
@@ -243,7 +243,7 @@ json_values = st.recursive(
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
     max_leaves=12,
 )
-ops = st.sampled_from(L.OPS + ("", "boot", "op_hello", "events ", "HELLO"))
+ops = st.sampled_from(link.OPS + ("", "boot", "op_hello", "events ", "HELLO"))
 arg_names = st.sampled_from(("game", "from", "on", "set", "start", "confirm", "button", "kind", "x"))
 
 
@@ -330,7 +330,7 @@ def test_link_traffic_alone_never_interrupts(dev):
 MPY_BOARD = '''
 import engine_lite
 from firmware import codec
-from firmware import link as L
+from firmware import link
 
 class MiniBoard:
     board_id = "mini"
@@ -359,7 +359,7 @@ class MiniBoard:
         self.hooks.append(fn)
 
 def run(root):
-    dev = L.Link(MiniBoard(root + "/tests/records/stalk-5p-bag.jsonl"))
+    dev = link.Link(MiniBoard(root + "/tests/records/stalk-5p-bag.jsonl"))
     out = bytearray()
     seq = 1
     for body in (b'{"op":"hello"}', b'{"op":"events","game":"0001","from":0}', b'{"op":"events","game":"0001","from":60}',
@@ -405,7 +405,7 @@ def fuzz_wires(n, seed):
     for i in range(n):
         kind = i % 4
         seq = rnd.randrange(0x10000)
-        req = {"op": rnd.choice(L.OPS + ("", "boot", "HELLO"))}
+        req = {"op": rnd.choice(link.OPS + ("", "boot", "HELLO"))}
         for _ in range(rnd.randrange(3)):
             req[rnd.choice(names)] = rnd.choice(values)
         wire = codec.encode(bytes((codec.K_REQ, seq & 0xFF, seq >> 8)) + json.dumps(req).encode())
@@ -422,7 +422,7 @@ def fuzz_wires(n, seed):
 
 
 MPY_FUZZ = """
-dev = L.Link(MiniBoard('tests/records/stalk-5p-bag.jsonl'))
+dev = link.Link(MiniBoard('tests/records/stalk-5p-bag.jsonl'))
 before = dev.board.records('0001')
 kinds = bytearray()
 for w in WIRES:
@@ -445,7 +445,7 @@ def test_link_fuzz_in_real_micropython():
     got, same = r.stdout.split()
     ns = {}
     exec(MPY_BOARD, ns)
-    dev = L.Link(ns["MiniBoard"](REC + "stalk-5p-bag.jsonl"))
+    dev = link.Link(ns["MiniBoard"](REC + "stalk-5p-bag.jsonl"))
     want = bytearray()
     for w in wires:
         want.extend(p[0] for p in codec.Deframer(4096).feed(dev.feed(w)))

@@ -12,7 +12,7 @@ import random
 
 import pytest
 
-from host.sync import db as D
+import host.sync.db
 from host.errors import UserError
 from tests import tablebot
 from tests.linkkit import StoreBoard, host_for
@@ -55,8 +55,8 @@ def assert_db_equals_board(db, b):
 def full_sync_bytes(seed):
     b = make_board(seed)
     dev, ser, hl = host_for(b)
-    db = D.Database(":memory:")
-    D.sync(hl, db)
+    db = host.sync.db.Database(":memory:")
+    host.sync.db.sync(hl, db)
     return ser.crossed
 
 
@@ -80,20 +80,20 @@ def test_cut_at_random_points_db_ends_equal_to_board(block, tmp_path):
         seed = block * 1000 + trial
         b = make_board(seed)
         total = full_sync_bytes(seed)
-        db = D.Database(str(tmp_path / ("t%d.sqlite3" % trial)))
+        db = host.sync.db.Database(str(tmp_path / ("t%d.sqlite3" % trial)))
         for cut in sorted(rnd.sample(range(1, total), 3)):
             _, ser, hl = host_for(b, cut_after=cut, request_timeout=0.01)
             with pytest.raises(UserError):
                 hl.hello()
-                D.sync(hl, db)
+                host.sync.db.sync(hl, db)
                 raise UserError("finished before the cut")  # the cut came after the last byte
             if rnd.random() < 0.5:
                 mutate(b, rnd)
         _, ser, hl = host_for(b)
-        D.sync(hl, db)
+        host.sync.db.sync(hl, db)
         assert_db_equals_board(db, b)
         _, ser, hl = host_for(b)
-        assert D.sync(hl, db)["added"] == 0, "a second sync adds nothing"
+        assert host.sync.db.sync(hl, db)["added"] == 0, "a second sync adds nothing"
         db.close()
 
 
@@ -101,11 +101,11 @@ def test_sync_through_line_noise(tmp_path):
     """Lost bytes: frames fail their checksum, requests are retried, the result is exact."""
     for seed in range(6):
         b = make_board(seed)
-        db = D.Database(":memory:")
+        db = host.sync.db.Database(":memory:")
         _, ser, hl = host_for(b, noise=0.004, seed=seed, request_timeout=0.005)
         hl.retries = 50
         hl.hello()
-        D.sync(hl, db)
+        host.sync.db.sync(hl, db)
         assert_db_equals_board(db, b)
 
 
@@ -113,14 +113,14 @@ def test_undo_on_the_board_after_a_sync_is_followed(tmp_path):
     b = StoreBoard()
     lines = game_lines(7)
     b.load(lines[:40])
-    db = D.Database(":memory:")
-    D.sync(host_for(b)[2], db)
+    db = host.sync.db.Database(":memory:")
+    host.sync.db.sync(host_for(b)[2], db)
     b.play({"ev": "undo"})
     b.play({"ev": "undo"})
-    D.sync(host_for(b)[2], db)
+    host.sync.db.sync(host_for(b)[2], db)
     assert_db_equals_board(db, b)
     b.load(lines[38:45])
-    D.sync(host_for(b)[2], db)
+    host.sync.db.sync(host_for(b)[2], db)
     assert_db_equals_board(db, b)
 
 

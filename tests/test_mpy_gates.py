@@ -11,7 +11,7 @@ import os
 
 import pytest
 
-from host.build import bundle as B
+from host.build import bundle
 from tests.mpy_harness import (
     BOARD_PACKAGES,
     REPO,
@@ -84,7 +84,7 @@ def test_the_guest_runs_the_exact_make_firmware_bundle(tmp_path):
     what `make firmware` writes (host.build.bundle.build), and the helpers added
     next to them never replace one of them."""
     made = tmp_path / "made"
-    files = B.build("micropython", made)
+    files = bundle.build("micropython", made)
     guest = guest_tree(tmp_path / "guest")
     for rel in files:
         assert filecmp.cmp(made / rel, guest / rel, shallow=False), rel

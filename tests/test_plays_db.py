@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from host.sync import db as D
+import host.sync.db
 from host.errors import UserError
 from tests.linkkit import StoreBoard, host_for
 
@@ -31,7 +31,7 @@ def lines(name, n=None):
 
 
 def sync(board, db):
-    return D.sync(host_for(board)[2], db)
+    return host.sync.db.sync(host_for(board)[2], db)
 
 
 def bk(*args):
@@ -49,7 +49,7 @@ def test_an_undo_of_the_tail_on_the_same_board_changes_the_stored_game(tmp_path)
     (same nonce), its tail undone and played differently."""
     b = StoreBoard(uid="u1")
     b.load(lines("stalk-4p.jsonl", 40))
-    db = D.Database(str(tmp_path / "p.sqlite3"))
+    db = host.sync.db.Database(str(tmp_path / "p.sqlite3"))
     sync(b, db)
     for _ in range(3):
         b.play({"ev": "undo"})
@@ -63,7 +63,7 @@ def test_a_different_game_with_the_same_number_is_a_new_play(tmp_path):
     """The issue's bug: a board whose flash was erased counts from 0001
     again. Even the very same table (same record) is a new play: its nonce
     differs. The stored game is never replaced."""
-    db = D.Database(str(tmp_path / "p.sqlite3"))
+    db = host.sync.db.Database(str(tmp_path / "p.sqlite3"))
     b = StoreBoard(uid="u1")
     b.load(lines("stalk-2p.jsonl"), finish=True)
     sync(b, db)
@@ -91,7 +91,7 @@ def test_a_game_without_identity_is_never_replaced(tmp_path):
             self.game = self.store.new_game(rec)  # no stamp
             self._fire(0, rec)
 
-    db = D.Database(str(tmp_path / "p.sqlite3"))
+    db = host.sync.db.Database(str(tmp_path / "p.sqlite3"))
     b = OldBoard(board_id="rp2")
     b.load(lines("orchids-2p.jsonl", 12))
     sync(b, db)
@@ -112,7 +112,7 @@ def test_two_old_boards_of_one_type_with_the_same_start_are_two_plays(tmp_path):
         def new_game(self, rec):
             self.game = self.store.new_game(rec)
 
-    db = D.Database(str(tmp_path / "p.sqlite3"))
+    db = host.sync.db.Database(str(tmp_path / "p.sqlite3"))
     a, b = OldBoard(board_id="rp2"), OldBoard(board_id="rp2")
     a.load(lines("stalk-4p.jsonl", 10))
     b.load(lines("stalk-4p.jsonl", 4) + ['{"ev":"swap"}'])
@@ -125,7 +125,7 @@ def test_two_old_boards_of_one_type_with_the_same_start_are_two_plays(tmp_path):
 
 
 def test_a_flash_that_reports_another_board_id_is_one_line_and_changes_nothing(tmp_path):
-    db = D.Database(str(tmp_path / "p.sqlite3"))
+    db = host.sync.db.Database(str(tmp_path / "p.sqlite3"))
     b = StoreBoard(uid="u1")
     b.load(lines("orchids-2p.jsonl"), finish=True)
     b.load(lines("stalk-2p.jsonl", 10))
@@ -146,7 +146,7 @@ def test_an_abandoned_game_is_listed_as_abandoned(tmp_path):
     db = str(tmp_path / "p.sqlite3")
     b = StoreBoard(uid="u1")
     b.load(lines("stalk-4p.jsonl", 15))
-    d = D.Database(db)
+    d = host.sync.db.Database(db)
     sync(b, d)
     assert [p["abandoned"] for p in d.plays()] == [False]
     b.finish()  # what confirm_new does (App.finish)
@@ -181,8 +181,8 @@ def test_a_database_of_the_release_before_upgrades_in_place_with_nothing_lost(tm
     old.close()
     r = bk("plays", "--db", path)
     assert r.returncode == 0 and len(r.stdout.splitlines()) == 4 + 1, r.stdout + r.stderr
-    db = D.Database(path)
-    assert db.version() == D.VERSION
+    db = host.sync.db.Database(path)
+    assert db.version() == host.sync.db.VERSION
     assert {(p["board"], p["game_id"]): [bytes(x) for x in db.records(p["board"], p["game_id"])] for p in db.plays()} == before
     assert all(p["date_estimated"] for p in db.plays()), "version 0 kept only the sync time"
 
@@ -203,7 +203,7 @@ def test_a_database_of_the_release_before_upgrades_in_place_with_nothing_lost(tm
 
 def test_a_database_from_a_newer_release_is_refused_naming_the_version(tmp_path):
     path = str(tmp_path / "new.sqlite3")
-    D.Database(path).close()
+    host.sync.db.Database(path).close()
     con = sqlite3.connect(path)
     con.execute("PRAGMA user_version = 7")
     con.close()
@@ -230,9 +230,9 @@ def test_a_file_that_is_not_a_database_is_one_line(tmp_path):
 # -- concurrency ---------------------------------------------------------------------
 
 def _sync_many(path, board, rounds):
-    db = D.Database(path)
+    db = host.sync.db.Database(path)
     for _ in range(rounds):
-        D.sync(host_for(board)[2], db)
+        host.sync.db.sync(host_for(board)[2], db)
     db.close()
 
 
@@ -244,7 +244,7 @@ def test_two_syncs_at_once_neither_corrupt_nor_duplicate(tmp_path):
     for name in ("stalk-5p-crash.jsonl", "orchids-5p.jsonl", "stalk-4p.jsonl"):
         b.load(lines(name), finish=True)
     b.load(lines("orchids-2p.jsonl", 20))
-    D.Database(path).close()
+    host.sync.db.Database(path).close()
     ctx = multiprocessing.get_context("fork")
     procs = [ctx.Process(target=_sync_many, args=(path, b, 4)) for _ in range(3)]
     for p in procs:
@@ -252,7 +252,7 @@ def test_two_syncs_at_once_neither_corrupt_nor_duplicate(tmp_path):
     for p in procs:
         p.join(120)
         assert p.exitcode == 0
-    db = D.Database(path)
+    db = host.sync.db.Database(path)
     assert db.con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert db.con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     assert n_plays(db) == 4
@@ -305,7 +305,7 @@ def test_a_second_simulator_on_a_flash_directory_in_use_refuses_in_one_line(tmp_
 # -- dates ---------------------------------------------------------------------------
 
 def test_start_dates_come_from_the_record_or_are_estimated_and_say_so():
-    from engine_lite import record as R
+    from engine_lite import record
     from firmware.hw import stamp
 
     class Clock:
@@ -318,15 +318,15 @@ def test_start_dates_come_from_the_record_or_are_estimated_and_say_so():
         def uptime(self):
             return self.up
 
-    start = R.encode_start({"ev": "start", "game": "oh-my-orchids", "players": ["Ann", "Bo"]})
+    start = record.encode_start({"ev": "start", "game": "oh-my-orchids", "players": ["Ann", "Bo"]})
     known = stamp(start, Clock(1796068200, 5))
-    assert D.start_date(known, "2027-01-01T00:00:00Z", (1796100000, 99)) == ("2026-11-30T19:50:00Z", 0)
+    assert host.sync.db.start_date(known, "2027-01-01T00:00:00Z", (1796100000, 99)) == ("2026-11-30T19:50:00Z", 0)
     unknown = stamp(start, Clock(None, 1000))  # started 1000 s after power-up
     sync_at = 1796068200 + 3600
-    assert D.start_date(unknown, "x", (sync_at, 1000 + 3600)) == ("2026-11-30T19:50:00Z", 1)
+    assert host.sync.db.start_date(unknown, "x", (sync_at, 1000 + 3600)) == ("2026-11-30T19:50:00Z", 1)
     # the board was restarted since (its uptime is smaller now): only the sync time is known
-    assert D.start_date(unknown, "2026-12-01T10:00:00Z", (sync_at, 20)) == ("2026-12-01T10:00:00Z", 1)
-    assert D.start_date(start, "2026-12-01T10:00:00Z", None) == ("2026-12-01T10:00:00Z", 1), "no stamp at all"
+    assert host.sync.db.start_date(unknown, "2026-12-01T10:00:00Z", (sync_at, 20)) == ("2026-12-01T10:00:00Z", 1)
+    assert host.sync.db.start_date(start, "2026-12-01T10:00:00Z", None) == ("2026-12-01T10:00:00Z", 1), "no stamp at all"
 
 
 def test_bg_stats_play_date_is_the_start_in_the_hosts_local_time(tmp_path):
@@ -336,7 +336,7 @@ def test_bg_stats_play_date_is_the_start_in_the_hosts_local_time(tmp_path):
     b = StoreBoard(uid="u1")
     b.clock.wall = 1796068200 - int(__import__("time").time())  # the board's clock says 2026-11-30T19:50:00Z
     b.load(lines("orchids-2p.jsonl"))
-    db = D.Database(path)
+    db = host.sync.db.Database(path)
     sync(b, db)
     db.close()
     env = dict(os.environ, TZ="America/New_York")
@@ -353,7 +353,7 @@ def test_bg_stats_play_date_is_the_start_in_the_hosts_local_time(tmp_path):
 def test_the_version_0_method_names_still_work(tmp_path):
     """Other host code (the dashboard) calls Database.append/records/count
     and sync_game with a board id string: they keep working."""
-    db = D.Database(str(tmp_path / "p.sqlite3"))
+    db = host.sync.db.Database(str(tmp_path / "p.sqlite3"))
     other = StoreBoard(uid="elsewhere")
     other.load(lines("stalk-2p.jsonl", 8))
     recs = [bytes(r) for r in other.records("0001")]
@@ -362,6 +362,6 @@ def test_the_version_0_method_names_still_work(tmp_path):
     assert db.records("table-1", "0001") == recs and db.count("table-1", "0001") == 8
     b = StoreBoard(uid="u1")
     b.load(lines("orchids-2p.jsonl", 6))
-    play, added = D.sync_game(host_for(b)[2], db, "u1", "0001")
+    play, added = host.sync.db.sync_game(host_for(b)[2], db, "u1", "0001")
     assert added == 6 and db.records("u1", "0001") == [bytes(r) for r in b.records("0001")]
     assert len(db.games()) == 2 and len(db.plays()) == 2

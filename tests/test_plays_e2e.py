@@ -28,7 +28,7 @@ import time
 import pytest
 
 import engine_lite
-from host.sync import db as D
+import host.sync.db
 from host.board_sim import flashdir
 from host.sync.link import connect
 from host.board_sim.serve_record import load_into, record_events, serve
@@ -50,7 +50,7 @@ class Served:
         self.ms = [0 if clock_ms is None else clock_ms]
         self.sb = SimBoard(state_dir=str(state_dir), clock=lambda: self.ms[0]).start()
         hw = self.sb.hw
-        hw.wall = None if at is None else D.S.seconds(at) - int(time.time())  # clock known (shifted) or not
+        hw.wall = None if at is None else host.sync.db.S.seconds(at) - int(time.time())  # clock known (shifted) or not
         events = record_events(record)
         load_into(self.sb.app, events[:lines] if lines else events)
         self.sb.tick()
@@ -84,7 +84,7 @@ def boards(tmp_path_factory):
 def sync_board(served, db):
     link = connect(served.sb.link_path, cap=30)
     try:
-        return D.sync(link, db)
+        return host.sync.db.sync(link, db)
     finally:
         link.close()
 
@@ -99,7 +99,7 @@ def test_the_boards_really_collide(boards):
 
 @pytest.mark.parametrize("order", list(itertools.permutations(["A", "B", "C1", "C2"])), ids="-".join)
 def test_synced_in_every_order_every_play_is_kept_once_with_its_date(boards, tmp_path, order):
-    db = D.Database(str(tmp_path / "plays.sqlite3"))
+    db = host.sync.db.Database(str(tmp_path / "plays.sqlite3"))
     t_c2 = None
     for name in order:
         if name == "C2":
@@ -120,10 +120,10 @@ def test_synced_in_every_order_every_play_is_kept_once_with_its_date(boards, tmp
         assert p["board"] == served.sb.hw.uid and p["game_id"] == "0001"
         if name == "C2":
             assert p["date_estimated"] is True
-            assert abs(D.S.seconds(p["date"]) - (t_c2 - (C2_UP_SYNC - C2_UP_START))) <= 5, (p["date"], t_c2)
+            assert abs(host.sync.db.S.seconds(p["date"]) - (t_c2 - (C2_UP_SYNC - C2_UP_START))) <= 5, (p["date"], t_c2)
         else:
             want = {"A": AT_A, "B": AT_B, "C1": AT_C1}[name]
-            assert abs(D.S.seconds(p["date"]) - D.S.seconds(want)) <= 2 and p["date_estimated"] is False
+            assert abs(host.sync.db.S.seconds(p["date"]) - host.sync.db.S.seconds(want)) <= 2 and p["date_estimated"] is False
     assert not by_events
     db.close()
 

@@ -4,11 +4,11 @@ Each test names what a player must be able to read from across the table."""
 
 import pytest
 
-from firmware import ring as RG
+import firmware.ring
 
 
 def frame(view, now=0, ring=None):
-    ring = ring or RG.Ring(24)
+    ring = ring or firmware.ring.Ring(24)
     buf = ring.render(view, now)
     return [tuple(buf[3 * i : 3 * i + 3]) for i in range(24)]
 
@@ -18,8 +18,8 @@ def lit(p):
 
 
 def stalk_view(**kw):
-    v = RG.View()
-    v.mode = RG.M_STALK
+    v = firmware.ring.View()
+    v.mode = firmware.ring.M_STALK
     v.brightness = 255
     v.n = 4
     for s, t in enumerate((3, 3, 3, 4)):
@@ -30,13 +30,13 @@ def stalk_view(**kw):
 
 
 def test_render_is_a_pure_function_into_one_buffer():
-    ring = RG.Ring(24)
+    ring = firmware.ring.Ring(24)
     v = stalk_view(until_crash=2)
     a = bytes(ring.render(v, 1234))
     b = ring.render(v, 1234)
     assert bytes(b) == a
     assert ring.render(v, 99) is b  # preallocated: the same buffer every frame
-    assert bytes(RG.Ring(24).render(v, 1234)) == a  # nothing but (view, time) matters
+    assert bytes(firmware.ring.Ring(24).render(v, 1234)) == a  # nothing but (view, time) matters
 
 
 def test_each_flower_has_its_place_on_the_market_arc():
@@ -79,8 +79,8 @@ def test_holding_a_flower_shows_its_exact_value():
     v.peek, v.peek_at = 1, 4000
     fr = frame(v, 4100)
     assert [lit(p) for p in fr] == [True] * 3 + [False] * 21
-    assert all(abs(fr[0][k] - RG.FLOWER_RGB[3 + k] * 110 // 255) <= 1 for k in range(3))  # daffodil yellow
-    assert frame(v, 4000 + RG.PEEK_MS) == normal
+    assert all(abs(fr[0][k] - firmware.ring.FLOWER_RGB[3 + k] * 110 // 255) <= 1 for k in range(3))  # daffodil yellow
+    assert frame(v, 4000 + firmware.ring.PEEK_MS) == normal
     v.peek, v.peek_at = 2, 4000
     assert [lit(p) for p in frame(v, 4100)] == [True] * 9 + [False] * 15
 
@@ -175,32 +175,32 @@ def _blinks(v, t0):
     return n
 
 
-@pytest.mark.parametrize("code,blinks", [(RG.E_NOTHING, 1), (RG.E_RULE, 2), (RG.E_SHORT, 3), (RG.E_ONCE, 4)])
+@pytest.mark.parametrize("code,blinks", [(firmware.ring.E_NOTHING, 1), (firmware.ring.E_RULE, 2), (firmware.ring.E_SHORT, 3), (firmware.ring.E_ONCE, 4)])
 def test_each_refusal_reason_has_its_own_blink_count(code, blinks):
     v = stalk_view(error_at=1000, error_code=code)
     assert _blinks(v, 1000) == blinks
-    assert frame(v, 1000 + RG.error_ms(code)) == frame(stalk_view(), 1000 + RG.error_ms(code))
+    assert frame(v, 1000 + firmware.ring.error_ms(code)) == frame(stalk_view(), 1000 + firmware.ring.error_ms(code))
 
 
 def test_a_refusal_that_means_nothing_is_one_long_blink():
-    v = stalk_view(error_at=1000, error_code=RG.E_NOTHING)
-    assert all(frame(v, t)[0][0] > 0 for t in range(1000, 1000 + RG.LONG_BLINK_MS, 20))
+    v = stalk_view(error_at=1000, error_code=firmware.ring.E_NOTHING)
+    assert all(frame(v, t)[0][0] > 0 for t in range(1000, 1000 + firmware.ring.LONG_BLINK_MS, 20))
 
 
 def test_engine_refusals_map_to_blink_codes():
-    from engine_lite import errors as E
+    from engine_lite import errors
 
-    short = (E.NO_TOKENS, E.HAND_SHORT, E.EXCHANGE_EMPTY, E.TOO_MANY)
-    once = (E.FLUSH_USED, E.TRIGGERED, E.ORCHID_TAKEN, E.ALREADY_ENTERED)
-    rule = (E.TURN_INCOMPLETE, E.UPKEEP, E.MIXED_TURN, E.LAST_ROUND, E.GAME_OVER, E.NOT_OVER, E.BAD_EVENT)
-    assert [RG.refusal(c) for c in short] == [RG.E_SHORT] * 4
-    assert [RG.refusal(c) for c in once] == [RG.E_ONCE] * 4
-    assert [RG.refusal(c) for c in rule] == [RG.E_RULE] * 7
-    assert RG.refusal(E.NOTHING_TO_UNDO) == RG.E_NOTHING
+    short = (errors.NO_TOKENS, errors.HAND_SHORT, errors.EXCHANGE_EMPTY, errors.TOO_MANY)
+    once = (errors.FLUSH_USED, errors.TRIGGERED, errors.ORCHID_TAKEN, errors.ALREADY_ENTERED)
+    rule = (errors.TURN_INCOMPLETE, errors.UPKEEP, errors.MIXED_TURN, errors.LAST_ROUND, errors.GAME_OVER, errors.NOT_OVER, errors.BAD_EVENT)
+    assert [firmware.ring.refusal(c) for c in short] == [firmware.ring.E_SHORT] * 4
+    assert [firmware.ring.refusal(c) for c in once] == [firmware.ring.E_ONCE] * 4
+    assert [firmware.ring.refusal(c) for c in rule] == [firmware.ring.E_RULE] * 7
+    assert firmware.ring.refusal(errors.NOTHING_TO_UNDO) == firmware.ring.E_NOTHING
 
 
 def test_error_blink_survives_the_ticks_wrap():
-    v = stalk_view(error_at=(1 << 30) - 50, error_code=RG.E_NOTHING)
+    v = stalk_view(error_at=(1 << 30) - 50, error_code=firmware.ring.E_NOTHING)
     assert all(p[0] > 0 for p in frame(v, 10))  # 60 ms later, after ticks_ms wrapped
 
 
@@ -213,8 +213,8 @@ def test_pending_harvest_shows_its_count():
 
 
 def test_orchids_flowers_toward_seven():
-    v = RG.View()
-    v.mode = RG.M_ORCHIDS
+    v = firmware.ring.View()
+    v.mode = firmware.ring.M_ORCHIDS
     v.brightness = 255
     v.n = 3
     v.player = 1
@@ -244,8 +244,8 @@ def test_active_seat_is_always_bright_even_after_it_flushed():
 
 
 def test_orchids_active_seat_with_a_full_sector_blinks():
-    v = RG.View()
-    v.mode = RG.M_ORCHIDS
+    v = firmware.ring.View()
+    v.mode = firmware.ring.M_ORCHIDS
     v.brightness = 255
     v.n = 2
     v.player = 0
@@ -255,8 +255,8 @@ def test_orchids_active_seat_with_a_full_sector_blinks():
 
 
 def test_unconfirmed_start_space_is_a_dashed_blinking_number():
-    v = RG.View()
-    v.mode = RG.M_NUMBER
+    v = firmware.ring.View()
+    v.mode = firmware.ring.M_NUMBER
     v.brightness = 255
     v.number = 20
     v.unconfirmed = 1
@@ -268,12 +268,12 @@ def test_unconfirmed_start_space_is_a_dashed_blinking_number():
 
 def test_ring_refuses_a_pixel_count_it_has_no_layout_for():
     with pytest.raises(ValueError, match="pixel_count 16: .*24 pixels"):
-        RG.Ring(16)
+        firmware.ring.Ring(16)
 
 
 def test_number_entry():
-    v = RG.View()
-    v.mode = RG.M_NUMBER
+    v = firmware.ring.View()
+    v.mode = firmware.ring.M_NUMBER
     v.brightness = 255
     v.number = 7
     fr = frame(v)
@@ -285,15 +285,15 @@ def test_number_entry():
 
 
 def test_choice_screens_light_the_selected_sector():
-    v = RG.View()
-    v.mode = RG.M_CHOICE
+    v = firmware.ring.View()
+    v.mode = firmware.ring.M_CHOICE
     v.brightness = 255
-    v.choice = RG.CH_MENU
+    v.choice = firmware.ring.CH_MENU
     v.options = 31
     v.sel = 1
     fr = frame(v)
     assert sum(fr[5]) > 2 * sum(fr[0])
-    v.choice = RG.CH_PLAYERS
+    v.choice = firmware.ring.CH_PLAYERS
     v.sel = 3  # 4 players: four sectors lit
     fr = frame(v)
     assert [lit(fr[5 * s]) for s in range(5)] == [True, True, True, True, False]
@@ -306,8 +306,8 @@ def _all_views():
     v.values[:] = bytes((5, 5, 5, 5, 5))
     v.tokens[0] = 5
     views.append(v)
-    for mode in (RG.M_ORCHIDS, RG.M_PORTFOLIO, RG.M_STALK_END, RG.M_ORCHIDS_END, RG.M_NUMBER):
-        v = RG.View()
+    for mode in (firmware.ring.M_ORCHIDS, firmware.ring.M_PORTFOLIO, firmware.ring.M_STALK_END, firmware.ring.M_ORCHIDS_END, firmware.ring.M_NUMBER):
+        v = firmware.ring.View()
         v.mode = mode
         v.brightness = 255
         v.n = 5
@@ -319,8 +319,8 @@ def _all_views():
         v.number = 24
         views.append(v)
     for ch in range(7):
-        v = RG.View()
-        v.mode = RG.M_CHOICE
+        v = firmware.ring.View()
+        v.mode = firmware.ring.M_CHOICE
         v.brightness = 255
         v.choice = ch
         v.options = 31
@@ -334,21 +334,21 @@ def _all_views():
 def test_power_budget_worst_frame_under_usb_limit():
     """docs/ring.md: 24 px x 60 mA = 1.44 A at full white; frames are capped
     so the LEDs stay under 400 mA (+ ~50 mA for the Pico < 500 mA)."""
-    ring = RG.Ring(24)
+    ring = firmware.ring.Ring(24)
     worst = 0
     for v in _all_views():
         for t in range(0, 1200, 40):
             ring.render(v, t)
             worst = max(worst, ring.current_ma())
-    assert worst <= RG.DEFAULT_LIMIT_MA + 24
+    assert worst <= firmware.ring.DEFAULT_LIMIT_MA + 24
     # full white everywhere would be ~1.44 A before the cap
-    v = RG.View()
-    v.mode = RG.M_CHOICE
-    v.choice = RG.CH_PLAYERS
+    v = firmware.ring.View()
+    v.mode = firmware.ring.M_CHOICE
+    v.choice = firmware.ring.CH_PLAYERS
     v.sel = 4
     v.brightness = 255
     ring.render(v, 0)
-    assert ring.current_ma() <= RG.DEFAULT_LIMIT_MA + 24
+    assert ring.current_ma() <= firmware.ring.DEFAULT_LIMIT_MA + 24
 
 
 def test_brightness_scales_every_pixel():
@@ -365,4 +365,4 @@ def test_brightness_scales_every_pixel():
 def test_no_warning_distances_are_the_warning_tables_lengths():
     """render skips the warning without a call from _CRASH_FAR / _BAG_FAR
     on: they must be where the level tables end (docs/ring.md)."""
-    assert RG._CRASH_FAR == len(RG.CRASH_LEVEL) and RG._BAG_FAR == len(RG.BAG_LEVEL)
+    assert firmware.ring._CRASH_FAR == len(firmware.ring.CRASH_LEVEL) and firmware.ring._BAG_FAR == len(firmware.ring.BAG_LEVEL)

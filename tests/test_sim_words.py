@@ -3,7 +3,7 @@ does: help lines that follow the phase, no firmware screen names, no stale
 numbers, no crash countdown after the crash, basic and extra actions told
 apart, and refusals that say what happened (issue 14)."""
 
-from firmware import app_words as W
+from firmware import app_words
 from tests.app_helpers import Board
 
 SCREEN_NAMES = ("setup_game", "setup_players", "setup_length", "setup_track", "plant_kind", "plant_points",
@@ -11,7 +11,7 @@ SCREEN_NAMES = ("setup_game", "setup_players", "setup_length", "setup_track", "p
 
 
 def words(b):
-    return "\n".join(W.describe(b.app) + [W.hint(b.app), W.label(b.app)])
+    return "\n".join(app_words.describe(b.app) + [app_words.hint(b.app), app_words.label(b.app)])
 
 
 def test_no_firmware_screen_names_anywhere():
@@ -35,15 +35,15 @@ def test_no_firmware_screen_names_anywhere():
 def test_stalk_help_follows_the_phase():
     b = Board()
     b.do("ok\nglobemaster\nok\nok")
-    assert "OK plant · MENU swap" in W.hint(b.app) and "harvest" not in W.hint(b.app)
+    assert "OK plant · MENU swap" in app_words.hint(b.app) and "harvest" not in app_words.hint(b.app)
     b.do("ok\nok")
-    assert "extra plant/swap" in W.hint(b.app) and "flower = harvest +1" in W.hint(b.app)
+    assert "extra plant/swap" in app_words.hint(b.app) and "flower = harvest +1" in app_words.hint(b.app)
     b.do("ok")  # an extra plant: 2 basic + 1 extra, never "3 basic actions"
     assert "2 basic actions done + 1 extra" in words(b) and "3 basic" not in words(b)
     b.do("tulip")
-    assert W.hint(b.app).startswith("tulip again = +1")
+    assert app_words.hint(b.app).startswith("tulip again = +1")
     b.do("ok")
-    assert W.hint(b.app).startswith("UPKEEP") and "UPKEEP (harvesting)" in words(b)
+    assert app_words.hint(b.app).startswith("UPKEEP") and "UPKEEP (harvesting)" in words(b)
 
 
 def test_no_crash_countdown_after_the_crash():
@@ -73,11 +73,11 @@ def test_orchids_words_count_seed_cards_and_show_no_stale_entry():
     b.do("long menu\nsnowdrop\nok")  # ... that game abandoned (menu: new game, confirm)
     assert b.app.number == 31
     b.do("daffodil\nok\nok")  # Orchids, 3 players
-    assert "Seed CARDS" in W.hint(b.app)
+    assert "Seed CARDS" in app_words.hint(b.app)
     b.do("ok")
     assert "31" not in words(b) and "start space" not in words(b)  # the kind screen: no number
     b.do("dahlia\ntulip\nok\ndaffodil")
-    assert "Seed cards discarded: 2" in words(b) and "Seed CARDS, not seeds" in W.hint(b.app)
+    assert "Seed cards discarded: 2" in words(b) and "Seed CARDS, not seeds" in app_words.hint(b.app)
 
 
 def test_orchids_last_round_help():
@@ -87,7 +87,7 @@ def test_orchids_last_round_help():
     for _ in range(7):
         b.do("ok\nok\ndahlia\nok\ndahlia\nok")
     b.do("long ok")
-    assert "LAST ROUND" in W.hint(b.app) and "plant only" in W.hint(b.app)
+    assert "LAST ROUND" in app_words.hint(b.app) and "plant only" in app_words.hint(b.app)
 
 
 def test_results_words_show_final_values_and_the_bust():
@@ -102,7 +102,7 @@ def test_results_words_show_final_values_and_the_bust():
 def test_app_refusals_say_what_happened():
     b = Board()
     b.do("ok\nglobemaster\nok\nok\ntulip")  # a flower before the two basic actions
-    assert W.refusal(b.app, b.app.view.error_code) == (
+    assert app_words.refusal(b.app, b.app.view.error_code) == (
         "harvest comes in the upkeep, after the turn's two basic actions (2 red blinks)")
     b.do("long menu\nsnowdrop\nok\ndaffodil\nok\nok\nok\ndaffodil")  # Orchids: plant, "a type they have"
-    assert "planted no flora yet" in W.refusal(b.app, b.app.view.error_code)
+    assert "planted no flora yet" in app_words.refusal(b.app, b.app.view.error_code)

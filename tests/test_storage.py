@@ -11,7 +11,7 @@ import json
 import pytest
 
 import engine_lite
-from engine_lite import record as R
+from engine_lite import record
 from firmware.memfs import MemFS
 from firmware.storage import SNP, FlashLog, Store, default_settings, frame
 from tests.mpy_harness import run_mpy
@@ -78,9 +78,9 @@ def test_a_full_game_survives_a_reboot_with_identical_state():
 def test_record_framing_is_length_record_crc32():
     import binascii
 
-    f = frame(R.PLANT)
-    assert f[:2] == bytes((1, R.OP_PLANT))
-    assert int.from_bytes(f[2:], "little") == binascii.crc32(bytes((1, R.OP_PLANT)))
+    f = frame(record.PLANT)
+    assert f[:2] == bytes((1, record.OP_PLANT))
+    assert int.from_bytes(f[2:], "little") == binascii.crc32(bytes((1, record.OP_PLANT)))
     fs, store, game = played(n=3)
     log = fs.files["/bk/0001.log"]
     assert bytes(log) == b"".join(bytes(frame(r)) for r in RECS[:3])
@@ -91,11 +91,11 @@ def test_refused_event_writes_nothing():
     before = {p: bytes(d) for p, d in fs.files.items()}
     ops = fs.ops
     with pytest.raises(engine_lite.EngineError) as e:
-        store.apply(game, bytes((R.OP_PORTFOLIO, 0, 31, 1, 1, 1, 1, 1)))
+        store.apply(game, bytes((record.OP_PORTFOLIO, 0, 31, 1, 1, 1, 1, 1)))
     assert e.value.code == "not_over"
     assert fs.ops == ops and {p: bytes(d) for p, d in fs.files.items()} == before
     with pytest.raises(engine_lite.EngineError):
-        store.new_game(R.PLANT)  # not a start record: no game, no file
+        store.new_game(record.PLANT)  # not a start record: no game, no file
     assert fs.ops == ops
 
 
@@ -106,7 +106,7 @@ def test_refused_event_writes_nothing_even_when_a_snapshot_is_due(n):
     before = {p: bytes(d) for p, d in fs.files.items()}
     ops = fs.ops
     with pytest.raises(engine_lite.EngineError):
-        store.apply(game, bytes((R.OP_PORTFOLIO, 0, 31, 1, 1, 1, 1, 1)))
+        store.apply(game, bytes((record.OP_PORTFOLIO, 0, 31, 1, 1, 1, 1, 1)))
     with pytest.raises(engine_lite.EngineError):
         store.apply(game, RECS[0])  # a second start
     assert fs.ops == ops and {p: bytes(d) for p, d in fs.files.items()} == before
@@ -122,8 +122,8 @@ def test_undo_is_durable_and_an_undo_frame():
     fs, store, game = played(n=10)
     size = len(fs.files["/bk/0001.log"])
     store.undo(game)
-    store.apply(game, R.UNDO)  # the same thing, as a record
-    assert bytes(fs.files["/bk/0001.log"][size:]) == bytes(frame(R.UNDO)) * 2
+    store.apply(game, record.UNDO)  # the same thing, as a record
+    assert bytes(fs.files["/bk/0001.log"][size:]) == bytes(frame(record.UNDO)) * 2
     _, g2 = reboot(fs)
     assert g2.events() == EVENTS[:8]
     with pytest.raises(engine_lite.EngineError):  # the start cannot be undone
@@ -178,7 +178,7 @@ def test_broken_snapshot_falls_back_to_a_full_refold():
 
 def test_torn_tail_is_cut_off_and_later_frames_survive():
     fs, store, game = played(n=30)
-    fs.files["/bk/0001.log"] += bytes(frame(R.SWAP))[:3]  # torn last frame
+    fs.files["/bk/0001.log"] += bytes(frame(record.SWAP))[:3]  # torn last frame
     store2, g2 = reboot(fs)
     assert g2.events() == EVENTS[:30]
     for rec in RECS[30:40]:

@@ -151,14 +151,14 @@ def test_follow_marks_whose_turn_it_is_and_records_with_db(sim, tmp_path):
     assert marked and all(line.split()[1] == "Bo" for line in marked), r.stdout
     plays = json.loads(bk("plays", "--db", db, "--json").stdout)
     assert len(plays) == 1 and len(plays[0]["events"]) == 4 and plays[0]["state"] == "in progress"
-    from host.sync import db as D
+    import host.sync.db
     from host.commands.sync import Follower, Recorder
 
     link = connect(board.path, cap=60)  # what follow --db does with each live event (one program on the port)
     try:
         f = Follower(link)
         f.refetch()
-        rec = Recorder(link, D.Database(db))
+        rec = Recorder(link, host.sync.db.Database(db))
         rec.record(f.gid)
         for _ in range(2):
             link.call("press", retry=False, button=6, kind=1)  # ok short = plant
@@ -252,33 +252,33 @@ def test_exports_json_csv_bgstats():
     import csv
     import io
 
-    from host.sync import db as D
-    from host.sync import export as X
+    import host.sync.db
+    from host.sync import export
     from tests.linkkit import StoreBoard, host_for
 
     b = StoreBoard()
     b.load(open(os.path.join(RECORDS, "stalk-5p-crash.jsonl")), finish=True)
     b.load(open(os.path.join(RECORDS, "orchids-2p.jsonl")).readlines()[:10])  # in progress
-    db = D.Database(":memory:")
-    D.sync(host_for(b)[2], db)
+    db = host.sync.db.Database(":memory:")
+    host.sync.db.sync(host_for(b)[2], db)
     plays = db.plays()
 
-    js = json.loads(X.to_json(plays))
+    js = json.loads(export.to_json(plays))
     assert [p["game"] for p in js] == ["stalk-exchange", "oh-my-orchids"]
     want = effective_events(os.path.join(RECORDS, "stalk-5p-crash.jsonl"))
     assert js[0]["events"][1:] == want[1:] and js[0]["events"][0]["at"] == js[0]["date"]
     assert "final" in js[0] and "final" not in js[1]
     assert [p["state"] for p in js] == ["scored", "in progress"]
 
-    rows = list(csv.DictReader(io.StringIO(X.to_csv(plays))))
+    rows = list(csv.DictReader(io.StringIO(export.to_csv(plays))))
     assert len(rows) == 5 + 2
     assert rows[0]["player"] == "P1" and rows[0]["finished"] == "yes" and rows[-1]["score"] == ""
 
-    bg = json.loads(X.to_bgstats(plays))
+    bg = json.loads(export.to_bgstats(plays))
     assert len(bg["plays"]) == 1, "only scored plays"
     play = bg["plays"][0]
     assert play["gameName"] == "Stalk Exchange" and "bggId" in play
-    assert play["playDate"] == X.local_time(js[0]["date"]), "BG Stats wants the host's local time"
+    assert play["playDate"] == export.local_time(js[0]["date"]), "BG Stats wants the host's local time"
     assert bg["games"][0]["name"] == "Stalk Exchange"
     final = {r["name"]: r for r in js[0]["final"]["players"]}
     for i, ps in enumerate(play["playerScores"]):

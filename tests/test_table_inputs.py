@@ -9,7 +9,7 @@ results = that flower's value for 2 s; Orchids plant kind: dahlia = a flora
 type new to this player, daffodil = a type the player already has."""
 
 from engine_lite.tables import TRACK_START_PLACEHOLDER, variety_bonus
-from firmware import ring as RG
+from firmware import ring
 from tests.app_helpers import Board, lit, replay
 
 STALK_3P = "ok\nglobemaster\nok"  # Stalk Exchange, 3 players -> the start-space screen
@@ -108,24 +108,24 @@ def test_each_refusal_blinks_its_reason():
     b = Board()
     b.do(STALK_3P + "\nlong ok")
     b.do("tulip")  # harvest before the two basic actions
-    assert b.app.view.error_code == RG.E_RULE
+    assert b.app.view.error_code == ring.E_RULE
     b.do("long menu\ndahlia\nlong menu\ndahlia")  # flush (a basic action), then a second flush
-    assert b.state["flush_used"]["Seat 1"] and b.app.view.error_code == RG.E_ONCE
+    assert b.state["flush_used"]["Seat 1"] and b.app.view.error_code == ring.E_ONCE
     b.do("ok\nok\nok\nok")  # the second basic action + 3 extra plants: the 3 tokens are gone
     assert b.state["tokens"]["Seat 1"] == 0
     b.do("ok")
-    assert b.app.view.error_code == RG.E_SHORT  # no Seedy Business token
+    assert b.app.view.error_code == ring.E_SHORT  # no Seedy Business token
     b.do("long dahlia\nlong tulip")  # peeks are not refusals
-    assert b.app.view.error_code == RG.E_SHORT
+    assert b.app.view.error_code == ring.E_SHORT
 
 
 def test_orchids_second_take_and_a_held_flower():
     b = Board()
     b.do("daffodil\nok\nok")  # Oh My. Orchids!, 3 players
     b.do("tulip\ntulip")  # a second take in one turn
-    assert b.app.view.error_code == RG.E_RULE and b.state["players"]["Seat 1"]["hand"] == 5
+    assert b.app.view.error_code == ring.E_RULE and b.state["players"]["Seat 1"]["hand"] == 5
     b.do("long tulip")  # a held flower means nothing in Orchids
-    assert b.app.view.error_code == RG.E_NOTHING
+    assert b.app.view.error_code == ring.E_NOTHING
 
 
 # -- flora types: never undercounted ---------------------------------------------
@@ -141,7 +141,7 @@ def test_flora_types_beyond_five_buttons_count_for_variety():
     for _ in range(7):  # seven flora of seven different types, 1 point, 1 Seed card each
         b.do("ok\ndahlia\ndahlia\nok\ndahlia\nok")
     b.do("ok\ndaffodil\ndahlia\nok\ndahlia\nok")  # an 8th costs 1 Seed card: none left
-    assert b.screen == "plant_seeds" and b.app.view.error_code == RG.E_SHORT
+    assert b.screen == "plant_seeds" and b.app.view.error_code == ring.E_SHORT
     b.do("long menu")
     b.do("long ok\nlong ok")  # last round: Seat 2 passes, the game is over
     me = [p for p in b.state["final"]["players"] if p["name"] == "Seat 1"][0]

@@ -11,7 +11,7 @@ a game record can be compared directly. Format: docs/controls.md.
 import json
 import sys
 
-from firmware import script as S
+from firmware import script
 
 
 def run_script_text(text, board="pico"):
@@ -21,10 +21,10 @@ def run_script_text(text, board="pico"):
     from firmware.storage import Store
     from firmware.app import App
 
-    gestures = S.parse(text)
+    gestures = script.parse(text)
     hw = make_hw(board, backend="sim")
     app = App(hw, Store(fs=MemFS()))
-    S.play(app, hw, gestures)
+    script.play(app, hw, gestures)
     return app
 
 
@@ -60,7 +60,7 @@ def run_buttons(path, board="pico", runtime="cpython"):
         return 2
     try:
         state = script_state(text, board or "pico", runtime)
-    except S.ScriptError as err:
+    except script.ScriptError as err:
         sys.stderr.write("bloomkeeper: sim: %s %s\n" % (path, err))
         return 2
     print(json.dumps(state))

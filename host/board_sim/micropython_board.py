@@ -353,21 +353,21 @@ def script_state(text, board="pico"):
     MicroPython, as firmware/script.play does; returns (records, state).
     ScriptError on a bad line (before MicroPython starts)."""
     import engine_lite
-    from firmware import script as S
+    from firmware import script
 
-    gestures = S.parse(text)
+    gestures = script.parse(text)
     sb = start_board(board, link=False, clock=lambda: 0)
     try:
         app = sb.app
         for g in gestures:
-            if g[0] == S.WAIT:
+            if g[0] == script.WAIT:
                 app.run_for(g[1])
                 continue
             for _ in range(g[2]):
                 sb.hw.press(g[0])
-                app.run_for(S.LONG_HOLD_MS if g[1] == S.LONG else S.SHORT_HOLD_MS)
+                app.run_for(script.LONG_HOLD_MS if g[1] == script.LONG else script.SHORT_HOLD_MS)
                 sb.hw.release(g[0])
-                app.run_for(S.GAP_MS)
+                app.run_for(script.GAP_MS)
         recs, board_state = app.game()
     except GuestError as err:
         raise UserError(str(err))

@@ -21,7 +21,7 @@ import subprocess
 import sys
 import time
 
-from host.build import bundle as B
+from host.build import bundle
 from host.errors import UserError
 
 BOARD_DIRS = ("engine_lite", "firmware")  # what step 1 clears on the board
@@ -42,7 +42,7 @@ def register(sub):
     p.add_argument("--port", default="auto", metavar="auto|PATH|URL",
                    help="serial port of the board (default auto: the one USB device with VID:PID 2E8A:0005)")
     p.add_argument("--dry-run", action="store_true", help="print the mpremote command lines, run nothing")
-    p.add_argument("--out", default=str(B.BUILD), metavar="DIR", help="build directory (default: build/)")
+    p.add_argument("--out", default=str(bundle.BUILD), metavar="DIR", help="build directory (default: build/)")
     p.add_argument("--wait", type=float, default=HELLO_WAIT, metavar="S",
                    help="seconds to wait for the hello after the reset (default %g)" % HELLO_WAIT)
     p.set_defaults(func=flash_cmd)
@@ -116,13 +116,13 @@ def explain(step, port, output):
 
 def wait_for_hello(port, wait):
     """The board's hello info after the reset, or a UserError that says why not."""
-    from host.sync import link as L
+    from host.sync import link
 
     deadline = time.monotonic() + wait
     last = None
     while True:
         try:
-            lk = L.connect(port, cap=min(10.0, max(wait, 1.0)), request_timeout=0.5)
+            lk = link.connect(port, cap=min(10.0, max(wait, 1.0)), request_timeout=0.5)
         except UserError as err:
             last = err
             if "speaks link protocol" in str(err):
@@ -139,10 +139,10 @@ def wait_for_hello(port, wait):
 
 
 def flash_cmd(args):
-    out_dir = os.path.join(args.out, B.OUT_DIRS["micropython"])
+    out_dir = os.path.join(args.out, bundle.OUT_DIRS["micropython"])
     try:
-        files = B.build("micropython", out_dir)
-    except B.BundleError as err:
+        files = bundle.build("micropython", out_dir)
+    except bundle.BundleError as err:
         raise UserError("cannot build the firmware: %s" % err)
     port = resolve_port(args.port, dry_run=args.dry_run)
     cmds = mpremote_commands(port, out_dir)

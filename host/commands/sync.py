@@ -6,8 +6,8 @@ import time
 
 import engine_lite
 
-from host.sync import db as D
-from host.sync import export as X
+import host.sync.db
+from host.sync import export
 from host.errors import UserError
 from host.sync.link import connect
 
@@ -23,9 +23,9 @@ def _db_arg(p):
 
 def sync_cmd(args):
     link = connect(args.port, cap=args.timeout)
-    db = D.Database(args.db)
+    db = host.sync.db.Database(args.db)
     try:
-        res = D.sync(link, db)
+        res = host.sync.db.sync(link, db)
     finally:
         link.close()
         db.close()
@@ -35,37 +35,37 @@ def sync_cmd(args):
 
 
 def plays_cmd(args):
-    db = D.Database(args.db, create=False)
+    db = host.sync.db.Database(args.db, create=False)
     plays = db.plays()
     db.close()
     if args.json:
-        sys.stdout.write(X.to_json(plays))
+        sys.stdout.write(export.to_json(plays))
         return 0
     if not plays:
         print("no plays in %s" % db.path)
     for p in plays:
         res = {r["name"]: r for r in p.get("final", {}).get("players", [])}
         who = ", ".join("%s %s" % (n, res[n]["score"]) if n in res else n for n in p["players"])
-        when = X.local_time(p["date"]) + ("~" if p.get("date_estimated") else " ")
-        print("%s %-14s %s/%s  %3d events  %-11s %s" % (when, p["game"], p["board"][:12], p["game_id"], len(p["events"]), X.state(p), who))
+        when = export.local_time(p["date"]) + ("~" if p.get("date_estimated") else " ")
+        print("%s %-14s %s/%s  %3d events  %-11s %s" % (when, p["game"], p["board"][:12], p["game_id"], len(p["events"]), export.state(p), who))
     if any(p.get("date_estimated") for p in plays):
         print("~ estimated start (the board did not know the time, or an older release kept only the sync time)")
     return 0
 
 
 def export_cmd(args):
-    db = D.Database(args.db, create=False)
+    db = host.sync.db.Database(args.db, create=False)
     plays = db.plays()
     db.close()
-    sys.stdout.write(X.FORMATS[args.format](plays))
+    sys.stdout.write(export.FORMATS[args.format](plays))
     return 0
 
 
 def names_cmd(args):
-    from engine_lite import record as R
+    import engine_lite.record
 
     for n in args.names:
-        if not R.check_name(n):
+        if not engine_lite.record.check_name(n):
             raise UserError("player name %r must be 1-12 printable ASCII characters" % n)
     if len(set(args.names)) != len(args.names) or len(args.names) > 5:
         raise UserError("give up to 5 different names")
@@ -162,10 +162,10 @@ class Recorder:
 
     def record(self, gid):
         if self.who is None or gid != self.gid:
-            D.sync(self.link, self.db)
-            self.who = D.board_of(self.link)
+            host.sync.db.sync(self.link, self.db)
+            self.who = host.sync.db.board_of(self.link)
         elif gid is not None:
-            D.sync_game(self.link, self.db, self.who, gid)
+            host.sync.db.sync_game(self.link, self.db, self.who, gid)
         self.gid = gid
 
 
@@ -174,7 +174,7 @@ def follow_cmd(args):
     rec = None
     if args.db is not None:
         try:
-            rec = Recorder(link, D.Database(args.db))
+            rec = Recorder(link, host.sync.db.Database(args.db))
         except UserError:
             link.close()
             raise
@@ -249,7 +249,7 @@ def register(sub):
 
     p = sub.add_parser("export", help="export the plays database: json, csv or bgstats (BG Stats app)")
     _db_arg(p)
-    p.add_argument("--format", choices=sorted(X.FORMATS), default="json")
+    p.add_argument("--format", choices=sorted(export.FORMATS), default="json")
     p.set_defaults(func=export_cmd)
 
     p = sub.add_parser("names", help="push player names to the board")

@@ -10,7 +10,7 @@ import io
 import threading
 
 import engine_lite
-from engine_lite import stalk as S
+from engine_lite import stalk
 from engine_lite.tables import FLOWERS
 from firmware.ring import FLOWER_RGB
 
@@ -40,11 +40,11 @@ def market_series(events):
         if end is None and st is not None and st.trigger:
             # an end of turn that empties the bag marks its own point; a crash
             # (a harvest, or declared) marks the turn in progress, which ends next
-            end = (turns[-1] if ev["ev"] == "end_turn" else turns[-1] + 1, S.TRIGGERS[st.trigger])
+            end = (turns[-1] if ev["ev"] == "end_turn" else turns[-1] + 1, stalk.TRIGGERS[st.trigger])
     if g.rules is not None and rows and rows[-1] != list(g.rules.values):
         turns.append(len(turns))
         rows.append(list(g.rules.values))
-    busted = S.bust(g.rules.values)[1] if g.rules is not None and g.rules.over else []
+    busted = stalk.bust(g.rules.values)[1] if g.rules is not None and g.rules.over else []
     return {
         "turns": turns,
         "values": {f: [r[i] for r in rows] for i, f in enumerate(FLOWERS)},

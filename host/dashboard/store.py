@@ -8,18 +8,18 @@ A play's date is `play["date"]`: the game's own start in UTC, with
 is its unique key (board id + game identity, issue 10).
 """
 
-from host.sync import db as D
+import host.sync.db
 
 
 def open_db(path):
     """A Database for this thread (sqlite3 connections stay in their thread)."""
-    return D.Database(path)
+    return host.sync.db.Database(path)
 
 
 def read_plays(path):
     """Every stored game as db.plays() gives it: board, game_id, date, game,
     players, events (dicts), over, final (when scored)."""
-    db = D.Database(path)
+    db = host.sync.db.Database(path)
     try:
         return db.plays()
     finally:
@@ -28,12 +28,12 @@ def read_plays(path):
 
 def record_board(link, db):
     """Store every game on the board (as `bloomkeeper sync` does). Returns the board id."""
-    return D.sync(link, db)["board"]
+    return host.sync.db.sync(link, db)["board"]
 
 
 def record_game(link, db, board, gid):
     """Bring one game's stored copy up to the board's (undo-safe, no duplicates)."""
-    return D.sync_game(link, db, board, gid)
+    return host.sync.db.sync_game(link, db, board, gid)
 
 
 def count(db, board, gid):

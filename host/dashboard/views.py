@@ -9,7 +9,7 @@ browser test reads them).
 
 from html import escape
 
-from engine_lite import stalk as S
+from engine_lite import stalk
 from engine_lite.tables import FLOWERS
 
 BAR_MIN_SCALE = 10  # bars are relative to the leader, but never to less than this
@@ -49,7 +49,7 @@ def _values(st):
 
 def will_bust(st):
     """The flowers that would bust if the game ended now (the rule: engine_lite.stalk.bust)."""
-    return S.bust(bytearray(_values(st)))[1]
+    return stalk.bust(bytearray(_values(st)))[1]
 
 
 def market(values, busted, label):

@@ -21,7 +21,7 @@ import os
 import random
 
 import engine_lite
-from engine_lite import tables as T
+from engine_lite import tables
 from host.fullrules.fullgame import load_json, record_lines, summary
 
 SAMPLE_DECK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "orchids_sample_deck.json")
@@ -169,7 +169,7 @@ class OrchidsGame:
     def __init__(self, names, seed=0, policies=None, deck=None, check=True, max_turns=2000):
         self.names = list(names)
         n = self.n = len(self.names)
-        if not T.MIN_PLAYERS <= n <= T.MAX_PLAYERS:
+        if not tables.MIN_PLAYERS <= n <= tables.MAX_PLAYERS:
             raise ValueError("Oh My. Orchids! is for 2 to 5 players")
         self.rng = random.Random(seed)
         self.policies = list(policies) if policies is not None else [GreedyPolicy(random.Random(self.rng.random())) for _ in range(n)]
@@ -194,7 +194,7 @@ class OrchidsGame:
         self._refill_flowers()
         self._refill_seeds()
         # Setup 5: seat k draws k seed cards.
-        self.hands = [[self._draw_seed() for _ in range(T.STARTING_SEEDS[s])] for s in range(n)]
+        self.hands = [[self._draw_seed() for _ in range(tables.STARTING_SEEDS[s])] for s in range(n)]
         if any(c is None for h in self.hands for c in h):
             raise ValueError("the deck has too few seed cards for the starting hands")
         self.flowers = [[] for _ in range(n)]
@@ -224,7 +224,7 @@ class OrchidsGame:
         return self.seed_deck.pop() if self.seed_deck else None
 
     def _refill_seeds(self):
-        while len(self.seed_display) < T.SEED_DISPLAY:
+        while len(self.seed_display) < tables.SEED_DISPLAY:
             c = self._draw_seed()
             if c is None:
                 return  # every seed card is in a hand or composted
@@ -285,7 +285,7 @@ class OrchidsGame:
         self.seed_display = [x for x in self.seed_display if x not in cards]
         hand = self.hands[self.seat]
         hand.extend(cards)
-        excess = len(hand) - T.HAND_LIMIT
+        excess = len(hand) - tables.HAND_LIMIT
         if excess > 0:
             # The engine already composted `excess` cards (a count); the
             # player chooses which ones.
@@ -450,7 +450,7 @@ class GreedyPolicy:
         names = {x.name for x in mine}
         gain = f.points
         if f.name not in names:
-            gain += T.variety_bonus(len(names) + 1) - T.variety_bonus(len(names))
+            gain += tables.variety_bonus(len(names) + 1) - tables.variety_bonus(len(names))
         return gain
 
     def choose(self, game):
@@ -463,14 +463,14 @@ class GreedyPolicy:
         if game.planted_this_turn or not game.may_take():
             return None
         hand = game.hands[game.seat]
-        room = T.HAND_LIMIT - len(hand)
+        room = tables.HAND_LIMIT - len(hand)
         best = None
         best_key = None
         for how, value in game.take_options():
             cards = game.taken_by(how, value)
             after = hand + cards
-            if len(after) > T.HAND_LIMIT:
-                after = after[: T.HAND_LIMIT]  # roughly: the excess goes
+            if len(after) > tables.HAND_LIMIT:
+                after = after[: tables.HAND_LIMIT]  # roughly: the excess goes
             top = 0
             for where, i, f in game.display():
                 if f.payments(after):

@@ -23,14 +23,14 @@ section "Full engine (host)".
 import random
 
 import engine_lite
-from engine_lite import tables as T
+from engine_lite import tables
 from host.fullrules.fullgame import record_lines, summary
 
 from host.fullrules.garden import BULB, EMPTY, FLOWERS, Garden, default_layout
 
-SLOTS = T.EXCHANGE_SLOTS
+SLOTS = tables.EXCHANGE_SLOTS
 NF = len(FLOWERS)
-PER_FLOWER = T.TOKENS_PER_FLOWER
+PER_FLOWER = tables.TOKENS_PER_FLOWER
 
 PLANT = "plant"
 SWAP = "swap"
@@ -69,7 +69,7 @@ class StalkGame:
     def __init__(self, names, seed=0, policies=None, length=None, track_start=None, layout=None, check=True, max_turns=1000):
         self.names = list(names)
         n = self.n = len(self.names)
-        if not T.MIN_PLAYERS <= n <= T.MAX_PLAYERS:
+        if not tables.MIN_PLAYERS <= n <= tables.MAX_PLAYERS:
             raise ValueError("Stalk Exchange is for 2 to 5 players")
         self.rng = random.Random(seed)
         self.policies = list(policies) if policies is not None else [GreedyPolicy(random.Random(self.rng.random())) for _ in range(n)]
@@ -81,9 +81,9 @@ class StalkGame:
         self.track_start = default_track_start(n, length) if track_start is None else track_start
         layout = default_layout() if layout is None else layout
         seeding = layout.bee if n == 2 else layout.butterfly
-        if len(seeding) != T.GARDEN_SEED[n]:
+        if len(seeding) != tables.GARDEN_SEED[n]:
             raise ValueError(
-                "layout %s has %d %s spaces, a %d-player game seeds %d" % (layout.name, len(seeding), "Bee" if n == 2 else "Butterfly", n, T.GARDEN_SEED[n])
+                "layout %s has %d %s spaces, a %d-player game seeds %d" % (layout.name, len(seeding), "Bee" if n == 2 else "Butterfly", n, tables.GARDEN_SEED[n])
             )
 
         # Setup 2: all 125 tokens into the greenhouse bag, mixed. Drawing is
@@ -97,7 +97,7 @@ class StalkGame:
         self.portfolios = []
         for _ in range(n):
             pf = [[] for _ in range(NF)]
-            for _ in range(T.PORTFOLIO_SIZE[n]):
+            for _ in range(tables.PORTFOLIO_SIZE[n]):
                 t = bag.pop()
                 pf[t // PER_FLOWER].append(t)
             self.portfolios.append(pf)
@@ -147,12 +147,12 @@ class StalkGame:
     def may_act(self):
         """Another plant/swap is possible as far as the action economy goes:
         a basic action is left, or a Seedy Business token pays for an extra."""
-        return self.actions < T.BASIC_ACTIONS or self.tokens_left > 0
+        return self.actions < tables.BASIC_ACTIONS or self.tokens_left > 0
 
     def may_end(self):
         """The turn may move on to the upkeep (two basic actions done, or the
         exchange is empty: ruling "Turn with an empty exchange")."""
-        return self.actions >= T.BASIC_ACTIONS or self.exchange_count() == 0
+        return self.actions >= tables.BASIC_ACTIONS or self.exchange_count() == 0
 
     def may_flush(self):
         return self.tokens_left > 0 and not self.flush_used
@@ -191,7 +191,7 @@ class StalkGame:
         t = self.exchange[slot]
         if t is None or self.garden.cells[cell] != EMPTY:
             raise ValueError("plant: slot %d is empty or space %d is occupied" % (slot, cell))
-        extra = self.actions >= T.BASIC_ACTIONS
+        extra = self.actions >= tables.BASIC_ACTIONS
         self.g.apply_record(self._rec_plant)
         self.exchange[slot] = None
         self.garden.plant(cell, t // PER_FLOWER, t)
@@ -207,7 +207,7 @@ class StalkGame:
         pf = self.portfolios[self.seat]
         if t is None or give == t // PER_FLOWER or not pf[give]:
             raise ValueError("swap: needs a token on slot %d and a different type in the portfolio" % slot)
-        extra = self.actions >= T.BASIC_ACTIONS
+        extra = self.actions >= tables.BASIC_ACTIONS
         self.g.apply_record(self._rec_swap)
         pf[t // PER_FLOWER].append(t)
         self.exchange[slot] = pf[give].pop()
@@ -414,7 +414,7 @@ class RandomPolicy:
 
     def choose(self, game):
         r = self.rng
-        if game.actions >= T.BASIC_ACTIONS and (game.tokens_left == 0 or r.random() < 0.8):
+        if game.actions >= tables.BASIC_ACTIONS and (game.tokens_left == 0 or r.random() < 0.8):
             return None
         if game.may_flush() and r.random() < 0.05:
             return (FLUSH,)
@@ -576,7 +576,7 @@ class GreedyPolicy:
 
         if best is None and not game.may_end() and game.may_flush():
             return (FLUSH,)  # no plant or swap left: a flush is the only way on
-        if game.actions >= T.BASIC_ACTIONS and best_gain < self.extra_threshold:
+        if game.actions >= tables.BASIC_ACTIONS and best_gain < self.extra_threshold:
             return None
         return best
 

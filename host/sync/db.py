@@ -34,8 +34,8 @@ import sqlite3
 import time
 
 import engine_lite
-from engine_lite import record as R
-from engine_lite import stamp as S
+from engine_lite import record
+from engine_lite import stamp
 
 from firmware.codec import prefix_crc
 from host.errors import UserError
@@ -130,14 +130,14 @@ def _utc_of_local(text):
         t = time.mktime(time.strptime(text, "%Y-%m-%d %H:%M:%S"))
     except (ValueError, OverflowError, TypeError):
         return None
-    return S.iso(int(t))
+    return stamp.iso(int(t))
 
 
 def identity(start):
     """A game's identity from its start record: the board's nonce, or for a
     game that has none (firmware before issue 10, a record typed by hand)
     the start record itself."""
-    nonce = S.fields(start)[0]
+    nonce = stamp.fields(start)[0]
     if nonce is not None:
         return "nonce:%08x" % nonce
     return "start:" + binascii.hexlify(start).decode()
@@ -150,11 +150,11 @@ def start_date(start, sync_utc, clock):
     back from the sync; else (no uptime, or the board rebooted since) the
     first sync is all that is known. Estimates say so."""
     if start is not None:
-        _, at, up = S.fields(start)
+        _, at, up = stamp.fields(start)
         if at is not None:
-            return S.iso(at), 0
+            return stamp.iso(at), 0
         if up is not None and clock is not None and clock[1] is not None and up <= clock[1]:
-            return S.iso(int(clock[0]) - (clock[1] - up)), 1
+            return stamp.iso(int(clock[0]) - (clock[1] - up)), 1
     return sync_utc, 1
 
 
@@ -266,7 +266,7 @@ class Database:
                     con.execute("UPDATE games SET updated=?, board=?, legacy=0 WHERE id=?", (_now(), who["board"], play))
                     return play, len(recs) - k
             now = _now()
-            started, est = start_date(recs[0], S.iso(int(time.time())), who.get("clock"))
+            started, est = start_date(recs[0], stamp.iso(int(time.time())), who.get("clock"))
             cur = con.execute(
                 "INSERT INTO games (board, board_type, game_id, ident, started, date_estimated, first_seen, updated) "
                 "VALUES (?,?,?,?,?,?,?,?)", (who["board"], who["type"], gid, ident, started, est, now, now))
@@ -356,7 +356,7 @@ def play_of(board, gid, date, recs):
         "board": board,
         "game_id": gid,
         "date": date,
-        "game": R.GAMES[g.game],
+        "game": record.GAMES[g.game],
         "players": list(g.names),
         "events": g.events(),
         "over": bool(st.get("game_over")),

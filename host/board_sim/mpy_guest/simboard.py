@@ -61,7 +61,7 @@ class Board:
         from firmware.hw import make_hw
         from firmware.storage import Store
         from firmware.app import App
-        from firmware import link as L
+        from firmware import link
 
         self.now = 0
         self.refusal = None
@@ -90,9 +90,9 @@ class Board:
         self.hw.set_utc(int(time.time()))  # the simulator uses the host's clock (the Unix port's is)
         self.store = ObservedStore(root)
         self.port = Port()
-        self.link = L.Link(None, self.port, clock=self.clock)
+        self.link = link.Link(None, self.port, clock=self.clock)
         self.app = App(self.hw, self.store, clock=self.clock, link=self.link)
-        link_board = L.AppBoard(self.app, self.store, board_id=board_id, fw=fw)
+        link_board = link.AppBoard(self.app, self.store, board_id=board_id, fw=fw)
         link_board.remote_buttons = True  # simulator only: the host may press buttons over the link
         self.link.attach(link_board)
         self.writes = -1
