@@ -1,0 +1,140 @@
+"""The house's walls (design.md "The shape of the house"; issue 12: "a test
+that enforces the import boundaries (`engine_lite` -> nothing; `firmware` ->
+`engine_lite`; only `host` -> `firmware`)").
+
+* `engine_lite` imports nothing of the project: only itself and what Python /
+  MicroPython provide (it runs on the board AND on the host);
+* `firmware` imports only `engine_lite` and itself (it is the board bundle);
+* `firmware` is imported only by `host` and the tooling around the code
+  (`tests`, `bench`, `hardware`, `docs` scripts), never by `engine_lite`;
+* so nothing in `engine_lite` or `firmware` imports `host`.
+
+Every `.py` file is parsed with `ast`: imports at module level AND inside
+functions (the board code imports lazily), relative imports resolved, and
+`importlib.import_module("...")` / `__import__("...")` with a literal name.
+A broken wall fails with the file, the line and the import.
+"""
+
+import ast
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+SKIP_DIRS = {".git", ".venv", "build", "dist", "__pycache__", ".pytest_cache", ".hypothesis", ".mypy_cache"}
+
+# Top-level packages of the project and which of them each may import.
+PROJECT = ("engine_lite", "firmware", "host", "tests", "bench", "hardware", "docs")
+MAY_IMPORT = {
+    "engine_lite": {"engine_lite"},
+    "firmware": {"engine_lite", "firmware"},
+}
+# Who may import a package (a package not named here: anyone in the project).
+IMPORTED_BY = {
+    "firmware": {"firmware", "host", "tests", "bench", "hardware", "docs"},
+}
+
+
+def python_files(root):
+    """Every .py file of the tree under `root`, as paths relative to it."""
+    out = []
+    for path in sorted(Path(root).rglob("*.py")):
+        rel = path.relative_to(root)
+        if not any(part in SKIP_DIRS or part.endswith(".egg-info") for part in rel.parts[:-1]):
+            out.append(rel)
+    return out
+
+
+def _package_of(rel):
+    """The package a file's relative imports start from (a package's
+    __init__.py is in the package itself), as a list of names."""
+    return list(rel.parts[:-1])
+
+
+def imports_of(root, rel):
+    """(line, dotted module name) of every import in file `rel`, at any depth."""
+    tree = ast.parse((Path(root) / rel).read_text(), str(rel))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, a.name) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = _package_of(rel)
+                base = base[: len(base) - (node.level - 1)] if node.level > 1 else base
+                name = ".".join(base + ([node.module] if node.module else []))
+            else:
+                name = node.module
+            found.append((node.lineno, name))
+        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+            f = node.func
+            called = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
+            if called in ("import_module", "__import__"):
+                found.append((node.lineno, node.args[0].value))
+    return found
+
+
+def violations(root):
+    """One line per import that crosses a wall: 'file:line: X imports Y (why)'."""
+    root = Path(root)
+    tops = set(PROJECT) | {p.name for p in root.iterdir() if p.is_dir() and p.name not in SKIP_DIRS and not p.name.startswith(".")}
+    out = []
+    for rel in python_files(root):
+        importer = rel.parts[0] if len(rel.parts) > 1 else None
+        for line, name in imports_of(root, rel):
+            target = name.split(".")[0]
+            if target not in tops:
+                continue  # the standard library, MicroPython builtins, third-party
+            where = "%s:%d: %s imports %s" % (rel.as_posix(), line, importer or "the repository root", name)
+            allowed = MAY_IMPORT.get(importer)
+            if allowed is not None and target not in allowed:
+                out.append("%s (%s may import only %s)" % (where, importer, " and ".join(sorted(allowed))))
+            elif target in IMPORTED_BY and importer not in IMPORTED_BY[target]:
+                out.append("%s (only %s import %s)" % (where, ", ".join(sorted(IMPORTED_BY[target] - {target})), target))
+    return out
+
+
+def test_the_tree_keeps_its_import_boundaries():
+    files = python_files(REPO)
+    assert len([f for f in files if f.parts[0] in ("engine_lite", "firmware")]) >= 20, "the board code was not found"
+    bad = violations(REPO)
+    assert not bad, "imports across the house's walls:\n" + "\n".join(bad)
+
+
+SYNTHETIC = {
+    # allowed
+    "engine_lite/__init__.py": "import binascii\nfrom engine_lite import tables\nfrom . import rules\n",
+    "engine_lite/tables.py": "try:\n    from micropython import const\nexcept ImportError:\n    pass\n",
+    "engine_lite/rules.py": "from .tables import X\n",
+    "firmware/__init__.py": "",
+    "firmware/app.py": "import machine\nfrom engine_lite import Game\nfrom firmware import ring\nfrom . import ring as r2\n",
+    "firmware/ring.py": "",
+    "host/__init__.py": "",
+    "host/cli.py": "from firmware import codec\nimport engine_lite\n",
+    "tests/test_x.py": "import firmware.app\nimport host.cli\n",
+    "hardware/generate.py": "from firmware import ring\n",
+    # each breaks one wall
+    "engine_lite/bad_lazy.py": "def f():\n    from firmware import link\n",
+    "engine_lite/bad_host.py": "import host.cli\n",
+    "engine_lite/bad_dynamic.py": "import importlib\nm = importlib.import_module('firmware.app')\n",
+    "firmware/bad_host.py": "def g():\n    import host.sync.link\n",
+    "firmware/bad_relative.py": "from ..host import cli\n",
+    "firmware/bad_tests.py": "from tests import helpers\n",
+    "tools/bad_tool.py": "import firmware.app\n",
+}
+
+
+def test_each_broken_wall_is_named_with_its_file_line_and_import(tmp_path):
+    for rel, text in SYNTHETIC.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    bad = violations(tmp_path)
+    assert sorted(line.split(" (")[0] for line in bad) == [
+        "engine_lite/bad_dynamic.py:2: engine_lite imports firmware.app",
+        "engine_lite/bad_host.py:1: engine_lite imports host.cli",
+        "engine_lite/bad_lazy.py:2: engine_lite imports firmware",
+        "firmware/bad_host.py:2: firmware imports host.sync.link",
+        "firmware/bad_relative.py:1: firmware imports host",
+        "firmware/bad_tests.py:1: firmware imports tests",
+        "tools/bad_tool.py:1: tools imports firmware.app",
+    ]
+    assert "(engine_lite may import only engine_lite)" in bad[0]
+    assert any("(only bench, docs, hardware, host, tests import firmware)" in line for line in bad)
