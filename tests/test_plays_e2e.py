@@ -28,6 +28,7 @@ import time
 import pytest
 
 import engine_lite
+from engine_lite import stamp
 import host.sync.db
 from host.board_sim import flashdir
 from host.sync.link import connect
@@ -50,7 +51,7 @@ class Served:
         self.ms = [0 if clock_ms is None else clock_ms]
         self.sb = SimBoard(state_dir=str(state_dir), clock=lambda: self.ms[0]).start()
         hw = self.sb.hw
-        hw.wall = None if at is None else host.sync.db.S.seconds(at) - int(time.time())  # clock known (shifted) or not
+        hw.wall = None if at is None else stamp.seconds(at) - int(time.time())  # clock known (shifted) or not
         events = record_events(record)
         load_into(self.sb.app, events[:lines] if lines else events)
         self.sb.tick()
@@ -120,10 +121,10 @@ def test_synced_in_every_order_every_play_is_kept_once_with_its_date(boards, tmp
         assert p["board"] == served.sb.hw.uid and p["game_id"] == "0001"
         if name == "C2":
             assert p["date_estimated"] is True
-            assert abs(host.sync.db.S.seconds(p["date"]) - (t_c2 - (C2_UP_SYNC - C2_UP_START))) <= 5, (p["date"], t_c2)
+            assert abs(stamp.seconds(p["date"]) - (t_c2 - (C2_UP_SYNC - C2_UP_START))) <= 5, (p["date"], t_c2)
         else:
             want = {"A": AT_A, "B": AT_B, "C1": AT_C1}[name]
-            assert abs(host.sync.db.S.seconds(p["date"]) - host.sync.db.S.seconds(want)) <= 2 and p["date_estimated"] is False
+            assert abs(stamp.seconds(p["date"]) - stamp.seconds(want)) <= 2 and p["date_estimated"] is False
     assert not by_events
     db.close()
 
