@@ -5,7 +5,7 @@ link and host code as `follow`, recorded into the same plays database as
 `sync`) and the plays history with statistics and market charts.
 
 Modules, each small:
-  command  the CLI entry (argument checks, one-line errors)
+  (the CLI entry, argument checks and one-line errors, is host/commands/serve.py)
   server   http.server routes, Server-Sent Events, one-line 4xx replies
   board    the thread that follows the board, records every event, mirrors its ring
   live     the hub that hands the newest snapshot to every open page
