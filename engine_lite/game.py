@@ -43,6 +43,43 @@ class Game:
     def names(self):
         return [] if self.rules is None else self.rules.names
 
+    # -- the read-only view: all the board, the link and the host read ------
+
+    @property
+    def table(self):
+        """The table now, for reading only (None before the start): seats
+        `n`, `names`, `player`, `turn`, `over` and per title the counts the
+        rulebook has players track (docs/architecture.md lists them), with
+        the rules' own answers: turn_done(), crash_distance(), all_entered()
+        (Stalk Exchange), ends_game(seat) (Orchids). Changes go through
+        apply/undo only."""
+        return self.rules
+
+    @property
+    def over(self):
+        return self.rules is not None and self.rules.over
+
+    def refused(self, op, early=False):
+        """Why `op` (record.OP_*) is not legal now (an errors code), or None."""
+        if self.rules is None:
+            return E.NOT_STARTED
+        return self.rules.refused(op, early)
+
+    def legal(self, op, early=False):
+        """May the table do `op` now? (the turn's rules; what a record
+        carries is judged when it is applied)"""
+        return self.refused(op, early) is None
+
+    def cost(self, op, k=0):
+        """What `op` costs the active player now: Seedy Business tokens
+        (Stalk Exchange), Seed cards (Orchids: a plant's `k` cards, a take of
+        `k` the cards composted over the hand limit)."""
+        if self.rules is None:
+            return 0
+        if self.rules.game == R.STALK:
+            return self.rules.cost(op)
+        return self.rules.cost(op, k)
+
     def encode(self, ev):
         """The compact record of an event dict (fields checked, rules not)."""
         return R.encode(ev, self.game, self.names)

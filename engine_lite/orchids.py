@@ -39,40 +39,70 @@ class OrchidsState:
         self.remaining = 0  # last-round turns still to play
         self.over = False
 
+    def refused(self, op, early=False):
+        """The error code that forbids `op` (record.OP_*) now, or None: the
+        turn's rules only (a plant's cards and name are judged by apply).
+        `early`: a pass the players declared (ruling R3)."""
+        if self.over:
+            return E.GAME_OVER
+        if op == R.OP_TAKE:
+            if self.last_round:  # "one last turn ... plant only"
+                return E.LAST_ROUND
+            if self.done != NONE:  # R9: one take, or plants, per turn
+                return E.MIXED_TURN
+        elif op == R.OP_SOW:
+            if self.done == TOOK:
+                return E.MIXED_TURN
+        elif op == R.OP_END_TURN:
+            if self.done == NONE and not self.last_round and not early:
+                return E.TURN_INCOMPLETE
+        else:
+            return E.BAD_EVENT
+        return None
+
+    def cost(self, op, k=0):
+        """What `op` costs the active player now, in Seed cards: a plant its
+        `k` cards; a take of `k` cards the excess over the hand limit, which
+        "must immediately" be composted."""
+        if op == R.OP_SOW:
+            return k
+        if op == R.OP_TAKE:
+            over = self.hand[self.player] + k - T.HAND_LIMIT
+            return over if over > 0 else 0
+        return 0
+
     def apply(self, rec):
         op = rec[0]
         p = self.player
-        if self.over:
-            raise E.EngineError(E.GAME_OVER, "the game is over")
+        code = self.refused(op, len(rec) > 1 and op == R.OP_END_TURN)
+        if code == E.GAME_OVER:
+            raise E.EngineError(code, "the game is over")
+        if code == E.LAST_ROUND:
+            raise E.EngineError(code, "last round: plant only")
+        if code == E.MIXED_TURN:
+            raise E.EngineError(code, "took seeds already" if self.done == TOOK else "planted: no take now")
+        if code == E.TURN_INCOMPLETE:
+            raise E.EngineError(code, "a turn takes seeds or plants first")
+        if code is not None:
+            raise E.EngineError(code, "record %d is not an Oh My. Orchids! event" % op)
         if op == R.OP_TAKE:
-            if self.last_round:
-                raise E.EngineError(E.LAST_ROUND, "last round: plant only")
-            if self.done != NONE:  # R9: one take, or plants, per turn
-                raise E.EngineError(E.MIXED_TURN, "took seeds already" if self.done == TOOK else "planted: no take now")
-            hand = self.hand[p] + rec[1]
-            if hand > T.HAND_LIMIT:  # "must immediately compost the excess"
-                self.composted[p] += hand - T.HAND_LIMIT
-                hand = T.HAND_LIMIT
-            self.hand[p] = hand
+            self.composted[p] += self.cost(op, rec[1])
+            self.hand[p] += rec[1] - self.cost(op, rec[1])
             self.done = TOOK
         elif op == R.OP_SOW:
-            if self.done == TOOK:
-                raise E.EngineError(E.MIXED_TURN, "this turn took seeds: no planting after a take")
             name = R.sow_name(rec)
             kind = R.KINDS[rec[1]]
             if rec[3] > self.hand[p]:
                 raise E.EngineError(E.HAND_SHORT, "plant: %s costs %d seeds, %s holds %d" % (name, rec[3], self.names[p], self.hand[p]))
             key = clash(self.flowers, name, kind, "plant")
-            self.hand[p] -= rec[3]
+            self.hand[p] -= self.cost(op, rec[3])
             self.flowers[p].append((name, kind, rec[2], key))
             self.done = PLANTED
-        elif op == R.OP_END_TURN:
-            if self.done == NONE and not self.last_round and len(rec) == 1:
-                raise E.EngineError(E.TURN_INCOMPLETE, "a turn takes seeds or plants first")
+        else:  # OP_END_TURN
             if self.last_round:
                 self.remaining -= 1
                 self.over = self.remaining == 0
-            elif len(self.flowers[p]) >= T.LAST_ROUND_FLOWERS:
+            elif self.ends_game(p):
                 # "All other players now have one last turn"
                 self.last_round = True
                 self.remaining = self.n - 1
@@ -80,8 +110,11 @@ class OrchidsState:
                 self.player = (p + 1) % self.n
                 self.turn += 1
             self.done = NONE
-        else:
-            raise E.EngineError(E.BAD_EVENT, "record %d is not an Oh My. Orchids! event" % op)
+
+    def ends_game(self, seat):
+        """This seat has planted enough flowers to start the last round
+        ("at least 7 flowers planted")."""
+        return len(self.flowers[seat]) >= T.LAST_ROUND_FLOWERS
 
     def dump(self):
         """The mutable state as bytes; `load` is its inverse."""

@@ -21,7 +21,7 @@ from engine_lite import tables
 
 STALK = const(0)
 ORCHIDS = const(1)
-GAMES = ("stalk-exchange", "oh-my-orchids")
+from engine_lite.vocab import GAMES  # by the start record's game byte
 
 OP_START = const(1)  # game, n, flags, S, then n x (len, ascii name)
 OP_PLANT = const(2)  # Stalk Exchange plant

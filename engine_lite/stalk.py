@@ -75,34 +75,84 @@ class StalkState:
             self.trigger = BAG
         return k
 
+    def refused(self, op, early=False):
+        """The error code that forbids `op` (record.OP_*) now, or None: the
+        turn's rules only; what a record carries (counts, seats) is judged
+        by apply. Allocates nothing (the ring asks after every event).
+        `early`: an end of turn the players declared early (ruling R3)."""
+        if op == R.OP_PORTFOLIO:
+            return None if self.over else E.NOT_OVER
+        if self.over:
+            return E.GAME_OVER
+        if op == R.OP_PLANT or op == R.OP_SWAP or op == R.OP_FLUSH or op == R.OP_STUCK:
+            if self.upkeep:  # "the action phase closed with the first harvest"
+                return E.UPKEEP
+            if op == R.OP_FLUSH and self.flushed[self.player]:  # once per game
+                return E.FLUSH_USED
+            if op != R.OP_STUCK and op != R.OP_FLUSH and self.exchange == 0:
+                return E.EXCHANGE_EMPTY
+            if self.cost(op) > self.tokens[self.player]:
+                return E.NO_TOKENS
+        elif op == R.OP_HARVEST or op == R.OP_END_TURN:
+            if not (self.turn_done() or early):
+                return E.TURN_INCOMPLETE
+        elif op == R.OP_CRASH:
+            if self.trigger != NO_TRIGGER:
+                return E.TRIGGERED
+        else:
+            return E.BAD_EVENT
+        return None
+
+    def cost(self, op):
+        """Seedy Business tokens `op` costs now: a flush one; a plant or a
+        swap after the turn's two basic actions one ("Extra Actions")."""
+        if op == R.OP_FLUSH:
+            return 1
+        if (op == R.OP_PLANT or op == R.OP_SWAP) and self.actions >= T.BASIC_ACTIONS:
+            return 1
+        return 0
+
+    def _refuse(self, code, op):
+        """The EngineError for refused(op) = code, in words."""
+        who = self.names[self.player]
+        if code == E.NOT_OVER:
+            why = "portfolios come after the game"
+        elif code == E.GAME_OVER:
+            why = "the game is over: only portfolios and undo remain"
+        elif code == E.UPKEEP:
+            why = "the action phase closed with the first harvest"
+        elif code == E.FLUSH_USED:
+            why = "%s has already flushed this game" % who
+        elif code == E.EXCHANGE_EMPTY:
+            why = "the Stalk Exchange is empty"
+        elif code == E.NO_TOKENS:
+            why = "%s has no Seedy Business token left for %s" % (who, "a flush" if op == R.OP_FLUSH else "an extra action")
+        elif code == E.TURN_INCOMPLETE:
+            why = "harvest: after the two basic actions (upkeep)" if op == R.OP_HARVEST else "a turn ends after its two basic actions (R3)"
+        elif code == E.TRIGGERED:
+            why = "the game end was already triggered (%s)" % TRIGGERS[self.trigger]
+        else:
+            why = "record %d is not a Stalk Exchange event" % op
+        return E.EngineError(code, why)
+
     def apply(self, rec):
         op = rec[0]
+        code = self.refused(op, len(rec) > 1 and op == R.OP_END_TURN)
+        if code is not None:
+            raise self._refuse(code, op)
         if op == R.OP_PORTFOLIO:
             return self._portfolio(rec)
-        if self.over:
-            raise E.EngineError(E.GAME_OVER, "the game is over: only portfolios and undo remain")
         if op == R.OP_PLANT or op == R.OP_SWAP:
-            self._check_action()
-            if self.exchange == 0:
-                raise E.EngineError(E.EXCHANGE_EMPTY, "the Stalk Exchange is empty")
-            if self.actions >= T.BASIC_ACTIONS:
-                self._check_token("an extra action")
-                self.tokens[self.player] -= 1
+            self.tokens[self.player] -= self.cost(op)
             self.actions += 1
             if op == R.OP_PLANT:
                 self.exchange -= 1
                 self.sown += 1
         elif op == R.OP_FLUSH:
-            self._check_action()
-            if self.flushed[self.player]:
-                raise E.EngineError(E.FLUSH_USED, "%s has already flushed this game" % self.names[self.player])
-            self._check_token("a flush")
             self.tokens[self.player] -= 1
             self.flushed[self.player] = 1
             self.exchange = self._draw(T.EXCHANGE_SLOTS)
         elif op == R.OP_HARVEST:
-            if not self.turn_done():
-                raise E.EngineError(E.TURN_INCOMPLETE, "harvest: after the two basic actions (upkeep)")
             f = rec[1]
             if self.values[f] + rec[2] > T.TOKENS_PER_FLOWER:
                 raise E.EngineError(E.TOO_MANY, "harvest: only %d %s tokens exist" % (T.TOKENS_PER_FLOWER, T.FLOWERS[f]))
@@ -115,15 +165,10 @@ class StalkState:
             if self.trigger == NO_TRIGGER and self.crash_distance() == 0:
                 self.trigger = CRASH
         elif op == R.OP_STUCK:  # ruling R3: straight to the upkeep
-            self._check_action()
             self.upkeep = True
         elif op == R.OP_CRASH:
-            if self.trigger != NO_TRIGGER:
-                raise E.EngineError(E.TRIGGERED, "the game end was already triggered (%s)" % TRIGGERS[self.trigger])
             self.trigger = CRASH
-        elif op == R.OP_END_TURN:
-            if not self.turn_done() and len(rec) == 1:
-                raise E.EngineError(E.TURN_INCOMPLETE, "a turn ends after its two basic actions (R3)")
+        else:  # OP_END_TURN
             # Upkeep step 4: compost the rightmost token, shift, refill.
             if self.exchange > 0:
                 self.exchange -= 1
@@ -137,21 +182,9 @@ class StalkState:
             self.upkeep = False
             self.garden += self.sown
             self.sown = 0
-        else:
-            raise E.EngineError(E.BAD_EVENT, "record %d is not a Stalk Exchange event" % op)
-
-    def _check_action(self):
-        if self.upkeep:
-            raise E.EngineError(E.UPKEEP, "the action phase closed with the first harvest")
-
-    def _check_token(self, what):
-        if self.tokens[self.player] == 0:
-            raise E.EngineError(E.NO_TOKENS, "%s has no Seedy Business token left for %s" % (self.names[self.player], what))
 
     def _portfolio(self, rec):
         seat = rec[1]
-        if not self.over:
-            raise E.EngineError(E.NOT_OVER, "portfolios come after the game")
         if self.entered[seat]:
             raise E.EngineError(E.ALREADY_ENTERED, "%s's portfolio is already in (undo to correct it)" % self.names[seat])
         size = sum(rec[3:8])
