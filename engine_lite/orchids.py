@@ -111,10 +111,43 @@ class OrchidsState:
                 self.turn += 1
             self.done = NONE
 
+    def planted(self, seat):
+        return len(self.flowers[seat])
+
     def ends_game(self, seat):
         """This seat has planted enough flowers to start the last round
         ("at least 7 flowers planted")."""
-        return len(self.flowers[seat]) >= T.LAST_ROUND_FLOWERS
+        return self.planted(seat) >= T.LAST_ROUND_FLOWERS
+
+    def flora_name(self):
+        """The first flora type the active player has planted, or None."""
+        for f in self.flowers[self.player]:
+            if f[1] == "flora":
+                return f[0]
+        return None
+
+    def new_name(self, kind):
+        """A name for a plant entered without one (the board) that keeps the
+        variety count right (ruling R7): every orchid distinct ("Orchid 3");
+        kind 1, a flora of a type new to the player, a name they have not
+        used ("Flora 2"); kind 2, a flora of a type already planted, the
+        name of one they have (variety counts names)."""
+        if kind == 2:
+            return self.flora_name()
+        if kind:
+            mine = [f[0] for f in self.flowers[self.player]]
+            k = 1
+            while "Flora %d" % k in mine:
+                k += 1
+            return "Flora %d" % k
+        k = 1
+        for row in self.flowers:
+            for f in row:
+                if f[1] == "orchid":
+                    k += 1
+        while _taken(self.flowers, "Orchid %d" % k):
+            k += 1
+        return "Orchid %d" % k
 
     def dump(self):
         """The mutable state as bytes; `load` is its inverse."""
@@ -199,6 +232,14 @@ def clash(rows, name, kind, where):
             if f[3] == k and (kind == "orchid" or f[1] == "orchid"):
                 raise E.EngineError(E.ORCHID_TAKEN, "%s: %s is taken by the %s %s (orchids are unique)" % (where, name, f[1], f[0]))
     return k
+
+
+def _taken(rows, name):
+    try:
+        clash(rows, name, "orchid", "plant")
+    except E.EngineError:
+        return True
+    return False
 
 
 def flower_dict(f):

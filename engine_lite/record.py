@@ -216,6 +216,12 @@ def encode(ev, game, names):
     raise EngineError(BAD_EVENT, "unknown event %r for %s" % (kind, GAMES[game]))
 
 
+def encode_portfolio(seat, counts):
+    """A portfolio entered on the board: the seat and its five counts, every
+    flower given (mask 31). The counts are checked when it is applied."""
+    return bytes((OP_PORTFOLIO, seat, 31)) + bytes(counts)
+
+
 def encode_sow(ev):
     _only(ev, ("name", "kind", "points", "seeds"))
     name = ev.get("name")
