@@ -7,7 +7,7 @@ the simulator, the serial link and the tests must drive exactly the code
 the board runs. So:
 
 * a gesture (button, SHORT/LONG) goes to the current screen
-  (firmware/screens/: one object per screen, its gestures and its view);
+  (firmware/screens.py: one object per screen, its gestures and its view);
   table events are the engine's constant records (record.PLANT ...) where
   they have no fields;
 * `apply` hands the record to `Store.apply`, which judges it (EngineError
@@ -51,11 +51,7 @@ from engine_lite.vocab import SETTINGS_KEYS, brightness
 from firmware import ring
 from firmware.buttons import Buttons, ButtonEvent, ticks_diff
 from firmware.hw import stamp
-from firmware.screens.setup import Setup
-from firmware.screens.menu import Menu
-from firmware.screens.stalk import StalkPlay, HarvestCount, PortfolioEntry
-from firmware.screens.orchids import OrchidsPlay, PlantEntry
-from firmware.screens.results import Results
+from firmware.screens import Setup, Menu, StalkPlay, HarvestCount, PortfolioEntry, OrchidsPlay, PlantEntry, Results
 
 FRAME_MS = const(20)  # the ring is redrawn every 20 ms (buttons: every step)
 
