@@ -74,11 +74,7 @@ class Game:
         """What `op` costs the active player now: Seedy Business tokens
         (Stalk Exchange), Seed cards (Orchids: a plant's `k` cards, a take of
         `k` the cards composted over the hand limit)."""
-        if self.rules is None:
-            return 0
-        if self.rules.game == R.STALK:
-            return self.rules.cost(op)
-        return self.rules.cost(op, k)
+        return 0 if self.rules is None else self.rules.cost(op, k)
 
     def encode(self, ev):
         """The compact record of an event dict (fields checked, rules not)."""

@@ -103,7 +103,7 @@ class StalkState:
             return E.BAD_EVENT
         return None
 
-    def cost(self, op):
+    def cost(self, op, k=0):
         """Seedy Business tokens `op` costs now: a flush one; a plant or a
         swap after the turn's two basic actions one ("Extra Actions")."""
         if op == R.OP_FLUSH:

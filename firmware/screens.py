@@ -36,20 +36,80 @@ from engine_lite import tables
 from engine_lite.vocab import FLOWERS, GAMES, BRIGHT_LEVELS, B_UNDO, B_OK, B_MENU
 from firmware import ring
 from firmware.buttons import SHORT, LONG
-from firmware.number_entry import NumberEntry
+
+
+# -- number entry --------------------------------------------------------
+# Numbers entered with the flower buttons, every press undoable.
+#
+# Why one object: the start space, a plant's points and its Seed cards are
+# one number (flower k adds k, held subtracts k); a portfolio is five (one
+# per flower, a press adds or takes one). Both are "a press changes a slot
+# by d within 0..hi, UNDO takes the last press back", so both are this.
+# No allocation: the values and the presses live in two bytearrays.
+
+_HIST_MAX = const(48)  # presses remembered for UNDO
+
+
+class NumberEntry:
+    def __init__(self, slots=1):
+        self.values = bytearray(slots)
+        self.hist = bytearray(_HIST_MAX)  # per press: slot << 4 | d, +128 if d < 0
+        self.n = 0
+
+    def start(self, value=0):
+        """A new entry: slot 0 = value, the others 0, nothing to undo."""
+        v = self.values
+        for i in range(len(v)):
+            v[i] = 0
+        v[0] = value
+        self.n = 0
+
+    def value(self):
+        return self.values[0]
+
+    def add(self, slot, d, hi):
+        """Change a slot by d (may be negative); False (and no change) if
+        the result leaves 0..hi or the press history is full."""
+        x = self.values[slot] + d
+        if x < 0 or x > hi or self.n >= _HIST_MAX:
+            return False
+        self.values[slot] = x
+        self.hist[self.n] = slot << 4 | (128 - d if d < 0 else d)
+        self.n += 1
+        return True
+
+    def undo(self):
+        """Take the last press back; False if there is none."""
+        if not self.n:
+            return False
+        self.n -= 1
+        h = self.hist[self.n]
+        d = h & 15
+        self.values[h >> 4 & 7] += d if h & 128 else -d
+        return True
+
+
+# -- screens ------------------------------------------------------------
 
 
 class Screen:
+    """show(): draw into app.view (on entering, after a change);
+    press(button, kind): one gesture. A screen of several steps names them
+    in `steps` and moves with to_step."""
+
     name = ""
+    steps = ()
 
     def __init__(self, app):
         self.app = app
+        self.step = 0
+        if self.steps:
+            self.name = self.steps[0]
 
-    def show(self):
-        """Draw this screen into the view (on entering, after a change)."""
-
-    def press(self, b, kind):
-        self.app.blink_error()
+    def to_step(self, step):
+        self.step = step
+        self.name = self.steps[step]
+        self.app.go(self)
 
 
 def show_choice(view, kind, options, sel):
@@ -95,7 +155,6 @@ def number_press(app, entry, b, kind, hi):
 # reports `track_start_placeholder`). Names come from the settings (pushed by
 # the host) if they are valid and unique, else "Seat 1".."Seat n".
 
-SETUP_STEPS = ("setup_game", "setup_players", "setup_length", "setup_track")
 _GAME = const(0)
 _PLAYERS = const(1)
 _LENGTH = const(2)
@@ -103,24 +162,19 @@ _TRACK = const(3)
 
 
 class Setup(Screen):
+    steps = ("setup_game", "setup_players", "setup_length", "setup_track")
+
     def __init__(self, app):
-        self.app = app
+        Screen.__init__(self, app)
         self.game = 0  # index in vocab.GAMES (record.STALK, record.ORCHIDS)
         self.players = 3
         self.short = 0  # 2 players: 0 long, 1 short
-        self.step = _GAME
-        self.name = SETUP_STEPS[0]
         self.track = NumberEntry()  # the start space being entered
         self.unconfirmed = 0  # the start space shown is the placeholder
 
     def begin(self):
         """Setup from its first step (the choices are kept)."""
-        self._go(_GAME)
-
-    def _go(self, step):
-        self.step = step
-        self.name = SETUP_STEPS[step]
-        self.app.go(self)
+        self.to_step(_GAME)
 
     def show(self):
         v = self.app.view
@@ -158,21 +212,21 @@ class Setup(Screen):
                     self.unconfirmed = 0
                 self._start()
             elif b == B_UNDO and not self.track.n:
-                self._go(_LENGTH if self.players == 2 else _PLAYERS)
+                self.to_step(_LENGTH if self.players == 2 else _PLAYERS)
             elif number_press(app, self.track, b, kind, tables.TRACK_START_MAX):
                 self.unconfirmed = 0  # the players are entering their own number
                 self.show()
             return
         if b == B_UNDO and s > _GAME:
-            self._go(_PLAYERS if s == _LENGTH else _GAME)
+            self.to_step(_PLAYERS if s == _LENGTH else _GAME)
             return
         if b == B_OK:
             if s == _GAME:
-                self._go(_PLAYERS)
+                self.to_step(_PLAYERS)
             elif s == _PLAYERS and self.game == record.ORCHIDS:
                 self._start()
             elif s == _PLAYERS and self.players == 2:
-                self._go(_LENGTH)
+                self.to_step(_LENGTH)
             else:
                 if s == _PLAYERS:
                     self.short = 0
@@ -203,7 +257,7 @@ class Setup(Screen):
         t = self.remembered_track()
         self.track.start(tables.TRACK_START_PLACEHOLDER[self.track_key()] if t is None else t)
         self.unconfirmed = 1 if t is None else 0
-        self._go(_TRACK)
+        self.to_step(_TRACK)
 
     def player_names(self):
         """The first n names from the settings if they are valid and
@@ -250,7 +304,6 @@ class Setup(Screen):
 # Items are the five sectors / flower buttons; flush and crash only where
 # the menu was opened from Stalk Exchange play, new game only with a game.
 
-MENU_STEPS = ("menu", "brightness", "confirm_new")
 _MENU = const(0)
 _BRIGHT = const(1)
 _CONFIRM = const(2)
@@ -263,11 +316,11 @@ _MI_CLOSE = const(4)
 
 
 class Menu(Screen):
+    steps = ("menu", "brightness", "confirm_new")
+
     def __init__(self, app):
-        self.app = app
+        Screen.__init__(self, app)
         self.back = None  # the screen the menu was opened over
-        self.step = _MENU
-        self.name = MENU_STEPS[0]
         self.items = 0  # bit per item available
         self.sel = _MI_CLOSE
         self.old_brightness = 0  # kept if the brightness step is cancelled
@@ -281,12 +334,7 @@ class Menu(Screen):
         else:
             self.items = (1 << _MI_BRIGHT) | (1 << _MI_CLOSE)
         self.sel = _MI_CLOSE
-        self._go(_MENU)
-
-    def _go(self, step):
-        self.step = step
-        self.name = MENU_STEPS[step]
-        self.app.go(self)
+        self.to_step(_MENU)
 
     def close(self):
         """Back where the menu was opened (a game's home screen may have
@@ -345,9 +393,9 @@ class Menu(Screen):
             self.app.apply(record.FLUSH if item == _MI_FLUSH else record.CRASH)
         elif item == _MI_BRIGHT:
             self.old_brightness = self.app.view.brightness
-            self._go(_BRIGHT)
+            self.to_step(_BRIGHT)
         elif item == _MI_NEW:
-            self._go(_CONFIRM)
+            self.to_step(_CONFIRM)
         else:
             self.close()
 
@@ -558,7 +606,6 @@ class PortfolioEntry(Screen):
 # orchid) -> points -> Seed cards; the engine names the plant so that the
 # variety count stays right (ruling R7, OrchidsState.new_name).
 
-PLANT_STEPS = ("plant_kind", "plant_points", "plant_seeds")
 _KIND = const(0)
 _POINTS = const(1)
 _SEEDS = const(2)
@@ -600,10 +647,10 @@ class OrchidsPlay(Screen):
 
 
 class PlantEntry(Screen):
+    steps = ("plant_kind", "plant_points", "plant_seeds")
+
     def __init__(self, app):
-        self.app = app
-        self.step = _KIND
-        self.name = PLANT_STEPS[0]
+        Screen.__init__(self, app)
         self.kind = 0  # 0 orchid, 1 flora of a new type, 2 a flora type already planted
         self.points = 0
         self.number = NumberEntry()  # the points, then the Seed cards
@@ -612,10 +659,8 @@ class PlantEntry(Screen):
         self._go(_KIND, 0)
 
     def _go(self, step, value):
-        self.step = step
-        self.name = PLANT_STEPS[step]
         self.number.start(value)
-        self.app.go(self)
+        self.to_step(step)
 
     def show(self):
         v = self.app.view
