@@ -147,13 +147,17 @@ class Game:
             self.judge(rec)
 
     def state(self):
-        """The state as a plain dict (see docs/game-record.md)."""
-        if self.rules is None:
-            return {"game": None}
-        return self.rules.to_dict()
+        """The state as a plain dict (see docs/game-record.md). Imported on
+        first use: the board never asks (engine_lite/readout.py)."""
+        from engine_lite.readout import state_dict
+
+        return state_dict(self.rules)
 
     def events(self):
-        """The effective events, as dicts, oldest first."""
+        """The effective events, as dicts, oldest first (host side: the
+        decoder is imported on first use)."""
+        from engine_lite.readout import decode
+
         out = []
         game = None
         names = None
@@ -161,7 +165,7 @@ class Game:
             if game is None:
                 game = rec[1]
                 names = R.start_names(rec)
-            out.append(R.decode(rec, game, names))
+            out.append(decode(rec, game, names))
         return out
 
 

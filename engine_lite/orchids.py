@@ -187,28 +187,6 @@ class OrchidsState:
         if i != len(b):
             raise ValueError("snapshot size")
 
-    def to_dict(self):
-        players = {}
-        for s in range(self.n):
-            players[self.names[s]] = {
-                "hand": self.hand[s],
-                "flowers": [flower_dict(f) for f in self.flowers[s]],
-                "points": flower_points(self.flowers[s]),
-                "composted": self.composted[s],
-            }
-        d = {
-            "game": "oh-my-orchids",
-            "seats": self.names,
-            "current_player": None if self.over else self.names[self.player],
-            "turn": self.turn,
-            "last_round": self.last_round,
-            "game_over": self.over,
-            "players": players,
-        }
-        if self.over:
-            d["final"] = self.final()
-        return d
-
     def final(self):
         """The `final` dict alone (the board's results screen)."""
         return final_scores(self.names, self.flowers, self.composted)
@@ -240,10 +218,6 @@ def _taken(rows, name):
     except E.EngineError:
         return True
     return False
-
-
-def flower_dict(f):
-    return {"name": f[0], "kind": f[1], "points": f[2]}
 
 
 def flower_points(flowers):

@@ -233,34 +233,6 @@ class StalkState:
     def all_entered(self):
         return self.over and min(self.entered) == 1
 
-    def to_dict(self):
-        d = {
-            "game": "stalk-exchange",
-            "players": self.names,
-            "current_player": None if self.over else self.names[self.player],
-            "turn": self.turn,
-            "actions": self.actions,
-            "phase": "over" if self.over else ("upkeep" if self.upkeep else "action"),
-            "values": flower_dict(self.values),
-            "harvested": self.harvested,
-            "bag": self.bag,
-            "exchange": self.exchange,
-            "tokens": {},
-            "flush_used": {},
-            "end_triggered": TRIGGERS[self.trigger],
-            "game_over": self.over,
-            "track_start": self.track_start,
-            "track_start_placeholder": not self.track_given,
-            "tokens_until_crash": self.crash_distance(),
-            "portfolios_entered": [self.names[s] for s in range(self.n) if self.entered[s]],
-        }
-        for s in range(self.n):
-            d["tokens"][self.names[s]] = self.tokens[s]
-            d["flush_used"][self.names[s]] = bool(self.flushed[s])
-        if self.all_entered():
-            d["final"] = self.final()
-        return d
-
     def final(self):
         """The `final` dict (bust, scores, ranks): the board's results screen
         asks for this alone, not for the whole state dict around it."""
