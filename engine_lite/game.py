@@ -9,15 +9,15 @@ undo is an exact inverse by construction.
 
 import json
 
-from engine_lite import errors as E
-from engine_lite import record as R
+from engine_lite import errors
+from engine_lite import record
 from engine_lite.log import RamLog
 from engine_lite.stalk import StalkState
 from engine_lite.orchids import OrchidsState
 
 
 def new_state(start):
-    if start[1] == R.STALK:
+    if start[1] == record.STALK:
         return StalkState(start)
     return OrchidsState(start)
 
@@ -62,7 +62,7 @@ class Game:
     def refused(self, op, early=False):
         """Why `op` (record.OP_*) is not legal now (an errors code), or None."""
         if self.rules is None:
-            return E.NOT_STARTED
+            return errors.NOT_STARTED
         return self.rules.refused(op, early)
 
     def legal(self, op, early=False):
@@ -78,7 +78,7 @@ class Game:
 
     def encode(self, ev):
         """The compact record of an event dict (fields checked, rules not)."""
-        return R.encode(ev, self.game, self.names)
+        return record.encode(ev, self.game, self.names)
 
     def apply(self, ev):
         """Apply one event dict; EngineError and no change if it is illegal."""
@@ -86,7 +86,7 @@ class Game:
 
     def apply_record(self, rec):
         """Apply one compact record (an undo record undoes)."""
-        if rec[0] == R.OP_UNDO:
+        if rec[0] == record.OP_UNDO:
             self.undo()
             return
         self.judge(rec)
@@ -96,19 +96,19 @@ class Game:
         """Apply a record to the state only; the log is the caller's business
         (refold and restore feed it the log, storage judges on a restored copy
         before anything reaches flash). EngineError: the state is unchanged."""
-        if rec[0] == R.OP_START:
+        if rec[0] == record.OP_START:
             if self.rules is not None:
-                raise E.EngineError(E.ALREADY_STARTED, "the game has already started")
+                raise errors.EngineError(errors.ALREADY_STARTED, "the game has already started")
             self.rules = new_state(rec)
         elif self.rules is None:
-            raise E.EngineError(E.NOT_STARTED, "the first event must be start")
+            raise errors.EngineError(errors.NOT_STARTED, "the first event must be start")
         else:
             self.rules.apply(rec)
 
     def undo(self):
         """Remove the latest event after start (any number of times)."""
         if len(self.log) <= 1:
-            raise E.EngineError(E.NOTHING_TO_UNDO, "undo: nothing to undo")
+            raise errors.EngineError(errors.NOTHING_TO_UNDO, "undo: nothing to undo")
         self.log.pop()
         self.refold()
 
@@ -121,7 +121,7 @@ class Game:
         """The state as bytes, for a boot that must not refold a long log:
         [records covered: 4 bytes][start record length][start record][rules.dump()]."""
         if self.rules is None:
-            raise E.EngineError(E.NOT_STARTED, "no game to snapshot")
+            raise errors.EngineError(errors.NOT_STARTED, "no game to snapshot")
         count = len(self.log)
         start = bytes(next(iter(self.log.records())))
         head = bytes((count & 255, count >> 8 & 255, count >> 16 & 255, count >> 24, len(start)))
@@ -164,7 +164,7 @@ class Game:
         for rec in self.log.records():
             if game is None:
                 game = rec[1]
-                names = R.start_names(rec)
+                names = record.start_names(rec)
             out.append(decode(rec, game, names))
         return out
 
@@ -174,9 +174,9 @@ def parse_line(text):
     try:
         ev = json.loads(text)
     except ValueError:
-        raise E.EngineError(E.BAD_JSON, "not valid JSON")
+        raise errors.EngineError(errors.BAD_JSON, "not valid JSON")
     if type(ev) is not dict:
-        raise E.EngineError(E.BAD_JSON, "an event must be a JSON object")
+        raise errors.EngineError(errors.BAD_JSON, "an event must be a JSON object")
     return ev
 
 
@@ -194,9 +194,9 @@ def replay(lines, game=None):
         if text.strip():
             try:
                 g.apply(parse_line(text))
-            except E.EngineError as err:
+            except errors.EngineError as err:
                 err.line = n
                 raise
     if g.rules is None:
-        raise E.EngineError(E.NOT_STARTED, "the record has no start event", n)
+        raise errors.EngineError(errors.NOT_STARTED, "the record has no start event", n)
     return g.state()

@@ -13,9 +13,9 @@ except ImportError:  # CPython
         return x
 
 
-from engine_lite import errors as E
-from engine_lite import record as R
-from engine_lite import tables as T
+from engine_lite import errors
+from engine_lite import record
+from engine_lite import tables
 from engine_lite.ranking import ranked
 
 NONE = const(0)  # what the player has done this turn
@@ -24,12 +24,12 @@ PLANTED = const(2)
 
 
 class OrchidsState:
-    game = R.ORCHIDS  # which game these rules are (Game.game: no isinstance per event)
+    game = record.ORCHIDS  # which game these rules are (Game.game: no isinstance per event)
 
     def __init__(self, start):
-        self.names = R.start_names(start)
+        self.names = record.start_names(start)
         self.n = n = len(self.names)
-        self.hand = bytearray(T.STARTING_SEEDS[:n])
+        self.hand = bytearray(tables.STARTING_SEEDS[:n])
         self.composted = [0] * n
         self.flowers = [[] for _ in range(n)]
         self.player = 0
@@ -44,56 +44,56 @@ class OrchidsState:
         turn's rules only (a plant's cards and name are judged by apply).
         `early`: a pass the players declared (ruling R3)."""
         if self.over:
-            return E.GAME_OVER
-        if op == R.OP_TAKE:
+            return errors.GAME_OVER
+        if op == record.OP_TAKE:
             if self.last_round:  # "one last turn ... plant only"
-                return E.LAST_ROUND
+                return errors.LAST_ROUND
             if self.done != NONE:  # R9: one take, or plants, per turn
-                return E.MIXED_TURN
-        elif op == R.OP_SOW:
+                return errors.MIXED_TURN
+        elif op == record.OP_SOW:
             if self.done == TOOK:
-                return E.MIXED_TURN
-        elif op == R.OP_END_TURN:
+                return errors.MIXED_TURN
+        elif op == record.OP_END_TURN:
             if self.done == NONE and not self.last_round and not early:
-                return E.TURN_INCOMPLETE
+                return errors.TURN_INCOMPLETE
         else:
-            return E.BAD_EVENT
+            return errors.BAD_EVENT
         return None
 
     def cost(self, op, k=0):
         """What `op` costs the active player now, in Seed cards: a plant its
         `k` cards; a take of `k` cards the excess over the hand limit, which
         "must immediately" be composted."""
-        if op == R.OP_SOW:
+        if op == record.OP_SOW:
             return k
-        if op == R.OP_TAKE:
-            over = self.hand[self.player] + k - T.HAND_LIMIT
+        if op == record.OP_TAKE:
+            over = self.hand[self.player] + k - tables.HAND_LIMIT
             return over if over > 0 else 0
         return 0
 
     def apply(self, rec):
         op = rec[0]
         p = self.player
-        code = self.refused(op, len(rec) > 1 and op == R.OP_END_TURN)
-        if code == E.GAME_OVER:
-            raise E.EngineError(code, "the game is over")
-        if code == E.LAST_ROUND:
-            raise E.EngineError(code, "last round: plant only")
-        if code == E.MIXED_TURN:
-            raise E.EngineError(code, "took seeds already" if self.done == TOOK else "planted: no take now")
-        if code == E.TURN_INCOMPLETE:
-            raise E.EngineError(code, "a turn takes seeds or plants first")
+        code = self.refused(op, len(rec) > 1 and op == record.OP_END_TURN)
+        if code == errors.GAME_OVER:
+            raise errors.EngineError(code, "the game is over")
+        if code == errors.LAST_ROUND:
+            raise errors.EngineError(code, "last round: plant only")
+        if code == errors.MIXED_TURN:
+            raise errors.EngineError(code, "took seeds already" if self.done == TOOK else "planted: no take now")
+        if code == errors.TURN_INCOMPLETE:
+            raise errors.EngineError(code, "a turn takes seeds or plants first")
         if code is not None:
-            raise E.EngineError(code, "record %d is not an Oh My. Orchids! event" % op)
-        if op == R.OP_TAKE:
+            raise errors.EngineError(code, "record %d is not an Oh My. Orchids! event" % op)
+        if op == record.OP_TAKE:
             self.composted[p] += self.cost(op, rec[1])
             self.hand[p] += rec[1] - self.cost(op, rec[1])
             self.done = TOOK
-        elif op == R.OP_SOW:
-            name = R.sow_name(rec)
-            kind = R.KINDS[rec[1]]
+        elif op == record.OP_SOW:
+            name = record.sow_name(rec)
+            kind = record.KINDS[rec[1]]
             if rec[3] > self.hand[p]:
-                raise E.EngineError(E.HAND_SHORT, "plant: %s costs %d seeds, %s holds %d" % (name, rec[3], self.names[p], self.hand[p]))
+                raise errors.EngineError(errors.HAND_SHORT, "plant: %s costs %d seeds, %s holds %d" % (name, rec[3], self.names[p], self.hand[p]))
             key = clash(self.flowers, name, kind, "plant")
             self.hand[p] -= self.cost(op, rec[3])
             self.flowers[p].append((name, kind, rec[2], key))
@@ -117,7 +117,7 @@ class OrchidsState:
     def ends_game(self, seat):
         """This seat has planted enough flowers to start the last round
         ("at least 7 flowers planted")."""
-        return self.planted(seat) >= T.LAST_ROUND_FLOWERS
+        return self.planted(seat) >= tables.LAST_ROUND_FLOWERS
 
     def flora_name(self):
         """The first flora type the active player has planted, or None."""
@@ -159,7 +159,7 @@ class OrchidsState:
             out.append(len(self.flowers[s]))
             for f in self.flowers[s]:
                 raw = f[0].encode()
-                out.extend(bytes((R.KINDS.index(f[1]), f[2], len(raw))))
+                out.extend(bytes((record.KINDS.index(f[1]), f[2], len(raw))))
                 out.extend(raw)
         return bytes(out)
 
@@ -181,7 +181,7 @@ class OrchidsState:
             for _ in range(k):
                 m = b[i + 2]
                 name = str(bytes(b[i + 3 : i + 3 + m]), "utf-8")
-                row.append((name, R.KINDS[b[i]], b[i + 1], flower_key(name)))
+                row.append((name, record.KINDS[b[i]], b[i + 1], flower_key(name)))
                 i += 3 + m
             self.flowers[s] = row
         if i != len(b):
@@ -208,14 +208,14 @@ def clash(rows, name, kind, where):
     for row in rows:
         for f in row:
             if f[3] == k and (kind == "orchid" or f[1] == "orchid"):
-                raise E.EngineError(E.ORCHID_TAKEN, "%s: %s is taken by the %s %s (orchids are unique)" % (where, name, f[1], f[0]))
+                raise errors.EngineError(errors.ORCHID_TAKEN, "%s: %s is taken by the %s %s (orchids are unique)" % (where, name, f[1], f[0]))
     return k
 
 
 def _taken(rows, name):
     try:
         clash(rows, name, "orchid", "plant")
-    except E.EngineError:
+    except errors.EngineError:
         return True
     return False
 
@@ -241,7 +241,7 @@ def final_scores(names, flowers, composted):
             kinds.add(f[3])
             if f[1] == "orchid":
                 orchids += 1
-        vb = T.variety_bonus(len(kinds))
+        vb = tables.variety_bonus(len(kinds))
         rows.append((fp + vb - composted[s], [orchids], s, fp, vb, composted[s]))
     return {
         "game": "oh-my-orchids",

@@ -7,20 +7,20 @@ them), so this code is imported lazily by Game.state() / Game.events()
 and never takes the board's RAM.
 """
 
-from engine_lite import record as R
+from engine_lite import record
 from engine_lite import stalk
 from engine_lite import orchids
 from engine_lite.errors import EngineError, BAD_EVENT
 from engine_lite.vocab import FLOWERS
 
-BARE_OPS = {R.OP_PLANT: "plant", R.OP_SWAP: "swap", R.OP_FLUSH: "flush", R.OP_CRASH: "crash", R.OP_END_TURN: "end_turn", R.OP_STUCK: "stuck"}
+BARE_OPS = {record.OP_PLANT: "plant", record.OP_SWAP: "swap", record.OP_FLUSH: "flush", record.OP_CRASH: "crash", record.OP_END_TURN: "end_turn", record.OP_STUCK: "stuck"}
 
 
 def state_dict(st):
     """The state as a plain dict (see docs/game-record.md)."""
     if st is None:
         return {"game": None}
-    if st.game == R.STALK:
+    if st.game == record.STALK:
         return stalk_dict(st)
     return orchids_dict(st)
 
@@ -80,33 +80,33 @@ def orchids_dict(st):
 def decode(rec, game, names):
     """The event dict of a compact record (inverse of encode)."""
     op = rec[0]
-    if op == R.OP_START:
-        ev = {"ev": "start", "game": R.GAMES[rec[1]], "players": R.start_names(rec)}
-        if rec[3] & R.F_LENGTH:
-            ev["length"] = "short" if rec[3] & R.F_SHORT else "long"
-        if rec[3] & R.F_TRACK:
+    if op == record.OP_START:
+        ev = {"ev": "start", "game": record.GAMES[rec[1]], "players": record.start_names(rec)}
+        if rec[3] & record.F_LENGTH:
+            ev["length"] = "short" if rec[3] & record.F_SHORT else "long"
+        if rec[3] & record.F_TRACK:
             ev["track_start"] = rec[4]
         if rec[3] & 56:
             from engine_lite.stamp import decode_fields
 
             decode_fields(rec, ev)
         return ev
-    if op == R.OP_UNDO:
+    if op == record.OP_UNDO:
         return {"ev": "undo"}
-    if op == R.OP_END_TURN and len(rec) > 1:
+    if op == record.OP_END_TURN and len(rec) > 1:
         return {"ev": "end_turn", "early": True}
     if op in BARE_OPS:
         return {"ev": BARE_OPS[op]}
-    if op == R.OP_HARVEST:
+    if op == record.OP_HARVEST:
         return {"ev": "harvest", "flower": FLOWERS[rec[1]], "count": rec[2]}
-    if op == R.OP_PORTFOLIO:
+    if op == record.OP_PORTFOLIO:
         counts = {}
         for i in range(5):
             if rec[2] & (1 << i):
                 counts[FLOWERS[i]] = rec[3 + i]
         return {"ev": "portfolio", "player": names[rec[1]], "counts": counts}
-    if op == R.OP_TAKE:
+    if op == record.OP_TAKE:
         return {"ev": "take", "seeds": rec[1]}
-    if op == R.OP_SOW:
-        return {"ev": "plant", "name": R.sow_name(rec), "kind": R.KINDS[rec[1]], "points": rec[2], "seeds": rec[3]}
+    if op == record.OP_SOW:
+        return {"ev": "plant", "name": record.sow_name(rec), "kind": record.KINDS[rec[1]], "points": rec[2], "seeds": rec[3]}
     raise EngineError(BAD_EVENT, "unknown record opcode %d" % op)
