@@ -50,25 +50,17 @@ class Game:
         """The table now, for reading only (None before the start): seats
         `n`, `names`, `player`, `turn`, `over` and per title the counts the
         rulebook has players track (docs/architecture.md lists them), with
-        the rules' own answers: turn_done(), crash_distance(), all_entered()
-        (Stalk Exchange), ends_game(seat) (Orchids). Changes go through
+        the rules' own answers: refused(op), cost(op), turn_done(),
+        crash_distance(), all_entered() (Stalk Exchange), planted(seat),
+        ends_game(seat), new_name(kind) (Orchids). Changes go through
         apply/undo only."""
         return self.rules
 
-    @property
-    def over(self):
-        return self.rules is not None and self.rules.over
-
-    def refused(self, op, early=False):
-        """Why `op` (record.OP_*) is not legal now (an errors code), or None."""
-        if self.rules is None:
-            return errors.NOT_STARTED
-        return self.rules.refused(op, early)
-
     def legal(self, op, early=False):
-        """May the table do `op` now? (the turn's rules; what a record
-        carries is judged when it is applied)"""
-        return self.refused(op, early) is None
+        """May the table do `op` (record.OP_*) now? The turn's rules only
+        (what a record carries is judged when it is applied); why not:
+        table.refused(op), an errors code."""
+        return self.rules is not None and self.rules.refused(op, early) is None
 
     def cost(self, op, k=0):
         """What `op` costs the active player now: Seedy Business tokens

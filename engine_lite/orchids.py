@@ -119,21 +119,18 @@ class OrchidsState:
         ("at least 7 flowers planted")."""
         return self.planted(seat) >= tables.LAST_ROUND_FLOWERS
 
-    def flora_name(self):
-        """The first flora type the active player has planted, or None."""
-        for f in self.flowers[self.player]:
-            if f[1] == "flora":
-                return f[0]
-        return None
-
     def new_name(self, kind):
         """A name for a plant entered without one (the board) that keeps the
         variety count right (ruling R7): every orchid distinct ("Orchid 3");
         kind 1, a flora of a type new to the player, a name they have not
         used ("Flora 2"); kind 2, a flora of a type already planted, the
-        name of one they have (variety counts names)."""
+        name of one they have (variety counts names), None if they have
+        planted no flora."""
         if kind == 2:
-            return self.flora_name()
+            for f in self.flowers[self.player]:
+                if f[1] == "flora":
+                    return f[0]
+            return None
         if kind:
             mine = [f[0] for f in self.flowers[self.player]]
             k = 1

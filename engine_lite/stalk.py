@@ -112,34 +112,30 @@ class StalkState:
             return 1
         return 0
 
-    def _refuse(self, code, op):
-        """The EngineError for refused(op) = code, in words."""
-        who = self.names[self.player]
-        if code == errors.NOT_OVER:
-            why = "portfolios come after the game"
-        elif code == errors.GAME_OVER:
-            why = "the game is over: only portfolios and undo remain"
-        elif code == errors.UPKEEP:
-            why = "the action phase closed with the first harvest"
-        elif code == errors.FLUSH_USED:
-            why = "%s has already flushed this game" % who
-        elif code == errors.EXCHANGE_EMPTY:
-            why = "the Stalk Exchange is empty"
-        elif code == errors.NO_TOKENS:
-            why = "%s has no Seedy Business token left for %s" % (who, "a flush" if op == record.OP_FLUSH else "an extra action")
-        elif code == errors.TURN_INCOMPLETE:
-            why = "harvest: after the two basic actions (upkeep)" if op == record.OP_HARVEST else "a turn ends after its two basic actions (R3)"
-        elif code == errors.TRIGGERED:
-            why = "the game end was already triggered (%s)" % TRIGGERS[self.trigger]
-        else:
-            why = "record %d is not a Stalk Exchange event" % op
-        return errors.EngineError(code, why)
-
     def apply(self, rec):
         op = rec[0]
         code = self.refused(op, len(rec) > 1 and op == record.OP_END_TURN)
-        if code is not None:
-            raise self._refuse(code, op)
+        if code is not None:  # in words
+            who = self.names[self.player]
+            if code == errors.NOT_OVER:
+                why = "portfolios come after the game"
+            elif code == errors.GAME_OVER:
+                why = "the game is over: only portfolios and undo remain"
+            elif code == errors.UPKEEP:
+                why = "the action phase closed with the first harvest"
+            elif code == errors.FLUSH_USED:
+                why = "%s has already flushed this game" % who
+            elif code == errors.EXCHANGE_EMPTY:
+                why = "the Stalk Exchange is empty"
+            elif code == errors.NO_TOKENS:
+                why = "%s has no Seedy Business token left for %s" % (who, "a flush" if op == record.OP_FLUSH else "an extra action")
+            elif code == errors.TURN_INCOMPLETE:
+                why = "harvest: after the two basic actions (upkeep)" if op == record.OP_HARVEST else "a turn ends after its two basic actions (R3)"
+            elif code == errors.TRIGGERED:
+                why = "the game end was already triggered (%s)" % TRIGGERS[self.trigger]
+            else:
+                why = "record %d is not a Stalk Exchange event" % op
+            raise errors.EngineError(code, why)
         if op == record.OP_PORTFOLIO:
             return self._portfolio(rec)
         if op == record.OP_PLANT or op == record.OP_SWAP:

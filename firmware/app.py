@@ -100,18 +100,14 @@ class App:
 
     def _load(self):
         """The game in progress from flash, on its home screen (or setup)."""
-        self._fresh()
+        self.harvest.clear()  # a game (re)loaded, started or ended: nothing half-entered
+        self.portfolio.clear()
         self.game = self.store.boot()
         if self.game is None or self.game.table is None:
             self.game = None
             self.setup.begin()
         else:
             self.home()
-
-    def _fresh(self):
-        """A game (re)loaded or started: no harvest or portfolio half-entered."""
-        self.harvest.clear()
-        self.portfolio.clear()
 
     # -- the loop --------------------------------------------------------
 
@@ -175,14 +171,14 @@ class App:
         harvest being counted), portfolio entry, Orchids play, results."""
         g = self.game
         if g.game == record.STALK:
-            if not g.over:
+            if not g.table.over:
                 screen = self.harvest if self.harvest.flower >= 0 else self.stalk
             elif g.table.all_entered():
                 screen = self.results
             else:
                 screen = self.portfolio
         else:
-            screen = self.results if g.over else self.orchids
+            screen = self.results if g.table.over else self.orchids
         self.go(screen)
 
     # -- output ----------------------------------------------------------
@@ -273,7 +269,7 @@ class App:
         self.view.ack_at = self.clock()
         # an open menu or plant entry keeps the ring until it closes
         c = self.current
-        if c is not self.menu and (c is not self.plant or self.game.over):
+        if c is not self.menu and (c is not self.plant or self.game.table.over):
             self.home()
 
     def new_game(self, start_record):
@@ -281,7 +277,8 @@ class App:
         with the game's identity and start time (hw.stamp)."""
         rec = stamp(start_record, self.hw)
         self.game = self.store.new_game(rec)
-        self._fresh()
+        self.harvest.clear()  # a game (re)loaded, started or ended: nothing half-entered
+        self.portfolio.clear()
         self.current = self.stalk  # not an overlay: the game's home screen follows
         self._changed(0, rec)
 
@@ -291,7 +288,8 @@ class App:
             self.store.finish(self.game)
             self.last_game = self.game
         self.game = None
-        self._fresh()
+        self.harvest.clear()  # a game (re)loaded, started or ended: nothing half-entered
+        self.portfolio.clear()
         self.setup.begin()
 
     # -- settings ----------------------------------------------------------

@@ -14,7 +14,7 @@ refused a press (the engine's own refusals carry their message).
 """
 
 from engine_lite import record
-from engine_lite.tables import BASIC_ACTIONS, TRACK_START_PLACEHOLDER
+from engine_lite.tables import BASIC_ACTIONS, TRACK_START_PLACEHOLDER, track_key
 from engine_lite.vocab import FLOWERS, GAME_TITLES
 from firmware import ring
 
@@ -100,14 +100,14 @@ def describe(app):
             % (GAME_TITLES[su.game], su.players, (", short" if su.short else ", long") if su.players == 2 else "")
         )
     if s == "setup_track":
-        lines.append("start space: %d (the number printed on your Market board at your player count)" % app.setup.track.value())
+        lines.append("start space: %d (the number printed on your Market board at your player count)" % app.setup.track.values[0])
         if app.setup.unconfirmed:
-            key = app.setup.track_key()
+            key = track_key(app.setup.players, app.setup.short)
             lines.append("UNCONFIRMED: %d is a placeholder; tap flowers to set it, hold OK to confirm it" % TRACK_START_PLACEHOLDER[key])
     elif s == "plant_points":
-        lines.append("points: %d" % app.plant.number.value())
+        lines.append("points: %d" % app.plant.number.values[0])
     elif s == "plant_seeds":
-        lines.append("Seed cards discarded: %d" % app.plant.number.value())
+        lines.append("Seed cards discarded: %d" % app.plant.number.values[0])
     return lines
 
 

@@ -463,7 +463,7 @@ class AppBoard:
 
     def status(self):
         g = self.app.game
-        return {"screen": self.app.screen, "over": g is not None and g.over, "faults": self.app.faults}
+        return {"screen": self.app.screen, "over": g is not None and g.table is not None and g.table.over, "faults": self.app.faults}
 
     def settings(self):
         return self.store.settings()

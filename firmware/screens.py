@@ -64,9 +64,6 @@ class NumberEntry:
         v[0] = value
         self.n = 0
 
-    def value(self):
-        return self.values[0]
-
     def add(self, slot, d, hi):
         """Change a slot by d (may be negative); False (and no change) if
         the result leaves 0..hi or the press history is full."""
@@ -186,19 +183,7 @@ class Setup(Screen):
         elif s == _LENGTH:
             show_choice(v, ring.CH_LENGTH, 3, self.short)
         else:
-            show_number(v, ring.N_TRACK, self.track.value(), self.unconfirmed)
-
-    def track_key(self):
-        return tables.track_key(self.players, self.short)
-
-    def remembered_track(self):
-        """The start space last confirmed for this player count, else None."""
-        d = self.app.settings.get("track_start")
-        if type(d) is dict:
-            t = d.get(self.track_key())
-            if type(t) is int and 1 <= t <= tables.TRACK_START_MAX:
-                return t
-        return None
+            show_number(v, ring.N_TRACK, self.track.values[0], self.unconfirmed)
 
     def press(self, b, kind):
         app = self.app
@@ -254,8 +239,14 @@ class Setup(Screen):
         self.show()
 
     def _to_track(self):
-        t = self.remembered_track()
-        self.track.start(tables.TRACK_START_PLACEHOLDER[self.track_key()] if t is None else t)
+        """The start space last confirmed for this player count, else the
+        placeholder, unconfirmed."""
+        key = tables.track_key(self.players, self.short)
+        d = self.app.settings.get("track_start")
+        t = d.get(key) if type(d) is dict else None
+        if type(t) is not int or not 1 <= t <= tables.TRACK_START_MAX:
+            t = None
+        self.track.start(tables.TRACK_START_PLACEHOLDER[key] if t is None else t)
         self.unconfirmed = 1 if t is None else 0
         self.to_step(_TRACK)
 
@@ -281,9 +272,9 @@ class Setup(Screen):
             if self.players == 2:
                 ev["length"] = "short" if self.short else "long"
             if not self.unconfirmed:  # changed or confirmed: the real number
-                track = self.track.value()
+                track = self.track.values[0]
                 ev["track_start"] = track
-                key = self.track_key()
+                key = tables.track_key(self.players, self.short)
                 d = app.settings.get("track_start")
                 if type(d) is not dict or d.get(key) != track:  # remember it for this player count
                     app.push_settings({"track_start": {key: track}})
@@ -358,33 +349,43 @@ class Menu(Screen):
             show_choice(v, ring.CH_CONFIRM, 31, 0)
 
     def press(self, b, kind):
+        app = self.app
+        v = app.view
         s = self.step
         if s == _MENU:
-            self._menu(b, kind)
-        elif s == _BRIGHT:
-            self._bright(b, kind)
-        elif b == B_OK:  # abandon the game
-            self.app.finish()
-        else:
-            self.close()
-
-    def _menu(self, b, kind):
-        if b < 5 and kind == SHORT:
-            if not self.items & (1 << b):
-                self.app.blink_error()
-                return
-            self._activate(b)
-        elif b == B_OK:
-            self._activate(self.sel)
+            if b < 5 and kind == SHORT:
+                if self.items & (1 << b):
+                    self._activate(b)
+                else:
+                    app.blink_error()
+            elif b == B_OK:
+                self._activate(self.sel)
+            elif b == B_MENU and kind == SHORT:
+                sel = self.sel
+                for _ in range(5):
+                    sel = (sel + 1) % 5
+                    if self.items & (1 << sel):
+                        break
+                self.sel = sel
+                v.sel = sel
+            else:  # UNDO or a held MENU: close
+                self.close()
+        elif s == _CONFIRM:
+            if b == B_OK:  # abandon the game
+                app.finish()
+            else:
+                self.close()
+        elif b < 5 and kind == SHORT:  # brightness: flower = that level
+            v.sel = b
+            v.brightness = BRIGHT_LEVELS[b]
         elif b == B_MENU and kind == SHORT:
-            sel = self.sel
-            for _ in range(5):
-                sel = (sel + 1) % 5
-                if self.items & (1 << sel):
-                    break
-            self.sel = sel
-            self.app.view.sel = sel
-        else:  # UNDO or a held MENU: close
+            v.sel = (v.sel + 1) % 5
+            v.brightness = BRIGHT_LEVELS[v.sel]
+        elif b == B_OK:
+            app.push_settings({"brightness": v.brightness})
+            self.close()
+        else:  # UNDO: keep the old level
+            v.brightness = self.old_brightness
             self.close()
 
     def _activate(self, item):
@@ -398,24 +399,6 @@ class Menu(Screen):
             self.to_step(_CONFIRM)
         else:
             self.close()
-
-    def _bright(self, b, kind):
-        app = self.app
-        v = app.view
-        if b < 5 and kind == SHORT:
-            v.sel = b
-        elif b == B_MENU and kind == SHORT:
-            v.sel = (v.sel + 1) % 5
-        elif b == B_OK:
-            app.push_settings({"brightness": v.brightness})
-            self.close()
-            return
-        else:  # UNDO: keep the old level
-            v.brightness = self.old_brightness
-            self.close()
-            return
-        v.brightness = BRIGHT_LEVELS[v.sel]
-
 
 
 # -- stalk -----------------------------------------------------------------
@@ -667,14 +650,14 @@ class PlantEntry(Screen):
         if self.step == _KIND:
             show_choice(v, ring.CH_KIND, 3, -1)
         else:
-            show_number(v, ring.N_POINTS if self.step == _POINTS else ring.N_SEEDS, self.number.value())
+            show_number(v, ring.N_POINTS if self.step == _POINTS else ring.N_SEEDS, self.number.values[0])
 
     def press(self, b, kind):
         app = self.app
         s = self.step
         if s == _KIND:
             if b < 2 and kind == SHORT:
-                if b and app.game.table.flora_name() is None:
+                if b and app.game.table.new_name(2) is None:  # no flora planted yet
                     app.blink_error(ring.E_RULE)
                     return
                 self.kind = b + 1
@@ -689,10 +672,10 @@ class PlantEntry(Screen):
             self._go(_POINTS, 0)
         elif b == B_OK:
             if s == _POINTS:
-                self.points = self.number.value()
+                self.points = self.number.values[0]
                 self._go(_SEEDS, 0)
             else:
-                self._sow(self.number.value())
+                self._sow(self.number.values[0])
         elif b == B_MENU:
             app.home()
         elif b == B_UNDO and not self.number.n:

@@ -235,14 +235,14 @@ def test_power_cut_resumes_every_screen():
 def test_two_player_short_game_and_remembered_start_space():
     b = Board()
     b.do("ok\ndaffodil\nok\ndaffodil\nok")  # Stalk Exchange, 2 players, short
-    assert b.screen == "setup_track" and b.app.setup.track.value() == 26  # 2-short placeholder
+    assert b.screen == "setup_track" and b.app.setup.track.values[0] == 26  # 2-short placeholder
     b.do("tulip\nok")  # 31
     assert b.state["track_start"] == 31 and b.state["players"] == ["Seat 1", "Seat 2"]
     assert b.app.game.events()[0]["length"] == "short"
     b.do("long menu\nsnowdrop\nok")  # menu -> new game -> confirm: abandon
     assert b.screen == "setup_game"
     b.do("ok\ndaffodil\nok\ndaffodil\nok")
-    assert b.app.setup.track.value() == 31  # remembered for 2 players, short
+    assert b.app.setup.track.values[0] == 31  # remembered for 2 players, short
 
 
 def test_button_script_runs_headless(tmp_path, capsys):

@@ -47,7 +47,7 @@ def test_flush_costs_a_token_and_is_once_per_game():
     g = stalk()
     assert g.cost(R.OP_FLUSH) == 1 and g.legal(R.OP_FLUSH)
     play(g, "flush")
-    assert g.refused(R.OP_FLUSH) == E.FLUSH_USED and not g.legal(R.OP_FLUSH)
+    assert g.table.refused(R.OP_FLUSH) == E.FLUSH_USED and not g.legal(R.OP_FLUSH)
 
 
 def test_no_token_left_no_extra_action():
@@ -56,19 +56,19 @@ def test_no_token_left_no_extra_action():
     g = stalk(2)
     play(g, "plant", "swap", "swap", "swap", "swap")  # 3 tokens spent (2 players: 3 each)
     assert g.table.tokens[0] == 0
-    assert g.refused(R.OP_SWAP) == E.NO_TOKENS and g.refused(R.OP_PLANT) == E.NO_TOKENS
+    assert g.table.refused(R.OP_SWAP) == E.NO_TOKENS and g.table.refused(R.OP_PLANT) == E.NO_TOKENS
 
 
 def test_turn_done_after_two_basic_actions_then_harvest_and_end_are_legal():
     """"A player MUST do 2 Basic Actions": harvesting and ending the turn
     become legal only then (an early end is the players' ruling R3)."""
     g = stalk()
-    assert g.refused(R.OP_HARVEST) == E.TURN_INCOMPLETE and g.refused(R.OP_END_TURN) == E.TURN_INCOMPLETE
+    assert g.table.refused(R.OP_HARVEST) == E.TURN_INCOMPLETE and g.table.refused(R.OP_END_TURN) == E.TURN_INCOMPLETE
     assert g.legal(R.OP_END_TURN, early=True) and g.legal(R.OP_STUCK)
     play(g, "plant", "plant")
     assert g.legal(R.OP_HARVEST) and g.legal(R.OP_END_TURN)
     play(g, {"ev": "harvest", "flower": "tulip", "count": 1})
-    assert g.refused(R.OP_PLANT) == E.UPKEEP  # the action phase closed with the first harvest
+    assert g.table.refused(R.OP_PLANT) == E.UPKEEP  # the action phase closed with the first harvest
 
 
 def test_orchids_take_over_the_hand_limit_costs_the_excess():
@@ -89,9 +89,9 @@ def test_orchids_one_take_or_plants_per_turn():
     """R9: a turn takes once, or plants (docs/rulings.md); a turn that did
     neither cannot end."""
     g = orchids()
-    assert g.refused(R.OP_END_TURN) == E.TURN_INCOMPLETE
+    assert g.table.refused(R.OP_END_TURN) == E.TURN_INCOMPLETE
     play(g, {"ev": "take", "seeds": 1})
-    assert g.refused(R.OP_TAKE) == E.MIXED_TURN and g.refused(R.OP_SOW) == E.MIXED_TURN
+    assert g.table.refused(R.OP_TAKE) == E.MIXED_TURN and g.table.refused(R.OP_SOW) == E.MIXED_TURN
     assert g.legal(R.OP_END_TURN)
 
 
@@ -106,7 +106,7 @@ def test_legal_agrees_with_what_apply_refuses(ops):
     g = stalk()
     for op in ops:
         rec = bytes((R.OP_HARVEST, 4, 1)) if op == R.OP_HARVEST else bytes((op,))
-        want = g.refused(op)
+        want = g.table.refused(op)
         try:
             g.apply_record(rec)
             got = None

@@ -20,12 +20,12 @@ REPO = Path(__file__).resolve().parent.parent
 def test_number_entry_stays_in_range_and_undoes_press_by_press():
     e = NumberEntry()
     e.start(10)
-    assert e.add(0, 5, 12) is False and e.value() == 10  # 15 > 12: refused, unchanged
-    assert e.add(0, 2, 12) and e.add(0, -4, 12) and e.value() == 8
-    assert e.add(0, -9, 12) is False and e.value() == 8  # below 0: refused
-    assert e.undo() and e.value() == 12  # -4 taken back
-    assert e.undo() and e.value() == 10  # +2 taken back
-    assert e.undo() is False and e.value() == 10  # nothing left: the start value stays
+    assert e.add(0, 5, 12) is False and e.values[0] == 10  # 15 > 12: refused, unchanged
+    assert e.add(0, 2, 12) and e.add(0, -4, 12) and e.values[0] == 8
+    assert e.add(0, -9, 12) is False and e.values[0] == 8  # below 0: refused
+    assert e.undo() and e.values[0] == 12  # -4 taken back
+    assert e.undo() and e.values[0] == 10  # +2 taken back
+    assert e.undo() is False and e.values[0] == 10  # nothing left: the start value stays
 
 
 def test_number_entry_with_five_slots_is_a_portfolio():
@@ -46,10 +46,10 @@ def test_number_entry_history_is_bounded():
     e = NumberEntry()
     e.start(0)
     assert all(e.add(0, 1, 255) for _ in range(48))
-    assert e.add(0, 1, 255) is False and e.value() == 48
+    assert e.add(0, 1, 255) is False and e.values[0] == 48
     while e.undo():
         pass
-    assert e.value() == 0
+    assert e.values[0] == 0
 
 
 # -- screens -----------------------------------------------------------------
@@ -106,11 +106,11 @@ def test_plant_entry_steps_and_the_way_back():
     b.app.press(B_OK, SHORT)  # an orchid
     assert b.screen == "plant_points"
     b.do("tulip\nsnowdrop")
-    assert p.number.value() == 9
+    assert p.number.values[0] == 9
     b.app.press(B_OK, SHORT)
-    assert b.screen == "plant_seeds" and p.points == 9 and p.number.value() == 0
+    assert b.screen == "plant_seeds" and p.points == 9 and p.number.values[0] == 0
     b.app.press(B_UNDO, SHORT)  # no press on this step yet: back to the points, as entered
-    assert b.screen == "plant_points" and p.number.value() == 9
+    assert b.screen == "plant_points" and p.number.values[0] == 9
     b.app.press(B_MENU, SHORT)  # cancels the plant
     assert b.app.current is b.app.orchids and len(b.app.game.log) == 1
 

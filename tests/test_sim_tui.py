@@ -274,7 +274,7 @@ def test_long_press_by_shift_and_by_prefix_key(tmp_path):
         async with app.run_test(size=SIZE) as pilot:
             await keys(pilot, "1", "space", "3", "space")
             await until(pilot, lambda: app.sim.screen_name() == "setup_track", what="setup_track")
-            n0 = app.sim.app.setup.track.value()
+            n0 = app.sim.app.setup.track.values[0]
             await keys(pilot, "4", "5")  # short: +4 +5
             await until(pilot, lambda: "start space: %d " % (n0 + 9) in screen_text(app), what="+9")
             await keys(pilot, "exclamation_mark")  # Shift+1: long dahlia, -1
