@@ -139,3 +139,18 @@ def test_screens_write_only_their_own_fields_and_the_view():
                     if not ok:
                         bad.append("%s:%d %s" % (rel, node.lineno, ast.unparse(t)))
     assert not bad, bad
+
+
+def test_setup_and_the_menu_are_in_ram_only_while_open():
+    """firmware/setup_menu.py is loaded when setup or the menu opens and let
+    go when play resumes: a game turn carries no setup code in RAM."""
+    import sys
+
+    b = stalk_board()
+    assert b.app.setup is None and b.app.menu is None and "firmware.setup_menu" not in sys.modules
+    b.app.press(B_MENU, LONG)
+    assert b.app.menu is not None and b.screen == "menu"
+    b.app.press(B_UNDO, SHORT)  # close: play again
+    assert b.app.menu is None and "firmware.setup_menu" not in sys.modules
+    b.do("long menu\nsnowdrop\nok")  # abandon the game: setup, from the last game's table
+    assert b.screen == "setup_game" and (b.app.setup.game, b.app.setup.players) == (0, 3)
