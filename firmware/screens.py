@@ -28,7 +28,7 @@ try:
     from micropython import const
 except ImportError:  # CPython
 
-    def const(x):
+    def const(x):  # type: ignore[misc]  # the stub's signature is generic
         return x
 
 
@@ -97,7 +97,7 @@ class Screen:
     in `steps` and moves with to_step."""
 
     name = ""
-    steps = ()
+    steps = ()  # type: tuple[str, ...]
 
     def __init__(self, app):
         self.app = app

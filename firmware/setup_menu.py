@@ -11,7 +11,7 @@ try:
     from micropython import const
 except ImportError:  # CPython
 
-    def const(x):
+    def const(x):  # type: ignore[misc]  # the stub's signature is generic
         return x
 
 
