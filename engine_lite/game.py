@@ -29,7 +29,7 @@ class Game:
 
     def __init__(self, log=None, snapshot=None):
         self.log = RamLog() if log is None else log
-        self.rules = None
+        self.table = None  # the rules' state: see below
         if snapshot is not None:
             self._restore(snapshot)
         elif len(self.log):
@@ -37,36 +37,43 @@ class Game:
 
     @property
     def game(self):
-        return None if self.rules is None else self.rules.game
+        return None if self.table is None else self.table.game
 
     @property
     def names(self):
-        return [] if self.rules is None else self.rules.names
+        return [] if self.table is None else self.table.names
 
-    # -- the read-only view: all the board, the link and the host read ------
+    # `table` is the table now, for reading only (None before the start):
+    # seats `n`, `names`, `player`, `turn`, `over` and per title the counts
+    # the rulebook has players track (docs/board-ui.md lists them), with the
+    # rules' own answers: refused(op), cost(op), turn_done(), crash_distance(),
+    # all_entered(), final() (Stalk Exchange), planted(seat), ends_game(seat),
+    # new_name(kind) (Orchids). Changes go through apply/undo only. A plain
+    # attribute: the board reads it on every event.
 
     @property
-    def table(self):
-        """The table now, for reading only (None before the start): seats
-        `n`, `names`, `player`, `turn`, `over` and per title the counts the
-        rulebook has players track (docs/architecture.md lists them), with
-        the rules' own answers: refused(op), cost(op), turn_done(),
-        crash_distance(), all_entered() (Stalk Exchange), planted(seat),
-        ends_game(seat), new_name(kind) (Orchids). Changes go through
-        apply/undo only."""
-        return self.rules
+    def rules(self):
+        """The old name of `table` (firmware/storage.py still restores
+        through it)."""
+        return self.table
+
+    @rules.setter
+    def rules(self, table):
+        self.table = table
+
+    # -- the read-only view: all the board, the link and the host read ------
 
     def legal(self, op, early=False):
         """May the table do `op` (record.OP_*) now? The turn's rules only
         (what a record carries is judged when it is applied); why not:
         table.refused(op), an errors code."""
-        return self.rules is not None and self.rules.refused(op, early) is None
+        return self.table is not None and self.table.refused(op, early) is None
 
     def cost(self, op, k=0):
         """What `op` costs the active player now: Seedy Business tokens
         (Stalk Exchange), Seed cards (Orchids: a plant's `k` cards, a take of
         `k` the cards composted over the hand limit)."""
-        return 0 if self.rules is None else self.rules.cost(op, k)
+        return 0 if self.table is None else self.table.cost(op, k)
 
     def encode(self, ev):
         """The compact record of an event dict (fields checked, rules not)."""
@@ -89,13 +96,13 @@ class Game:
         (refold and restore feed it the log, storage judges on a restored copy
         before anything reaches flash). EngineError: the state is unchanged."""
         if rec[0] == record.OP_START:
-            if self.rules is not None:
+            if self.table is not None:
                 raise errors.EngineError(errors.ALREADY_STARTED, "the game has already started")
-            self.rules = new_state(rec)
-        elif self.rules is None:
+            self.table = new_state(rec)
+        elif self.table is None:
             raise errors.EngineError(errors.NOT_STARTED, "the first event must be start")
         else:
-            self.rules.apply(rec)
+            self.table.apply(rec)
 
     def undo(self):
         """Remove the latest event after start (any number of times)."""
@@ -105,19 +112,19 @@ class Game:
         self.refold()
 
     def refold(self):
-        self.rules = None
+        self.table = None
         for rec in self.log.records():
             self.judge(rec)
 
     def snapshot(self):
         """The state as bytes, for a boot that must not refold a long log:
-        [records covered: 4 bytes][start record length][start record][rules.dump()]."""
-        if self.rules is None:
+        [records covered: 4 bytes][start record length][start record][table.dump()]."""
+        if self.table is None:
             raise errors.EngineError(errors.NOT_STARTED, "no game to snapshot")
         count = len(self.log)
         start = bytes(next(iter(self.log.records())))
         head = bytes((count & 255, count >> 8 & 255, count >> 16 & 255, count >> 24, len(start)))
-        return head + start + self.rules.dump()
+        return head + start + self.table.dump()
 
     @classmethod
     def restore(cls, log, snap):
@@ -133,8 +140,8 @@ class Game:
         start = bytes(snap[5 : 5 + k])
         if count < 1 or count > len(self.log) or bytes(next(iter(self.log.records()))) != start:
             raise ValueError("snapshot")
-        self.rules = new_state(start)
-        self.rules.load(snap[5 + k :])
+        self.table = new_state(start)
+        self.table.load(snap[5 + k :])
         for rec in self.log.records(count):
             self.judge(rec)
 
@@ -143,7 +150,7 @@ class Game:
         first use: the board never asks (engine_lite/readout.py)."""
         from engine_lite.readout import state_dict
 
-        return state_dict(self.rules)
+        return state_dict(self.table)
 
     def events(self):
         """The effective events, as dicts, oldest first (host side: the
@@ -189,6 +196,6 @@ def replay(lines, game=None):
             except errors.EngineError as err:
                 err.line = n
                 raise
-    if g.rules is None:
+    if g.table is None:
         raise errors.EngineError(errors.NOT_STARTED, "the record has no start event", n)
     return g.state()

@@ -74,7 +74,7 @@ class OrchidsState:
     def apply(self, rec):
         op = rec[0]
         p = self.player
-        code = self.refused(op, len(rec) > 1 and op == record.OP_END_TURN)
+        code = self.refused(op, op == record.OP_END_TURN and len(rec) > 1)
         if code == errors.GAME_OVER:
             raise errors.EngineError(code, "the game is over")
         if code == errors.LAST_ROUND:

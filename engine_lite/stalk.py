@@ -114,7 +114,7 @@ class StalkState:
 
     def apply(self, rec):
         op = rec[0]
-        code = self.refused(op, len(rec) > 1 and op == record.OP_END_TURN)
+        code = self.refused(op, op == record.OP_END_TURN and len(rec) > 1)
         if code is not None:  # in words
             who = self.names[self.player]
             if code == errors.NOT_OVER:

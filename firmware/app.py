@@ -169,16 +169,16 @@ class App:
     def home(self):
         """The screen the game is in, drawn: Stalk Exchange play (or the
         harvest being counted), portfolio entry, Orchids play, results."""
-        g = self.game
-        if g.game == record.STALK:
-            if not g.table.over:
+        t = self.game.table
+        if t.game == record.STALK:
+            if not t.over:
                 screen = self.harvest if self.harvest.flower >= 0 else self.stalk
-            elif g.table.all_entered():
+            elif t.all_entered():
                 screen = self.results
             else:
                 screen = self.portfolio
         else:
-            screen = self.results if g.table.over else self.orchids
+            screen = self.results if t.over else self.orchids
         if self.setup is not None or self.menu is not None:
             self.drop_rare()
         self.go(screen)

@@ -157,8 +157,7 @@ class StalkPlay(Screen):
     name = "stalk"
 
     def show(self):
-        g = self.app.game
-        t = g.table
+        t = self.app.game.table
         v = self.app.view
         v.mode = ring.M_STALK
         v.n = t.n
@@ -167,7 +166,7 @@ class StalkPlay(Screen):
         for s in range(t.n):  # per seat: a state that lost a seat fails here, not later
             v.tokens[s] = t.tokens[s]
             v.flushed[s] = t.flushed[s]
-        v.extra_cost = g.cost(record.OP_PLANT)
+        v.extra_cost = t.cost(record.OP_PLANT)
         v.upkeep = 1 if t.upkeep else 0
         v.until_crash = t.crash_distance()
         v.bag = t.bag
