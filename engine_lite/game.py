@@ -69,12 +69,6 @@ class Game:
         table.refused(op), an errors code."""
         return self.table is not None and self.table.refused(op, early) is None
 
-    def cost(self, op, k=0):
-        """What `op` costs the active player now: Seedy Business tokens
-        (Stalk Exchange), Seed cards (Orchids: a plant's `k` cards, a take of
-        `k` the cards composted over the hand limit)."""
-        return 0 if self.table is None else self.table.cost(op, k)
-
     def encode(self, ev):
         """The compact record of an event dict (fields checked, rules not)."""
         return record.encode(ev, self.game, self.names)

@@ -51,7 +51,7 @@ from engine_lite.vocab import SETTINGS_KEYS, brightness
 from firmware import ring
 from firmware.buttons import Buttons, ButtonEvent, ticks_diff
 from firmware.hw import stamp
-from firmware.screens import StalkPlay, HarvestCount, PortfolioEntry, OrchidsPlay, PlantEntry, Results
+from firmware.screens import Setup, Menu, StalkPlay, HarvestCount, PortfolioEntry, OrchidsPlay, PlantEntry, Results
 
 FRAME_MS = const(20)  # the ring is redrawn every 20 ms (buttons: every step)
 
@@ -74,15 +74,15 @@ class App:
         self.settings = store.settings()
         self.view.brightness = brightness(self.settings.get("brightness"))
         self.ring = ring.Ring(hw.count, order=self._order, bright=self.view.brightness)
-        self.setup = None  # setup and the menu: loaded while open (rare())
-        self.menu = None
+        self.setup = Setup(self)
+        self.menu = Menu(self)
         self.stalk = StalkPlay(self)
         self.harvest = HarvestCount(self)
         self.portfolio = PortfolioEntry(self)
         self.orchids = OrchidsPlay(self)
         self.plant = PlantEntry(self)
         self.results = Results(self)
-        self.current = self.stalk
+        self.current = self.setup
         self.game = None
         self.last_game = None  # the game finished last (its results)
         self.faults = 0  # firmware faults survived since power-up
@@ -105,7 +105,7 @@ class App:
         self.game = self.store.boot()
         if self.game is None or self.game.table is None:
             self.game = None
-            self.to_setup()
+            self.setup.begin()
         else:
             self.home()
 
@@ -139,7 +139,7 @@ class App:
             self._load()
         except Exception:  # flash unreadable now: setup (the game stays on flash)
             self.game = None
-            self.to_setup()
+            self.setup.begin()
 
     def _step(self):
         b = self.buttons
@@ -179,38 +179,10 @@ class App:
                 screen = self.portfolio
         else:
             screen = self.results if t.over else self.orchids
-        if self.setup is not None or self.menu is not None:
-            self.drop_rare()
         self.go(screen)
-
-    # -- setup and the menu: loaded while open --------------------------------
-
-    def rare(self):
-        """firmware/setup_menu.py (setup, the menu), loaded on first use."""
-        from firmware import setup_menu
-
-        return setup_menu
-
-    def drop_rare(self):
-        """Play resumed: let setup and the menu go, so that a game turn does
-        not carry their code in RAM (they are loaded again when needed)."""
-        import sys
-        import firmware
-
-        self.setup = None
-        self.menu = None
-        sys.modules.pop("firmware.setup_menu", None)
-        firmware.__dict__.pop("setup_menu", None)
-
-    def to_setup(self):
-        if self.setup is None:
-            self.setup = self.rare().Setup(self)
-        self.setup.begin()
 
     def open_menu(self, back):
         """The menu over screen `back` (it returns there when it closes)."""
-        if self.menu is None:
-            self.menu = self.rare().Menu(self)
         self.menu.open(back)
 
     # -- output ----------------------------------------------------------
@@ -322,7 +294,7 @@ class App:
         self.game = None
         self.harvest.clear()  # a game (re)loaded, started or ended: nothing half-entered
         self.portfolio.clear()
-        self.to_setup()
+        self.setup.begin()
 
     # -- settings ----------------------------------------------------------
 

@@ -125,7 +125,7 @@ def hint(app):
         if st.upkeep:
             return "UPKEEP: flower = harvest +1 (OK confirms) · hold OK end turn · hold flower = its value · UNDO undo"
         more = "OK plant · MENU swap"
-        if g.cost(record.OP_PLANT):  # past the two basic actions
+        if g.table.cost(record.OP_PLANT):  # past the two basic actions
             more = "OK/MENU = extra plant/swap (a token)" if not st.trigger else "OK plant · MENU swap"
             more += " · flower = harvest +1 · hold OK end turn"
         else:

@@ -1,5 +1,5 @@
 """engine_lite answers "what is legal now, and what does it cost" (Game.legal,
-Game.refused, Game.cost): the board's refusals and the ring's hints ask it
+and the table's refused() and cost()): the board's refusals and the ring's hints ask it
 instead of re-deriving a rule. Each rule is the one apply() enforces, so the
 answer before an event and the refusal of the event always agree."""
 
@@ -33,19 +33,19 @@ def test_extra_actions_cost_one_token_each():
     """"Extra Actions (1 token per action)": after the 2 Basic Actions a plant
     or a swap costs a Seedy Business token; before them it is free."""
     g = stalk()
-    assert g.cost(R.OP_PLANT) == 0 and g.cost(R.OP_SWAP) == 0
+    assert g.table.cost(R.OP_PLANT) == 0 and g.table.cost(R.OP_SWAP) == 0
     play(g, "plant", "swap")
-    assert g.cost(R.OP_PLANT) == 1 and g.cost(R.OP_SWAP) == 1
+    assert g.table.cost(R.OP_PLANT) == 1 and g.table.cost(R.OP_SWAP) == 1
     tokens = g.table.tokens[0]
     play(g, "plant")
-    assert g.table.tokens[0] == tokens - g.cost(R.OP_PLANT)
+    assert g.table.tokens[0] == tokens - g.table.cost(R.OP_PLANT)
 
 
 def test_flush_costs_a_token_and_is_once_per_game():
     """"A player may spend a Seedy Business token to move all Flowers ... A
     player may only do the Flush the Exchange action once per game."""
     g = stalk()
-    assert g.cost(R.OP_FLUSH) == 1 and g.legal(R.OP_FLUSH)
+    assert g.table.cost(R.OP_FLUSH) == 1 and g.legal(R.OP_FLUSH)
     play(g, "flush")
     assert g.table.refused(R.OP_FLUSH) == E.FLUSH_USED and not g.legal(R.OP_FLUSH)
 
@@ -75,11 +75,11 @@ def test_orchids_take_over_the_hand_limit_costs_the_excess():
     """"If a player has more than 7 Seed cards, they must immediately compost
     the excess": cost(take k) is what a take of k would compost."""
     g = orchids()
-    assert g.cost(R.OP_TAKE, 5) == 0
+    assert g.table.cost(R.OP_TAKE, 5) == 0
     play(g, {"ev": "take", "seeds": 5}, "end_turn", {"ev": "take", "seeds": 5}, "end_turn")
     play(g, {"ev": "take", "seeds": 5}, "end_turn")  # seat 3 (2 cards) now holds 7
     assert g.table.hand[0] == 5
-    assert g.cost(R.OP_TAKE, 4) == 2 and g.cost(R.OP_SOW, 3) == 3
+    assert g.table.cost(R.OP_TAKE, 4) == 2 and g.table.cost(R.OP_SOW, 3) == 3
     composted = g.table.composted[0]
     play(g, {"ev": "take", "seeds": 4})
     assert g.table.hand[0] == 7 and g.table.composted[0] == composted + 2

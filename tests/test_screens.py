@@ -141,16 +141,9 @@ def test_screens_write_only_their_own_fields_and_the_view():
     assert not bad, bad
 
 
-def test_setup_and_the_menu_are_in_ram_only_while_open():
-    """firmware/setup_menu.py is loaded when setup or the menu opens and let
-    go when play resumes: a game turn carries no setup code in RAM."""
-    import sys
 
+def test_setup_keeps_its_choices_for_the_next_game():
     b = stalk_board()
-    assert b.app.setup is None and b.app.menu is None and "firmware.setup_menu" not in sys.modules
-    b.app.press(B_MENU, LONG)
-    assert b.app.menu is not None and b.screen == "menu"
-    b.app.press(B_UNDO, SHORT)  # close: play again
-    assert b.app.menu is None and "firmware.setup_menu" not in sys.modules
-    b.do("long menu\nsnowdrop\nok")  # abandon the game: setup, from the last game's table
+    b.do("long menu\nsnowdrop\nok")  # abandon the game: setup, as it was chosen
     assert b.screen == "setup_game" and (b.app.setup.game, b.app.setup.players) == (0, 3)
+    assert b.app.setup.track.values[0] == 26  # the start space last shown (3 players, placeholder)
