@@ -105,7 +105,7 @@ def test_five_tokens_show_a_white_first_pip():
 
 
 def test_the_token_an_extra_action_costs_blinks():
-    v = stalk_view(extra_cost=1)  # the engine's Game.cost(plant) after two basic actions
+    v = stalk_view(extra_cost=1)  # the table's cost(plant) after two basic actions
     on = [frame(v, t)[22] for t in range(0, 1600, 100)]
     assert any(lit(p) for p in on) and any(not lit(p) for p in on)
     v.extra_cost = 0
