@@ -129,7 +129,7 @@ script.play(app, hw, gestures(SCRIPT))
 if app.faults:  # the loop survives a MemoryError (issue 16); a fit is a game without one
     t = app.store.faults()  # "" if even the fault log could not be written
     raise (MemoryError if 'MemoryError' in t or not t else RuntimeError)('faults: ' + t)
-f = app.last_game.state()['final']
+f = app.last_game.table.final()  # what the results screen reads (no state dict on the board)
 print('RESULT', app.screen, len(app.last_game.log), ' '.join('%s:%d' % (p['name'], p['score']) for p in f['players']))
 """
 
@@ -140,8 +140,8 @@ with open(RECORD) as f:
     for line in f:
         if line.strip():
             g.apply(json.loads(line))
-s = g.state()
-print('RESULT', ' '.join('%s:%d' % (p['name'], p['score']) for p in s['final']['players']))
+f = g.table.final()  # the board never builds a state dict (engine_lite/readout.py)
+print('RESULT', ' '.join('%s:%d' % (p['name'], p['score']) for p in f['players']))
 """
 
 

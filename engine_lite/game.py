@@ -9,15 +9,15 @@ undo is an exact inverse by construction.
 
 import json
 
-from engine_lite import errors as E
-from engine_lite import record as R
+from engine_lite import errors
+from engine_lite import record
 from engine_lite.log import RamLog
 from engine_lite.stalk import StalkState
 from engine_lite.orchids import OrchidsState
 
 
 def new_state(start):
-    if start[1] == R.STALK:
+    if start[1] == record.STALK:
         return StalkState(start)
     return OrchidsState(start)
 
@@ -29,7 +29,7 @@ class Game:
 
     def __init__(self, log=None, snapshot=None):
         self.log = RamLog() if log is None else log
-        self.rules = None
+        self.table = None  # the rules' state: see below
         if snapshot is not None:
             self._restore(snapshot)
         elif len(self.log):
@@ -37,15 +37,41 @@ class Game:
 
     @property
     def game(self):
-        return None if self.rules is None else self.rules.game
+        return None if self.table is None else self.table.game
 
     @property
     def names(self):
-        return [] if self.rules is None else self.rules.names
+        return [] if self.table is None else self.table.names
+
+    # `table` is the table now, for reading only (None before the start):
+    # seats `n`, `names`, `player`, `turn`, `over` and per title the counts
+    # the rulebook has players track (docs/board-ui.md lists them), with the
+    # rules' own answers: refused(op), cost(op), turn_done(), crash_distance(),
+    # all_entered(), final() (Stalk Exchange), planted(seat), ends_game(seat),
+    # new_name(kind) (Orchids). Changes go through apply/undo only. A plain
+    # attribute: the board reads it on every event.
+
+    @property
+    def rules(self):
+        """The old name of `table` (firmware/storage.py still restores
+        through it)."""
+        return self.table
+
+    @rules.setter
+    def rules(self, table):
+        self.table = table
+
+    # -- the read-only view: all the board, the link and the host read ------
+
+    def legal(self, op, early=False):
+        """May the table do `op` (record.OP_*) now? The turn's rules only
+        (what a record carries is judged when it is applied); why not:
+        table.refused(op), an errors code."""
+        return self.table is not None and self.table.refused(op, early) is None
 
     def encode(self, ev):
         """The compact record of an event dict (fields checked, rules not)."""
-        return R.encode(ev, self.game, self.names)
+        return record.encode(ev, self.game, self.names)
 
     def apply(self, ev):
         """Apply one event dict; EngineError and no change if it is illegal."""
@@ -53,7 +79,7 @@ class Game:
 
     def apply_record(self, rec):
         """Apply one compact record (an undo record undoes)."""
-        if rec[0] == R.OP_UNDO:
+        if rec[0] == record.OP_UNDO:
             self.undo()
             return
         self.judge(rec)
@@ -63,36 +89,36 @@ class Game:
         """Apply a record to the state only; the log is the caller's business
         (refold and restore feed it the log, storage judges on a restored copy
         before anything reaches flash). EngineError: the state is unchanged."""
-        if rec[0] == R.OP_START:
-            if self.rules is not None:
-                raise E.EngineError(E.ALREADY_STARTED, "the game has already started")
-            self.rules = new_state(rec)
-        elif self.rules is None:
-            raise E.EngineError(E.NOT_STARTED, "the first event must be start")
+        if rec[0] == record.OP_START:
+            if self.table is not None:
+                raise errors.EngineError(errors.ALREADY_STARTED, "the game has already started")
+            self.table = new_state(rec)
+        elif self.table is None:
+            raise errors.EngineError(errors.NOT_STARTED, "the first event must be start")
         else:
-            self.rules.apply(rec)
+            self.table.apply(rec)
 
     def undo(self):
         """Remove the latest event after start (any number of times)."""
         if len(self.log) <= 1:
-            raise E.EngineError(E.NOTHING_TO_UNDO, "undo: nothing to undo")
+            raise errors.EngineError(errors.NOTHING_TO_UNDO, "undo: nothing to undo")
         self.log.pop()
         self.refold()
 
     def refold(self):
-        self.rules = None
+        self.table = None
         for rec in self.log.records():
             self.judge(rec)
 
     def snapshot(self):
         """The state as bytes, for a boot that must not refold a long log:
-        [records covered: 4 bytes][start record length][start record][rules.dump()]."""
-        if self.rules is None:
-            raise E.EngineError(E.NOT_STARTED, "no game to snapshot")
+        [records covered: 4 bytes][start record length][start record][table.dump()]."""
+        if self.table is None:
+            raise errors.EngineError(errors.NOT_STARTED, "no game to snapshot")
         count = len(self.log)
         start = bytes(next(iter(self.log.records())))
         head = bytes((count & 255, count >> 8 & 255, count >> 16 & 255, count >> 24, len(start)))
-        return head + start + self.rules.dump()
+        return head + start + self.table.dump()
 
     @classmethod
     def restore(cls, log, snap):
@@ -108,27 +134,31 @@ class Game:
         start = bytes(snap[5 : 5 + k])
         if count < 1 or count > len(self.log) or bytes(next(iter(self.log.records()))) != start:
             raise ValueError("snapshot")
-        self.rules = new_state(start)
-        self.rules.load(snap[5 + k :])
+        self.table = new_state(start)
+        self.table.load(snap[5 + k :])
         for rec in self.log.records(count):
             self.judge(rec)
 
     def state(self):
-        """The state as a plain dict (see docs/game-record.md)."""
-        if self.rules is None:
-            return {"game": None}
-        return self.rules.to_dict()
+        """The state as a plain dict (see docs/game-record.md). Imported on
+        first use: the board never asks (engine_lite/readout.py)."""
+        from engine_lite.readout import state_dict
+
+        return state_dict(self.table)
 
     def events(self):
-        """The effective events, as dicts, oldest first."""
+        """The effective events, as dicts, oldest first (host side: the
+        decoder is imported on first use)."""
+        from engine_lite.readout import decode
+
         out = []
         game = None
         names = None
         for rec in self.log.records():
             if game is None:
                 game = rec[1]
-                names = R.start_names(rec)
-            out.append(R.decode(rec, game, names))
+                names = record.start_names(rec)
+            out.append(decode(rec, game, names))
         return out
 
 
@@ -137,9 +167,9 @@ def parse_line(text):
     try:
         ev = json.loads(text)
     except ValueError:
-        raise E.EngineError(E.BAD_JSON, "not valid JSON")
+        raise errors.EngineError(errors.BAD_JSON, "not valid JSON")
     if type(ev) is not dict:
-        raise E.EngineError(E.BAD_JSON, "an event must be a JSON object")
+        raise errors.EngineError(errors.BAD_JSON, "an event must be a JSON object")
     return ev
 
 
@@ -157,9 +187,9 @@ def replay(lines, game=None):
         if text.strip():
             try:
                 g.apply(parse_line(text))
-            except E.EngineError as err:
+            except errors.EngineError as err:
                 err.line = n
                 raise
-    if g.rules is None:
-        raise E.EngineError(E.NOT_STARTED, "the record has no start event", n)
+    if g.table is None:
+        raise errors.EngineError(errors.NOT_STARTED, "the record has no start event", n)
     return g.state()

@@ -13,9 +13,9 @@ except ImportError:  # CPython
         return x
 
 
-from engine_lite import errors as E
-from engine_lite import record as R
-from engine_lite import tables as T
+from engine_lite import errors
+from engine_lite import record
+from engine_lite import tables
 from engine_lite.ranking import ranked
 
 NONE = const(0)  # what the player has done this turn
@@ -24,12 +24,12 @@ PLANTED = const(2)
 
 
 class OrchidsState:
-    game = R.ORCHIDS  # which game these rules are (Game.game: no isinstance per event)
+    game = record.ORCHIDS  # which game these rules are (Game.game: no isinstance per event)
 
     def __init__(self, start):
-        self.names = R.start_names(start)
+        self.names = record.start_names(start)
         self.n = n = len(self.names)
-        self.hand = bytearray(T.STARTING_SEEDS[:n])
+        self.hand = bytearray(tables.STARTING_SEEDS[:n])
         self.composted = [0] * n
         self.flowers = [[] for _ in range(n)]
         self.player = 0
@@ -39,40 +39,70 @@ class OrchidsState:
         self.remaining = 0  # last-round turns still to play
         self.over = False
 
+    def refused(self, op, early=False):
+        """The error code that forbids `op` (record.OP_*) now, or None: the
+        turn's rules only (a plant's cards and name are judged by apply).
+        `early`: a pass the players declared (ruling R3)."""
+        if self.over:
+            return errors.GAME_OVER
+        if op == record.OP_TAKE:
+            if self.last_round:  # "one last turn ... plant only"
+                return errors.LAST_ROUND
+            if self.done != NONE:  # R9: one take, or plants, per turn
+                return errors.MIXED_TURN
+        elif op == record.OP_SOW:
+            if self.done == TOOK:
+                return errors.MIXED_TURN
+        elif op == record.OP_END_TURN:
+            if self.done == NONE and not self.last_round and not early:
+                return errors.TURN_INCOMPLETE
+        else:
+            return errors.BAD_EVENT
+        return None
+
+    def cost(self, op, k=0):
+        """What `op` costs the active player now, in Seed cards: a plant its
+        `k` cards; a take of `k` cards the excess over the hand limit, which
+        "must immediately" be composted."""
+        if op == record.OP_SOW:
+            return k
+        if op == record.OP_TAKE:
+            over = self.hand[self.player] + k - tables.HAND_LIMIT
+            return over if over > 0 else 0
+        return 0
+
     def apply(self, rec):
         op = rec[0]
         p = self.player
-        if self.over:
-            raise E.EngineError(E.GAME_OVER, "the game is over")
-        if op == R.OP_TAKE:
-            if self.last_round:
-                raise E.EngineError(E.LAST_ROUND, "last round: plant only")
-            if self.done != NONE:  # R9: one take, or plants, per turn
-                raise E.EngineError(E.MIXED_TURN, "took seeds already" if self.done == TOOK else "planted: no take now")
-            hand = self.hand[p] + rec[1]
-            if hand > T.HAND_LIMIT:  # "must immediately compost the excess"
-                self.composted[p] += hand - T.HAND_LIMIT
-                hand = T.HAND_LIMIT
-            self.hand[p] = hand
+        code = self.refused(op, op == record.OP_END_TURN and len(rec) > 1)
+        if code == errors.GAME_OVER:
+            raise errors.EngineError(code, "the game is over")
+        if code == errors.LAST_ROUND:
+            raise errors.EngineError(code, "last round: plant only")
+        if code == errors.MIXED_TURN:
+            raise errors.EngineError(code, "took seeds already" if self.done == TOOK else "planted: no take now")
+        if code == errors.TURN_INCOMPLETE:
+            raise errors.EngineError(code, "a turn takes seeds or plants first")
+        if code is not None:
+            raise errors.EngineError(code, "record %d is not an Oh My. Orchids! event" % op)
+        if op == record.OP_TAKE:
+            self.composted[p] += self.cost(op, rec[1])
+            self.hand[p] += rec[1] - self.cost(op, rec[1])
             self.done = TOOK
-        elif op == R.OP_SOW:
-            if self.done == TOOK:
-                raise E.EngineError(E.MIXED_TURN, "this turn took seeds: no planting after a take")
-            name = R.sow_name(rec)
-            kind = R.KINDS[rec[1]]
+        elif op == record.OP_SOW:
+            name = record.sow_name(rec)
+            kind = record.KINDS[rec[1]]
             if rec[3] > self.hand[p]:
-                raise E.EngineError(E.HAND_SHORT, "plant: %s costs %d seeds, %s holds %d" % (name, rec[3], self.names[p], self.hand[p]))
+                raise errors.EngineError(errors.HAND_SHORT, "plant: %s costs %d seeds, %s holds %d" % (name, rec[3], self.names[p], self.hand[p]))
             key = clash(self.flowers, name, kind, "plant")
-            self.hand[p] -= rec[3]
+            self.hand[p] -= self.cost(op, rec[3])
             self.flowers[p].append((name, kind, rec[2], key))
             self.done = PLANTED
-        elif op == R.OP_END_TURN:
-            if self.done == NONE and not self.last_round and len(rec) == 1:
-                raise E.EngineError(E.TURN_INCOMPLETE, "a turn takes seeds or plants first")
+        else:  # OP_END_TURN
             if self.last_round:
                 self.remaining -= 1
                 self.over = self.remaining == 0
-            elif len(self.flowers[p]) >= T.LAST_ROUND_FLOWERS:
+            elif self.ends_game(p):
                 # "All other players now have one last turn"
                 self.last_round = True
                 self.remaining = self.n - 1
@@ -80,8 +110,41 @@ class OrchidsState:
                 self.player = (p + 1) % self.n
                 self.turn += 1
             self.done = NONE
-        else:
-            raise E.EngineError(E.BAD_EVENT, "record %d is not an Oh My. Orchids! event" % op)
+
+    def planted(self, seat):
+        return len(self.flowers[seat])
+
+    def ends_game(self, seat):
+        """This seat has planted enough flowers to start the last round
+        ("at least 7 flowers planted")."""
+        return self.planted(seat) >= tables.LAST_ROUND_FLOWERS
+
+    def new_name(self, kind):
+        """A name for a plant entered without one (the board) that keeps the
+        variety count right (ruling R7): every orchid distinct ("Orchid 3");
+        kind 1, a flora of a type new to the player, a name they have not
+        used ("Flora 2"); kind 2, a flora of a type already planted, the
+        name of one they have (variety counts names), None if they have
+        planted no flora."""
+        if kind == 2:
+            for f in self.flowers[self.player]:
+                if f[1] == "flora":
+                    return f[0]
+            return None
+        if kind:
+            mine = [f[0] for f in self.flowers[self.player]]
+            k = 1
+            while "Flora %d" % k in mine:
+                k += 1
+            return "Flora %d" % k
+        k = 1
+        for row in self.flowers:
+            for f in row:
+                if f[1] == "orchid":
+                    k += 1
+        while _taken(self.flowers, "Orchid %d" % k):
+            k += 1
+        return "Orchid %d" % k
 
     def dump(self):
         """The mutable state as bytes; `load` is its inverse."""
@@ -93,7 +156,7 @@ class OrchidsState:
             out.append(len(self.flowers[s]))
             for f in self.flowers[s]:
                 raw = f[0].encode()
-                out.extend(bytes((R.KINDS.index(f[1]), f[2], len(raw))))
+                out.extend(bytes((record.KINDS.index(f[1]), f[2], len(raw))))
                 out.extend(raw)
         return bytes(out)
 
@@ -115,33 +178,11 @@ class OrchidsState:
             for _ in range(k):
                 m = b[i + 2]
                 name = str(bytes(b[i + 3 : i + 3 + m]), "utf-8")
-                row.append((name, R.KINDS[b[i]], b[i + 1], flower_key(name)))
+                row.append((name, record.KINDS[b[i]], b[i + 1], flower_key(name)))
                 i += 3 + m
             self.flowers[s] = row
         if i != len(b):
             raise ValueError("snapshot size")
-
-    def to_dict(self):
-        players = {}
-        for s in range(self.n):
-            players[self.names[s]] = {
-                "hand": self.hand[s],
-                "flowers": [flower_dict(f) for f in self.flowers[s]],
-                "points": flower_points(self.flowers[s]),
-                "composted": self.composted[s],
-            }
-        d = {
-            "game": "oh-my-orchids",
-            "seats": self.names,
-            "current_player": None if self.over else self.names[self.player],
-            "turn": self.turn,
-            "last_round": self.last_round,
-            "game_over": self.over,
-            "players": players,
-        }
-        if self.over:
-            d["final"] = self.final()
-        return d
 
     def final(self):
         """The `final` dict alone (the board's results screen)."""
@@ -164,12 +205,16 @@ def clash(rows, name, kind, where):
     for row in rows:
         for f in row:
             if f[3] == k and (kind == "orchid" or f[1] == "orchid"):
-                raise E.EngineError(E.ORCHID_TAKEN, "%s: %s is taken by the %s %s (orchids are unique)" % (where, name, f[1], f[0]))
+                raise errors.EngineError(errors.ORCHID_TAKEN, "%s: %s is taken by the %s %s (orchids are unique)" % (where, name, f[1], f[0]))
     return k
 
 
-def flower_dict(f):
-    return {"name": f[0], "kind": f[1], "points": f[2]}
+def _taken(rows, name):
+    try:
+        clash(rows, name, "orchid", "plant")
+    except errors.EngineError:
+        return True
+    return False
 
 
 def flower_points(flowers):
@@ -193,7 +238,7 @@ def final_scores(names, flowers, composted):
             kinds.add(f[3])
             if f[1] == "orchid":
                 orchids += 1
-        vb = T.variety_bonus(len(kinds))
+        vb = tables.variety_bonus(len(kinds))
         rows.append((fp + vb - composted[s], [orchids], s, fp, vb, composted[s]))
     return {
         "game": "oh-my-orchids",

@@ -21,7 +21,7 @@ from engine_lite import tables
 
 STALK = const(0)
 ORCHIDS = const(1)
-GAMES = ("stalk-exchange", "oh-my-orchids")
+from engine_lite.vocab import GAMES  # by the start record's game byte
 
 OP_START = const(1)  # game, n, flags, S, then n x (len, ascii name)
 OP_PLANT = const(2)  # Stalk Exchange plant
@@ -59,7 +59,6 @@ END_EARLY = bytes((OP_END_TURN, 1))
 STUCK = bytes((OP_STUCK,))
 
 _BARE = {"plant": PLANT, "swap": SWAP, "flush": FLUSH, "crash": CRASH, "end_turn": END_TURN, "stuck": STUCK}
-_BARE_OPS = {OP_PLANT: "plant", OP_SWAP: "swap", OP_FLUSH: "flush", OP_CRASH: "crash", OP_END_TURN: "end_turn", OP_STUCK: "stuck"}
 
 
 def _bad(what):
@@ -216,6 +215,12 @@ def encode(ev, game, names):
     raise EngineError(BAD_EVENT, "unknown event %r for %s" % (kind, GAMES[game]))
 
 
+def encode_portfolio(seat, counts):
+    """A portfolio entered on the board: the seat and its five counts, every
+    flower given (mask 31). The counts are checked when it is applied."""
+    return bytes((OP_PORTFOLIO, seat, 31)) + bytes(counts)
+
+
 def encode_sow(ev):
     _only(ev, ("name", "kind", "points", "seeds"))
     name = ev.get("name")
@@ -247,38 +252,3 @@ def start_names(rec):
 
 def sow_name(rec):
     return str(bytes(rec[5 : 5 + rec[4]]), "utf-8")
-
-
-def decode(rec, game, names):
-    """The event dict of a compact record (inverse of encode)."""
-    op = rec[0]
-    if op == OP_START:
-        ev = {"ev": "start", "game": GAMES[rec[1]], "players": start_names(rec)}
-        if rec[3] & F_LENGTH:
-            ev["length"] = "short" if rec[3] & F_SHORT else "long"
-        if rec[3] & F_TRACK:
-            ev["track_start"] = rec[4]
-        if rec[3] & 56:
-            from engine_lite.stamp import decode_fields
-
-            decode_fields(rec, ev)
-        return ev
-    if op == OP_UNDO:
-        return {"ev": "undo"}
-    if op == OP_END_TURN and len(rec) > 1:
-        return {"ev": "end_turn", "early": True}
-    if op in _BARE_OPS:
-        return {"ev": _BARE_OPS[op]}
-    if op == OP_HARVEST:
-        return {"ev": "harvest", "flower": tables.FLOWERS[rec[1]], "count": rec[2]}
-    if op == OP_PORTFOLIO:
-        counts = {}
-        for i in range(5):
-            if rec[2] & (1 << i):
-                counts[tables.FLOWERS[i]] = rec[3 + i]
-        return {"ev": "portfolio", "player": names[rec[1]], "counts": counts}
-    if op == OP_TAKE:
-        return {"ev": "take", "seeds": rec[1]}
-    if op == OP_SOW:
-        return {"ev": "plant", "name": sow_name(rec), "kind": KINDS[rec[1]], "points": rec[2], "seeds": rec[3]}
-    raise EngineError(BAD_EVENT, "unknown record opcode %d" % op)

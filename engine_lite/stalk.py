@@ -14,9 +14,9 @@ except ImportError:  # CPython
         return x
 
 
-from engine_lite import errors as E
-from engine_lite import record as R
-from engine_lite import tables as T
+from engine_lite import errors
+from engine_lite import record
+from engine_lite import tables
 from engine_lite.ranking import ranked
 
 NO_TRIGGER = const(0)
@@ -26,20 +26,20 @@ TRIGGERS = (None, "crash", "bag")
 
 
 class StalkState:
-    game = R.STALK  # which game these rules are (Game.game: no isinstance per event)
+    game = record.STALK  # which game these rules are (Game.game: no isinstance per event)
 
     def __init__(self, start):
         n = start[2]
-        self.names = R.start_names(start)
+        self.names = record.start_names(start)
         self.n = n
         self.track_start = start[4]
-        self.track_given = bool(start[3] & R.F_TRACK)
-        self.short = bool(start[3] & R.F_SHORT)
+        self.track_given = bool(start[3] & record.F_TRACK)
+        self.short = bool(start[3] & record.F_SHORT)
         self.values = bytearray(5)  # Stalk Values = harvested tokens per flower
         self.harvested = 0  # H: tokens on the market track
-        self.bag = T.bag_start(n)
-        self.exchange = T.EXCHANGE_SLOTS
-        self.tokens = bytearray(T.SEEDY_TOKENS[n])
+        self.bag = tables.bag_start(n)
+        self.exchange = tables.EXCHANGE_SLOTS
+        self.tokens = bytearray(tables.SEEDY_TOKENS[n])
         self.flushed = bytearray(n)
         self.player = 0
         self.turn = 1  # turns started, counting every seat's turns
@@ -49,7 +49,7 @@ class StalkState:
         self.over = False
         self.portfolios = bytearray(5 * n)
         self.entered = bytearray(n)
-        self.garden = T.GARDEN_SEED[n]  # tokens that may be harvested (R10)
+        self.garden = tables.GARDEN_SEED[n]  # tokens that may be harvested (R10)
         self.sown = 0  # bulbs planted this turn: not harvestable until the next
 
     # -- rules ----------------------------------------------------------
@@ -57,7 +57,7 @@ class StalkState:
     def turn_done(self):
         """Two basic actions are done, the exchange is empty, or the players
         declared the turn stuck (ruling R3)."""
-        return self.actions >= T.BASIC_ACTIONS or self.exchange == 0 or self.upkeep
+        return self.actions >= tables.BASIC_ACTIONS or self.exchange == 0 or self.upkeep
 
     def crash_distance(self):
         """Fewest further harvested tokens that could trigger the market crash.
@@ -75,59 +75,100 @@ class StalkState:
             self.trigger = BAG
         return k
 
+    def refused(self, op, early=False):
+        """The error code that forbids `op` (record.OP_*) now, or None: the
+        turn's rules only; what a record carries (counts, seats) is judged
+        by apply. Allocates nothing (the ring asks after every event).
+        `early`: an end of turn the players declared early (ruling R3)."""
+        if op == record.OP_PORTFOLIO:
+            return None if self.over else errors.NOT_OVER
+        if self.over:
+            return errors.GAME_OVER
+        if op == record.OP_PLANT or op == record.OP_SWAP or op == record.OP_FLUSH or op == record.OP_STUCK:
+            if self.upkeep:  # "the action phase closed with the first harvest"
+                return errors.UPKEEP
+            if op == record.OP_FLUSH and self.flushed[self.player]:  # once per game
+                return errors.FLUSH_USED
+            if op != record.OP_STUCK and op != record.OP_FLUSH and self.exchange == 0:
+                return errors.EXCHANGE_EMPTY
+            if self.cost(op) > self.tokens[self.player]:
+                return errors.NO_TOKENS
+        elif op == record.OP_HARVEST or op == record.OP_END_TURN:
+            if not (self.turn_done() or early):
+                return errors.TURN_INCOMPLETE
+        elif op == record.OP_CRASH:
+            if self.trigger != NO_TRIGGER:
+                return errors.TRIGGERED
+        else:
+            return errors.BAD_EVENT
+        return None
+
+    def cost(self, op, k=0):
+        """Seedy Business tokens `op` costs now: a flush one; a plant or a
+        swap after the turn's two basic actions one ("Extra Actions")."""
+        if op == record.OP_FLUSH:
+            return 1
+        if (op == record.OP_PLANT or op == record.OP_SWAP) and self.actions >= tables.BASIC_ACTIONS:
+            return 1
+        return 0
+
     def apply(self, rec):
         op = rec[0]
-        if op == R.OP_PORTFOLIO:
+        code = self.refused(op, op == record.OP_END_TURN and len(rec) > 1)
+        if code is not None:  # in words
+            who = self.names[self.player]
+            if code == errors.NOT_OVER:
+                why = "portfolios come after the game"
+            elif code == errors.GAME_OVER:
+                why = "the game is over: only portfolios and undo remain"
+            elif code == errors.UPKEEP:
+                why = "the action phase closed with the first harvest"
+            elif code == errors.FLUSH_USED:
+                why = "%s has already flushed this game" % who
+            elif code == errors.EXCHANGE_EMPTY:
+                why = "the Stalk Exchange is empty"
+            elif code == errors.NO_TOKENS:
+                why = "%s has no Seedy Business token left for %s" % (who, "a flush" if op == record.OP_FLUSH else "an extra action")
+            elif code == errors.TURN_INCOMPLETE:
+                why = "harvest: after the two basic actions (upkeep)" if op == record.OP_HARVEST else "a turn ends after its two basic actions (R3)"
+            elif code == errors.TRIGGERED:
+                why = "the game end was already triggered (%s)" % TRIGGERS[self.trigger]
+            else:
+                why = "record %d is not a Stalk Exchange event" % op
+            raise errors.EngineError(code, why)
+        if op == record.OP_PORTFOLIO:
             return self._portfolio(rec)
-        if self.over:
-            raise E.EngineError(E.GAME_OVER, "the game is over: only portfolios and undo remain")
-        if op == R.OP_PLANT or op == R.OP_SWAP:
-            self._check_action()
-            if self.exchange == 0:
-                raise E.EngineError(E.EXCHANGE_EMPTY, "the Stalk Exchange is empty")
-            if self.actions >= T.BASIC_ACTIONS:
-                self._check_token("an extra action")
-                self.tokens[self.player] -= 1
+        if op == record.OP_PLANT or op == record.OP_SWAP:
+            self.tokens[self.player] -= self.cost(op)
             self.actions += 1
-            if op == R.OP_PLANT:
+            if op == record.OP_PLANT:
                 self.exchange -= 1
                 self.sown += 1
-        elif op == R.OP_FLUSH:
-            self._check_action()
-            if self.flushed[self.player]:
-                raise E.EngineError(E.FLUSH_USED, "%s has already flushed this game" % self.names[self.player])
-            self._check_token("a flush")
+        elif op == record.OP_FLUSH:
             self.tokens[self.player] -= 1
             self.flushed[self.player] = 1
-            self.exchange = self._draw(T.EXCHANGE_SLOTS)
-        elif op == R.OP_HARVEST:
-            if not self.turn_done():
-                raise E.EngineError(E.TURN_INCOMPLETE, "harvest: after the two basic actions (upkeep)")
+            self.exchange = self._draw(tables.EXCHANGE_SLOTS)
+        elif op == record.OP_HARVEST:
             f = rec[1]
-            if self.values[f] + rec[2] > T.TOKENS_PER_FLOWER:
-                raise E.EngineError(E.TOO_MANY, "harvest: only %d %s tokens exist" % (T.TOKENS_PER_FLOWER, T.FLOWERS[f]))
+            if self.values[f] + rec[2] > tables.TOKENS_PER_FLOWER:
+                raise errors.EngineError(errors.TOO_MANY, "harvest: only %d %s tokens exist" % (tables.TOKENS_PER_FLOWER, tables.FLOWERS[f]))
             if rec[2] > self.garden:  # ruling R10
-                raise E.EngineError(E.TOO_MANY, "harvest: at most %d tokens in the garden (R10: not this turn's bulbs)" % self.garden)
+                raise errors.EngineError(errors.TOO_MANY, "harvest: at most %d tokens in the garden (R10: not this turn's bulbs)" % self.garden)
             self.garden -= rec[2]
             self.upkeep = True
             self.values[f] += rec[2]
             self.harvested += rec[2]
             if self.trigger == NO_TRIGGER and self.crash_distance() == 0:
                 self.trigger = CRASH
-        elif op == R.OP_STUCK:  # ruling R3: straight to the upkeep
-            self._check_action()
+        elif op == record.OP_STUCK:  # ruling R3: straight to the upkeep
             self.upkeep = True
-        elif op == R.OP_CRASH:
-            if self.trigger != NO_TRIGGER:
-                raise E.EngineError(E.TRIGGERED, "the game end was already triggered (%s)" % TRIGGERS[self.trigger])
+        elif op == record.OP_CRASH:
             self.trigger = CRASH
-        elif op == R.OP_END_TURN:
-            if not self.turn_done() and len(rec) == 1:
-                raise E.EngineError(E.TURN_INCOMPLETE, "a turn ends after its two basic actions (R3)")
+        else:  # OP_END_TURN
             # Upkeep step 4: compost the rightmost token, shift, refill.
             if self.exchange > 0:
                 self.exchange -= 1
-            self.exchange += self._draw(T.EXCHANGE_SLOTS - self.exchange)
+            self.exchange += self._draw(tables.EXCHANGE_SLOTS - self.exchange)
             if self.trigger != NO_TRIGGER:
                 self.over = True
             else:
@@ -137,34 +178,22 @@ class StalkState:
             self.upkeep = False
             self.garden += self.sown
             self.sown = 0
-        else:
-            raise E.EngineError(E.BAD_EVENT, "record %d is not a Stalk Exchange event" % op)
-
-    def _check_action(self):
-        if self.upkeep:
-            raise E.EngineError(E.UPKEEP, "the action phase closed with the first harvest")
-
-    def _check_token(self, what):
-        if self.tokens[self.player] == 0:
-            raise E.EngineError(E.NO_TOKENS, "%s has no Seedy Business token left for %s" % (self.names[self.player], what))
 
     def _portfolio(self, rec):
         seat = rec[1]
-        if not self.over:
-            raise E.EngineError(E.NOT_OVER, "portfolios come after the game")
         if self.entered[seat]:
-            raise E.EngineError(E.ALREADY_ENTERED, "%s's portfolio is already in (undo to correct it)" % self.names[seat])
+            raise errors.EngineError(errors.ALREADY_ENTERED, "%s's portfolio is already in (undo to correct it)" % self.names[seat])
         size = sum(rec[3:8])
-        if size != T.PORTFOLIO_SIZE[self.n]:  # ruling R6: a swap is one for one
-            raise E.EngineError(E.PORTFOLIO_SIZE, "portfolio: %s holds %d tokens, not %d" % (self.names[seat], size, T.PORTFOLIO_SIZE[self.n]))
+        if size != tables.PORTFOLIO_SIZE[self.n]:  # ruling R6: a swap is one for one
+            raise errors.EngineError(errors.PORTFOLIO_SIZE, "portfolio: %s holds %d tokens, not %d" % (self.names[seat], size, tables.PORTFOLIO_SIZE[self.n]))
         for f in range(5):
             total = self.values[f] + rec[3 + f]
             for s in range(self.n):
                 total += self.portfolios[5 * s + f]
-            if total > T.TOKENS_PER_FLOWER:
-                raise E.EngineError(
-                    E.TOO_MANY,
-                    "portfolio: %s would make %d %s tokens, only %d exist" % (self.names[seat], total, T.FLOWERS[f], T.TOKENS_PER_FLOWER),
+            if total > tables.TOKENS_PER_FLOWER:
+                raise errors.EngineError(
+                    errors.TOO_MANY,
+                    "portfolio: %s would make %d %s tokens, only %d exist" % (self.names[seat], total, tables.FLOWERS[f], tables.TOKENS_PER_FLOWER),
                 )
         for f in range(5):
             self.portfolios[5 * seat + f] = rec[3 + f]
@@ -200,34 +229,6 @@ class StalkState:
     def all_entered(self):
         return self.over and min(self.entered) == 1
 
-    def to_dict(self):
-        d = {
-            "game": "stalk-exchange",
-            "players": self.names,
-            "current_player": None if self.over else self.names[self.player],
-            "turn": self.turn,
-            "actions": self.actions,
-            "phase": "over" if self.over else ("upkeep" if self.upkeep else "action"),
-            "values": flower_dict(self.values),
-            "harvested": self.harvested,
-            "bag": self.bag,
-            "exchange": self.exchange,
-            "tokens": {},
-            "flush_used": {},
-            "end_triggered": TRIGGERS[self.trigger],
-            "game_over": self.over,
-            "track_start": self.track_start,
-            "track_start_placeholder": not self.track_given,
-            "tokens_until_crash": self.crash_distance(),
-            "portfolios_entered": [self.names[s] for s in range(self.n) if self.entered[s]],
-        }
-        for s in range(self.n):
-            d["tokens"][self.names[s]] = self.tokens[s]
-            d["flush_used"][self.names[s]] = bool(self.flushed[s])
-        if self.all_entered():
-            d["final"] = self.final()
-        return d
-
     def final(self):
         """The `final` dict (bust, scores, ranks): the board's results screen
         asks for this alone, not for the whole state dict around it."""
@@ -238,7 +239,7 @@ class StalkState:
 def flower_dict(counts):
     d = {}
     for i in range(5):
-        d[T.FLOWERS[i]] = counts[i]
+        d[tables.FLOWERS[i]] = counts[i]
     return d
 
 
@@ -255,7 +256,7 @@ def bust(values):
         for i in range(5):
             if values[i] == top:
                 final[i] = top // 2
-                busted.append(T.FLOWERS[i])
+                busted.append(tables.FLOWERS[i])
     return final, busted
 
 

@@ -8,15 +8,15 @@ A bare table has no game behind it: portfolios of any size are scored
 (ruling R6). Host-only: the board never imports this module.
 """
 
-from engine_lite import errors as E
-from engine_lite import record as R
+from engine_lite import errors
+from engine_lite import record
 from engine_lite import stalk
 from engine_lite import orchids
-from engine_lite import tables as T
+from engine_lite import tables
 
 
 def _bad(msg):
-    raise E.EngineError(E.BAD_FIELD, msg)
+    raise errors.EngineError(errors.BAD_FIELD, msg)
 
 
 def _at(path, key):
@@ -36,19 +36,19 @@ def _object(obj, path, fields):
 
 def _players(table, key):
     players = _object(table.get(key), key, None)
-    names = R.player_names(list(players), key)
+    names = record.player_names(list(players), key)
     return names, players
 
 
 def _counts(counts, path):
     """Five flower counts (a missing flower is 0)."""
-    _object(counts, path, T.FLOWERS)
+    _object(counts, path, tables.FLOWERS)
     out = bytearray(5)
     for k in counts:
         v = counts[k]
-        if type(v) is not int or v < 0 or v > T.TOKENS_PER_FLOWER:
-            _bad("%s must be a whole number from 0 to %d" % (_at(path, k), T.TOKENS_PER_FLOWER))
-        out[T.FLOWERS.index(k)] = v
+        if type(v) is not int or v < 0 or v > tables.TOKENS_PER_FLOWER:
+            _bad("%s must be a whole number from 0 to %d" % (_at(path, k), tables.TOKENS_PER_FLOWER))
+        out[tables.FLOWERS.index(k)] = v
     return out
 
 
@@ -63,11 +63,11 @@ def _flower(f, path):
     """(name, kind, points) of a planted flower, checked like a plant event."""
     _object(f, path, ("name", "kind", "points"))
     name = f.get("name")
-    if type(name) is not str or not name.strip() or len(name) > R.FLOWER_NAME_MAX:
-        _bad("%s must be 1 to %d characters" % (_at(path, "name"), R.FLOWER_NAME_MAX))
-    if f.get("kind") not in R.KINDS:
+    if type(name) is not str or not name.strip() or len(name) > record.FLOWER_NAME_MAX:
+        _bad("%s must be 1 to %d characters" % (_at(path, "name"), record.FLOWER_NAME_MAX))
+    if f.get("kind") not in record.KINDS:
         _bad("%s must be orchid or flora" % _at(path, "kind"))
-    return name, f["kind"], _whole(f, "points", path, R.POINTS_MAX)
+    return name, f["kind"], _whole(f, "points", path, record.POINTS_MAX)
 
 
 def score(table):
@@ -82,8 +82,8 @@ def score(table):
             total = values[f]
             for c in counts:
                 total += c[f]
-            if total > T.TOKENS_PER_FLOWER:
-                raise E.EngineError(E.TOO_MANY, "%s: %d tokens counted, only %d exist" % (T.FLOWERS[f], total, T.TOKENS_PER_FLOWER))
+            if total > tables.TOKENS_PER_FLOWER:
+                raise errors.EngineError(errors.TOO_MANY, "%s: %d tokens counted, only %d exist" % (tables.FLOWERS[f], total, tables.TOKENS_PER_FLOWER))
         return stalk.final_scores(values, names, counts)
     if game == "oh-my-orchids":
         _object(table, "", ("game", "players"))

@@ -7,8 +7,9 @@ counts; flowers are always in FLOWERS order.
 
 # Stalk Exchange ---------------------------------------------------------
 
-# The five flower types, in the order every per-flower array uses.
-FLOWERS = ("dahlia", "daffodil", "globemaster", "snowdrop", "tulip")
+# The five flower types, in the order every per-flower array uses (named in vocab).
+from engine_lite.vocab import FLOWERS
+
 TOKENS_PER_FLOWER = 25  # "125 double-sided Flower tokens (25 each ...)"
 EXCHANGE_SLOTS = 6  # "Populate the Stalk Exchange with 6 random Flower tokens"
 BASIC_ACTIONS = 2  # "A player MUST do 2 Basic Actions"

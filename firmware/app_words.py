@@ -13,9 +13,10 @@ ring, `refusal(app, code)` why the ring just blinked when the app itself
 refused a press (the engine's own refusals carry their message).
 """
 
-from engine_lite import record as R
-from engine_lite.tables import BASIC_ACTIONS, FLOWERS, TRACK_START_PLACEHOLDER
-from firmware import ring as RG
+from engine_lite import record
+from engine_lite.tables import BASIC_ACTIONS, TRACK_START_PLACEHOLDER, track_key
+from engine_lite.vocab import FLOWERS, GAME_TITLES
+from firmware import ring
 
 TITLES = {
     "setup_game": ("Setup: which game?", "which game?"),
@@ -23,6 +24,7 @@ TITLES = {
     "setup_length": ("Setup: 2 players, long or short game?", "long/short?"),
     "setup_track": ("Setup: market-track start space", "start space"),
     "stalk": ("Stalk Exchange", "Stalk Exch."),
+    "harvest": ("Stalk Exchange: harvest", "harvest"),
     "orchids": ("Oh My. Orchids!", "Orchids"),
     "plant_kind": ("Plant: which kind?", "plant: kind"),
     "plant_points": ("Plant: its points", "plant: points"),
@@ -49,14 +51,15 @@ HINTS = {
 
 # Why the app itself refused a press (no engine message), by screen and code.
 APP_REFUSALS = {
-    ("stalk", RG.E_RULE): "harvest comes in the upkeep, after the turn's two basic actions",
-    ("plant_kind", RG.E_RULE): "this player has planted no flora yet: 1 dahlia for a new type",
+    ("stalk", ring.E_RULE): "harvest comes in the upkeep, after the turn's two basic actions",
+    ("harvest", ring.E_RULE): "harvest comes in the upkeep, after the turn's two basic actions",
+    ("plant_kind", ring.E_RULE): "this player has planted no flora yet: 1 dahlia for a new type",
 }
 CODE_WORDS = {
-    RG.E_NOTHING: "that button does nothing here",
-    RG.E_RULE: "not at this point of the turn",
-    RG.E_SHORT: "out of range (not enough, or past the limit)",
-    RG.E_ONCE: "already done (once only)",
+    ring.E_NOTHING: "that button does nothing here",
+    ring.E_RULE: "not at this point of the turn",
+    ring.E_SHORT: "out of range (not enough, or past the limit)",
+    ring.E_ONCE: "already done (once only)",
 }
 
 
@@ -71,7 +74,7 @@ def label(app):
 
 def blinks(code):
     """How the ring showed refusal `code` (firmware/ring.py E_*)."""
-    return "1 long blink" if code <= RG.E_NOTHING else "%d red blinks" % code
+    return "1 long blink" if code <= ring.E_NOTHING else "%d red blinks" % code
 
 
 def refusal(app, code):
@@ -83,10 +86,10 @@ def refusal(app, code):
 def describe(app):
     g = app.game
     s = app.screen
-    lines = [] if s in ("stalk", "orchids", "results", "portfolio") else [title(app)]
-    if g is not None and g.rules is not None:
-        st = g.rules
-        if g.game == R.STALK:
+    lines = [] if s in ("stalk", "harvest", "orchids", "results", "portfolio") else [title(app)]
+    if g is not None and g.table is not None:
+        st = g.table
+        if g.game == record.STALK:
             lines.extend(_stalk(app, st))
         else:
             lines.extend(_orchids(app, st))
@@ -94,17 +97,17 @@ def describe(app):
         su = app.setup
         lines.append(
             "chosen: %s, %d players%s"
-            % (("Stalk Exchange", "Oh My. Orchids!")[su.game], su.players, (", short" if su.short else ", long") if su.players == 2 else "")
+            % (GAME_TITLES[su.game], su.players, (", short" if su.short else ", long") if su.players == 2 else "")
         )
     if s == "setup_track":
-        key = "2-short" if app.setup.players == 2 and app.setup.short else ("2-long" if app.setup.players == 2 else str(app.setup.players))
-        lines.append("start space: %d (the number printed on your Market board at your player count)" % app.number)
-        if app.view.unconfirmed:
+        lines.append("start space: %d (the number printed on your Market board at your player count)" % app.setup.track.values[0])
+        if app.setup.unconfirmed:
+            key = track_key(app.setup.players, app.setup.short)
             lines.append("UNCONFIRMED: %d is a placeholder; tap flowers to set it, hold OK to confirm it" % TRACK_START_PLACEHOLDER[key])
     elif s == "plant_points":
-        lines.append("points: %d" % app.number)
+        lines.append("points: %d" % app.plant.number.values[0])
     elif s == "plant_seeds":
-        lines.append("Seed cards discarded: %d" % app.number)
+        lines.append("Seed cards discarded: %d" % app.plant.number.values[0])
     return lines
 
 
@@ -114,27 +117,27 @@ def hint(app):
     g = app.game
     if s == "setup_track":
         return "flower k = +k · hold k = -k · OK start · hold OK = confirm the number shown and start · UNDO back"
+    if s == "harvest":
+        f = FLOWERS[app.harvest.flower]
+        return "%s again = +1 · hold %s or UNDO = -1 · other flower = next · OK confirms · hold OK confirms, ends turn" % (f, f)
     if s == "stalk" and g is not None:
-        st = g.rules
-        if app.pending >= 0:
-            f = FLOWERS[app.pending]
-            return "%s again = +1 · hold %s or UNDO = -1 · other flower = next · OK confirms · hold OK confirms, ends turn" % (f, f)
+        st = g.table
         if st.upkeep:
             return "UPKEEP: flower = harvest +1 (OK confirms) · hold OK end turn · hold flower = its value · UNDO undo"
         more = "OK plant · MENU swap"
-        if st.actions >= BASIC_ACTIONS:
+        if g.table.cost(record.OP_PLANT):  # past the two basic actions
             more = "OK/MENU = extra plant/swap (a token)" if not st.trigger else "OK plant · MENU swap"
             more += " · flower = harvest +1 · hold OK end turn"
         else:
             more += " · hold OK = stuck, to the upkeep (R3)"
         return more + " · hold flower = its value · hold MENU menu · UNDO undo"
     if s == "orchids" and g is not None:
-        st = g.rules
+        st = g.table
         if st.last_round:
             return "LAST ROUND, plant only: OK plant · hold OK end turn / pass · UNDO undo · hold MENU menu"
         return "flower k = take k Seed CARDS · OK plant · hold OK end turn · UNDO undo · hold MENU menu"
     if s == "results":
-        if g is not None and g.game == R.STALK:
+        if g is not None and g.game == record.STALK:
             return "OK = next game · hold flower = its final value · UNDO reopens the last entry"
         return "OK = next game · UNDO reopens the game"
     return HINTS.get(s, "")
@@ -180,13 +183,12 @@ def _stalk(app, st):
             out.append("start space %d: placeholder, unconfirmed" % st.track_start)
     if st.trigger and not st.over:
         out.append("LAST TURN (%s): the game ends after it" % ("market crash" if st.trigger == 1 else "bag empty"))
-    if app.pending >= 0:
-        out.append("harvest being counted: %s x%d (OK confirms)" % (FLOWERS[app.pending], app.pending_count))
+    if app.harvest.flower >= 0:
+        out.append("harvest being counted: %s x%d (OK confirms)" % (FLOWERS[app.harvest.flower], app.harvest.n))
     if st.over:
         seat = app.view.player
-        out.append(
-            "portfolio of %s: %s" % (st.names[seat], ", ".join("%s %d" % (FLOWERS[f], app.counts[f]) for f in range(5)))
-        )
+        counts = app.portfolio.counts.values
+        out.append("portfolio of %s: %s" % (st.names[seat], ", ".join("%s %d" % (FLOWERS[f], counts[f]) for f in range(5))))
     return out
 
 

@@ -28,7 +28,8 @@ except ImportError:  # CPython
         return x
 
 
-BUTTONS = ("dahlia", "daffodil", "globemaster", "snowdrop", "tulip", "undo", "ok", "menu")
+from engine_lite.vocab import BUTTONS, DEBOUNCE_MS, LONG_PRESS_MS
+
 SHORT = const(1)
 LONG = const(2)
 
@@ -51,7 +52,7 @@ class ButtonEvent:
 
 
 class Buttons:
-    def __init__(self, pins, clock, debounce_ms=20, long_ms=600, queue=16, release_ms=-1):
+    def __init__(self, pins, clock, debounce_ms=DEBOUNCE_MS, long_ms=LONG_PRESS_MS, queue=16, release_ms=-1):
         self.pins = pins
         self.clock = clock
         self.debounce_ms = debounce_ms

@@ -21,10 +21,10 @@ class MicroPythonHW:
 
         from firmware.hw import button_pins, WallClock
 
-        P = machine.Pin
-        self.pins = [P(pin_number(n), P.IN, P.PULL_UP) for n in button_pins(spec)]
+        Pin = machine.Pin
+        self.pins = [Pin(pin_number(n), Pin.IN, Pin.PULL_UP) for n in button_pins(spec)]
         self.count = spec["pixel_count"]
-        self.strip = neopixel.NeoPixel(P(pin_number(spec["pixel_pin"]), P.OUT), self.count)
+        self.strip = neopixel.NeoPixel(Pin(pin_number(spec["pixel_pin"]), Pin.OUT), self.count)
         self.ticks_ms = time.ticks_ms
         self.uid = binascii.hexlify(machine.unique_id()).decode()  # the RP2040's flash id
         c = WallClock(lambda g: machine.RTC().datetime((g[0], g[1], g[2], g[6], g[3], g[4], g[5], 0)))

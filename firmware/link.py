@@ -76,7 +76,7 @@ def _int(req, key, lo, hi, default=None):
 
 def check_settings(s):
     """Validated copy of a settings dict pushed by the host (LinkError if not)."""
-    from engine_lite import record as R
+    from engine_lite import record
 
     if type(s) is not dict or not s:
         raise LinkError("bad_arg", "set must be a non-empty object")
@@ -89,7 +89,7 @@ def check_settings(s):
         if type(names) is not list or len(names) > 5:
             raise LinkError("bad_arg", "names must be a list of up to 5 names")
         for i in range(len(names)):
-            if not R.check_name(names[i]) or names[i] in names[:i]:
+            if not record.check_name(names[i]) or names[i] in names[:i]:
                 raise LinkError("bad_arg", "names: each name 1-12 printable ASCII characters, no repeats")
         out["names"] = list(names)
     if "brightness" in s:
@@ -401,7 +401,7 @@ class AppBoard:
 
     def status(self):
         g = self.app.game
-        return {"screen": self.app.screen, "over": bool(g is not None and g.rules is not None and g.rules.over), "faults": self.app.faults}
+        return {"screen": self.app.screen, "over": g is not None and g.table is not None and g.table.over, "faults": self.app.faults}
 
     def settings(self):
         return self.store.settings()

@@ -26,11 +26,11 @@ def make_link(app, store, board):
     import sys
 
     try:
-        from firmware import link as L
+        from firmware import link
 
         cp = sys.implementation.name == "circuitpython"
-        port = L.CdcDataPort() if cp else L.StdioPort()
-        return L.Link(L.AppBoard(app, store, board_id=board or sys.implementation.name), port)
+        port = link.CdcDataPort() if cp else link.StdioPort()
+        return link.Link(link.AppBoard(app, store, board_id=board or sys.implementation.name), port)
     except Exception as e:  # no USB data channel (e.g. boot.py not set up)
         print("bloomkeeper: serial link off:", e)
         return None

@@ -48,6 +48,8 @@ except ImportError:  # CPython
         return x
 
 
+from engine_lite.vocab import DEFAULT_BRIGHTNESS
+
 # Screens (View.mode)
 _M_OFF = const(0)
 M_STALK = const(1)
@@ -147,7 +149,7 @@ class View:
         self.values = bytearray(5)  # market values (or final values at the end)
         self.tokens = bytearray(5)  # Seedy Business tokens left per seat
         self.flushed = bytearray(5)
-        self.actions = 0  # basic actions done this turn
+        self.extra_cost = 0  # Seedy Business tokens the next plant/swap costs (engine: Game.cost)
         self.upkeep = 0  # harvesting has begun this turn
         self.until_crash = 99
         self.bag = 99
@@ -157,6 +159,7 @@ class View:
         self.busted = bytearray(5)
         # Oh My. Orchids!
         self.flowers = bytearray(5)  # flowers planted per seat
+        self.ending = 0  # bit per seat that planted enough to start the last round (engine: ends_game)
         self.last_round = 0
         # Both games at the end: 1 = winner (rank 1), per seat; scores per seat
         self.winner = bytearray(5)
@@ -182,7 +185,7 @@ class View:
         self.ack_at = -1
         self.fault_at = -1  # the app recovered from a firmware fault
         # Output settings
-        self.brightness = 48  # 0..255, applied to every pixel
+        self.brightness = DEFAULT_BRIGHTNESS  # 0..255, applied to every pixel
 
 
 def _since(now, at):
@@ -437,7 +440,7 @@ class Ring:
         # Tokens of the active player, px 20-23 (_tokens draws them); after
         # the two basic actions the token the next extra action costs blinks.
         t = v.tokens[v.player]
-        hide = v.actions >= 2 and not v.upkeep and t > 0 and not v.trigger and (now // 400) & 1
+        hide = v.extra_cost and not v.upkeep and t > 0 and not v.trigger and (now // 400) & 1
         self.buf[60:72] = self.toks[2 * (t if t < 5 else 5) + (1 if hide else 0)]
         if v.trigger:
             self._comet(now)
@@ -502,7 +505,8 @@ class Ring:
         for s in range(v.n):
             base = 5 * s
             f = flowers[s]
-            colour = _C_GOLD if f >= 7 else _C_GREEN
+            full = v.ending >> s & 1
+            colour = _C_GOLD if full else _C_GREEN
             lit = f >> 1 if f < 8 else 4  # bright pixels: two flowers each
             self._run(base, lit, colour, 255)
             if lit < 4 and f & 1:
@@ -510,7 +514,7 @@ class Ring:
                 lit += 1
             if s == p:
                 self._run(base + lit, 4 - lit, _C_WHITE, 35)
-                if f >= 7 and (now // 500) & 1:
+                if full and (now // 500) & 1:
                     self._put(base + 3, _C_WHITE, 255)  # a full sector: its tip blinks white
                 if _since(now, v.ack_at) < _ACK_MS:
                     self._put(base, _C_GREEN, 255)

@@ -16,11 +16,12 @@ MicroPython-compatible (no re), so a board could replay a script too.
 """
 
 from firmware.buttons import BUTTONS, SHORT, LONG
+from engine_lite.vocab import HOLD_MS
 
 WAIT = -1  # gesture "button" of a wait line
 STEP_MS = 5  # the board loop sleeps 5 ms between steps
 SHORT_HOLD_MS = 60
-LONG_HOLD_MS = 700  # > Buttons.long_ms (600)
+LONG_HOLD_MS = HOLD_MS  # > a long press (vocab.LONG_PRESS_MS)
 GAP_MS = 60  # released time between gestures (> debounce)
 REPEAT_MAX = 999
 WAIT_MAX = 600000

@@ -232,7 +232,7 @@ class BoardMachine(RuleBasedStateMachine):
     def press(self, button, kind):
         app = self.app
         blink = app.view.error_at
-        compound = app.pending >= 0  # a harvest being counted is confirmed first
+        compound = app.harvest.flower >= 0  # a harvest being counted is confirmed first
         before = self.games.get(self.current)
         self.gesture(button, kind)
         self.check("gesture")

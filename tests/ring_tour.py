@@ -11,7 +11,7 @@ view.until_crash = 1           # crash warning, a pending harvest, error blink
 view.pending = 2
 view.pending_count = 4
 view.error_at = 100
-view.actions = 2
+view.extra_cost = 1
 screen()
 view.pending = -1
 screen()                       # the crash warning itself (the harvest count hid it)
@@ -27,6 +27,7 @@ for mode in (firmware.ring.M_ORCHIDS, firmware.ring.M_PORTFOLIO, firmware.ring.M
     view.winner[1] = 1
     view.busted[4] = 1
     view.flowers[0] = 7
+    view.ending = 1
     view.counts[0] = 9
     screen()
 view.mode = firmware.ring.M_CHOICE

@@ -179,14 +179,14 @@ def count():
     app.press(4, 1)      # tulip: count one harvested tulip
 def end_turn():
     app.press(6, 2)      # hold OK: end turn
-before = app.game.rules.actions
+before = app.game.table.actions
 print('plant', locked(plant))
 print('swap', locked(swap))
 print('count', locked(count))
-print('state', app.game.rules.actions - before, app.pending, app.pending_count, hooked[0])
+print('state', app.game.table.actions - before, app.harvest.flower, app.harvest.n, hooked[0])
 app.press(5, 1)          # UNDO takes the count back (not locked)
 print('end_turn', locked(end_turn))
-print('player', app.game.rules.player)
+print('player', app.game.table.player)
 """
     )
     r = run_mpy(code, setup=SETUP)
@@ -218,10 +218,10 @@ def press_and_release():
         app.step()
 idle()
 w = hw.strip.writes
-a = app.game.rules.actions
+a = app.game.table.actions
 print('idle', locked(idle))
 print('press', locked(press_and_release))
-print('done', app.game.rules.actions - a, hw.strip.writes > w)
+print('done', app.game.table.actions - a, hw.strip.writes > w)
 """
     )
     r = run_mpy(code, setup=SETUP)

@@ -92,7 +92,7 @@ def test_full_orchids_game_by_buttons():
     b.do("ok\nok\n%s\nok\n%s\nok" % (number(9), number(8)))
     assert b.screen == "plant_seeds" and b.state == replay(t.events)
     b.do("long snowdrop\nundo x3")  # -4, then take every press back: 0 seeds
-    assert b.app.number == 0
+    assert b.app.plant.number.values[0] == 0
     b.do("%s\nok" % number(6))
     t.orchids += 1
     t.events.append({"ev": "plant", "name": "Orchid 2", "kind": "orchid", "points": 9, "seeds": 6})
@@ -162,6 +162,6 @@ def test_plant_entry_backs_out_step_by_step():
     b.do("undo")
     assert b.screen == "orchids"
     b.do("ok\nok\nglobemaster\nok\nundo")
-    assert b.screen == "plant_points" and b.app.number == 3
+    assert b.screen == "plant_points" and b.app.plant.number.values[0] == 3
     b.do("long menu")  # MENU cancels the whole entry
     assert b.screen == "orchids" and b.state["players"]["Seat 1"]["flowers"] == []

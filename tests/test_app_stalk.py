@@ -73,7 +73,7 @@ def test_five_player_crash_game_by_buttons():
     events += [ev("plant"), ev("undo")]
     before = b.state
     b.do("tulip")
-    assert b.state == before and b.app.pending == -1
+    assert b.state == before and b.app.harvest.flower == -1
     assert all(reddish(b.px(i)) for i in range(24))  # the error blink
     b.wait(500)
     assert not all(reddish(b.px(i)) for i in range(24))
@@ -84,7 +84,7 @@ def test_five_player_crash_game_by_buttons():
     events += [ev("plant"), ev("plant"), ev("harvest", flower="daffodil", count=1), ev("end_turn")]
     # Eve: counts tulip three times, takes one back with UNDO; hold OK confirms and ends the turn
     b.do("ok\nmenu\ntulip x3\nundo")
-    assert b.app.pending == FLOWERS.index("tulip") and b.app.pending_count == 2
+    assert b.app.harvest.flower == FLOWERS.index("tulip") and b.app.harvest.n == 2
     b.do("long ok")
     events += [ev("plant"), ev("swap"), ev("harvest", flower="tulip", count=2), ev("end_turn")]
     s = b.state
@@ -97,7 +97,7 @@ def test_five_player_crash_game_by_buttons():
     strongest = max(f[1][0] for f in frames)
     b.app.view.until_crash = 6  # the same screen further from the end: a weaker glow
     weaker = max(b.frame(t)[1][0] for t in range(0, 2000, 50))
-    b.app._sync()
+    b.app.home()
     assert weaker < strongest
     # the tulip bar is the leader (3 px), daffodil 1 of 3
     assert market_lit(b, 4) == 3 and market_lit(b, 1) >= 1
@@ -130,7 +130,7 @@ def test_five_player_crash_game_by_buttons():
         assert sum(counts) == size
         assert b.app.view.player == seat
         b.do(script)
-        assert tuple(b.app.counts) == counts
+        assert tuple(b.app.portfolio.counts.values) == counts
         # the portfolio screen shows the tokens as runs of the flower colours
         assert sum(1 for i in range(19) if b.px(i) != (0, 0, 0)) == size + 4
         b.do("ok")
@@ -235,14 +235,14 @@ def test_power_cut_resumes_every_screen():
 def test_two_player_short_game_and_remembered_start_space():
     b = Board()
     b.do("ok\ndaffodil\nok\ndaffodil\nok")  # Stalk Exchange, 2 players, short
-    assert b.screen == "setup_track" and b.app.number == 26  # 2-short placeholder
+    assert b.screen == "setup_track" and b.app.setup.track.values[0] == 26  # 2-short placeholder
     b.do("tulip\nok")  # 31
     assert b.state["track_start"] == 31 and b.state["players"] == ["Seat 1", "Seat 2"]
     assert b.app.game.events()[0]["length"] == "short"
     b.do("long menu\nsnowdrop\nok")  # menu -> new game -> confirm: abandon
     assert b.screen == "setup_game"
     b.do("ok\ndaffodil\nok\ndaffodil\nok")
-    assert b.app.number == 31  # remembered for 2 players, short
+    assert b.app.setup.track.values[0] == 31  # remembered for 2 players, short
 
 
 def test_button_script_runs_headless(tmp_path, capsys):

@@ -83,10 +83,11 @@ def mutated_json(draw, value):
 
 
 def _event(line):
-    """The line as JSON if it still is valid JSON (an earlier mutation may have broken it)."""
+    """The line as JSON if it still is valid JSON (an earlier mutation may have broken it,
+    or nested it deeper than CPython's json can read: RecursionError)."""
     try:
         return json.loads(line.decode("utf-8"))
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
 
 

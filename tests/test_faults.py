@@ -104,9 +104,9 @@ def test_engine_fault_after_the_write_reloads_the_acknowledged_event(board, monk
 def test_a_real_bug_is_logged_where_it_happened(board):
     """Not an injected raise: RAM state the app cannot draw (as a bug would
     leave it). The fault line names the product code that failed."""
-    board.app.game.rules.tokens = b""
+    board.app.game.rules.flushed = b""  # the plant is legal; drawing it fails
     board.do("ok")
-    check_recovered(board, "IndexError", "firmware/app.py, line")
+    check_recovered(board, "IndexError", "firmware/screens.py, line")
 
 
 def test_storage_fault_a_failing_write(board, monkeypatch):
@@ -263,7 +263,7 @@ store = Store(fs=MemFS())
 app = App(hw, store)
 script.play(app, hw, script.parse("ok\\nok\\nok\\nok"))
 n = len(app.game.log)
-app.game.rules.tokens = b""
+app.game.rules.flushed = b""
 script.play(app, hw, script.parse("ok"))
 print(app.faults, n, len(app.game.log))
 print(store.faults().strip())
@@ -280,7 +280,7 @@ from firmware import script
     faults, n, after = map(int, counts.split())
     assert faults == 1 and after == n + 1  # the plant reached flash: reloaded with it
     print(line)
-    assert line.startswith("#1 stalk IndexError") and 'app.py", line ' in line and "_view_stalk" in line, line
+    assert line.startswith("#1 stalk IndexError") and 'screens.py", line ' in line and "in show" in line, line
 
 
 def test_the_fault_cross_is_a_shape_no_other_screen_shows():

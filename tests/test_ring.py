@@ -105,10 +105,10 @@ def test_five_tokens_show_a_white_first_pip():
 
 
 def test_the_token_an_extra_action_costs_blinks():
-    v = stalk_view(actions=2)
+    v = stalk_view(extra_cost=1)  # the table's cost(plant) after two basic actions
     on = [frame(v, t)[22] for t in range(0, 1600, 100)]
     assert any(lit(p) for p in on) and any(not lit(p) for p in on)
-    v.actions = 1
+    v.extra_cost = 0
     assert all(lit(frame(v, t)[22]) for t in range(0, 1600, 100))
 
 
@@ -219,6 +219,7 @@ def test_orchids_flowers_toward_seven():
     v.n = 3
     v.player = 1
     v.flowers[:3] = bytes((7, 0, 3))
+    v.ending = 1  # seat 0 planted enough to end the game (the engine's ends_game)
     fr = frame(v)
     # seat 0: 7 flowers = 3 bright + 1 dim pixel, gold
     assert [sum(fr[i]) > 400 for i in range(4)] == [True, True, True, False] and lit(fr[3])
@@ -250,6 +251,7 @@ def test_orchids_active_seat_with_a_full_sector_blinks():
     v.n = 2
     v.player = 0
     v.flowers[:2] = bytes((8, 8))
+    v.ending = 3
     assert frame(v, 0)[3] != frame(v, 500)[3]
     assert frame(v, 0)[8] == frame(v, 500)[8]  # not the waiting seat
 
@@ -312,6 +314,7 @@ def _all_views():
         v.brightness = 255
         v.n = 5
         v.flowers[:] = bytes((8, 8, 8, 8, 8))
+        v.ending = 31
         v.counts[:] = bytes((4, 4, 4, 4, 4))
         v.winner[:] = bytes((1, 1, 1, 1, 1))
         v.scores = [9, 9, 9, 9, 9]

@@ -151,12 +151,12 @@ def test_start_a_game_plant_and_see_the_ring_change(tmp_path):
 
             await start_stalk_3p(pilot)
             await until(pilot, lambda: "Stalk Exchange, turn 1" in screen_text(app), what="the game in words")
-            before_state = app.sim.app.game.rules.actions
+            before_state = app.sim.app.game.table.actions
             await until(pilot, lambda: drawn_matches_pixels(app), what="the drawn ring to equal the App's pixels")
 
             await keys(pilot, "space")  # OK = plant
             await until(pilot, lambda: "1 basic action done" in screen_text(app), what="the plant in words")
-            assert app.sim.app.game.rules.actions == before_state + 1
+            assert app.sim.app.game.table.actions == before_state + 1
             await keys(pilot, "m")  # MENU = swap: the turn's two basic actions are done
             await until(pilot, lambda: "2 basic actions done" in screen_text(app), what="the swap in words")
             await pilot.pause(0.4)
@@ -182,13 +182,13 @@ def test_orchids_take_seeds_and_end_the_turn(tmp_path):
             # daffodil = Oh My. Orchids!, OK, daffodil = 2 players, OK: the game starts
             await keys(pilot, "2", "space", "2", "space")
             await until(pilot, lambda: "Oh My. Orchids!, turn 1: Seat 1" in screen_text(app), what="the Orchids game")
-            hand = app.sim.app.game.rules.hand[0]
+            hand = app.sim.app.game.table.hand[0]
             await pilot.pause(0.4)
             before = app.sim.pixels()
             await keys(pilot, "3", "O")  # take 3 seeds, hold OK = end the turn
             await until(pilot, lambda: "turn 1: Seat 2 (seat 2)" in screen_text(app) or "turn 2" in screen_text(app),
                         what="the next player's turn")
-            assert app.sim.app.game.rules.hand[0] == hand + 3
+            assert app.sim.app.game.table.hand[0] == hand + 3
             assert "Seat 1: 0 flowers, 0 types, %d cards" % (hand + 3) in screen_text(app)
             await pilot.pause(0.4)
             assert app.sim.pixels() != before, "the ring shows whose turn it is"
@@ -212,7 +212,7 @@ def test_a_refused_event_blinks_and_says_why(tmp_path):
             await until(pilot, lambda: said in screen_text(app), what="the refusal in words")
             text = screen_text(app)
             assert "harvest: at most 6 tokens in the garden (R10: not this turn's bulbs)" in app.sim.last_error
-            assert app.sim.app.game.rules.harvested == 0  # nothing changed
+            assert app.sim.app.game.table.harvested == 0  # nothing changed
             assert "(3 red blinks)" in text  # R10's refusal: "not enough" (docs/controls.md)
             assert "link: none" in text
 
@@ -274,7 +274,7 @@ def test_long_press_by_shift_and_by_prefix_key(tmp_path):
         async with app.run_test(size=SIZE) as pilot:
             await keys(pilot, "1", "space", "3", "space")
             await until(pilot, lambda: app.sim.screen_name() == "setup_track", what="setup_track")
-            n0 = app.sim.app.number
+            n0 = app.sim.app.setup.track.values[0]
             await keys(pilot, "4", "5")  # short: +4 +5
             await until(pilot, lambda: "start space: %d " % (n0 + 9) in screen_text(app), what="+9")
             await keys(pilot, "exclamation_mark")  # Shift+1: long dahlia, -1

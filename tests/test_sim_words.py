@@ -71,7 +71,7 @@ def test_orchids_words_count_seed_cards_and_show_no_stale_entry():
     b = Board()
     b.do("ok\nglobemaster\nok\ntulip\nok")  # the start-space entry showed 31 ...
     b.do("long menu\nsnowdrop\nok")  # ... that game abandoned (menu: new game, confirm)
-    assert b.app.number == 31
+    assert b.app.setup.track.values[0] == 31
     b.do("daffodil\nok\nok")  # Orchids, 3 players
     assert "Seed CARDS" in app_words.hint(b.app)
     b.do("ok")

@@ -30,7 +30,7 @@ def test_start_space_is_unconfirmed_until_the_players_confirm_it():
     a placeholder must never pass for the printed number."""
     b = Board()
     b.do(STALK_3P)
-    assert b.screen == "setup_track" and b.app.number == TRACK_START_PLACEHOLDER["3"]
+    assert b.screen == "setup_track" and b.app.setup.track.values[0] == TRACK_START_PLACEHOLDER["3"]
     assert b.app.view.unconfirmed == 1 and _dashed(b)
     b.do("ok")  # a tap starts anyway: the record says placeholder, nothing remembered
     assert b.state["track_start_placeholder"] is True
@@ -62,7 +62,7 @@ def test_entering_the_printed_number_confirms_it():
 def test_a_start_space_from_the_host_counts_as_confirmed():
     b = Board(settings={"track_start": {"4": 19}})
     b.do("ok\nsnowdrop\nok")
-    assert b.app.number == 19 and b.app.view.unconfirmed == 0
+    assert b.app.setup.track.values[0] == 19 and b.app.view.unconfirmed == 0
     b.do("ok")
     assert b.state["track_start"] == 19 and b.state["track_start_placeholder"] is False
 
@@ -79,7 +79,7 @@ def test_holding_a_flower_shows_its_market_value():
     assert b.app.view.peek == 2
     fr = b.frame()
     assert [lit(p) for p in fr] == [True] * 3 + [False] * 21  # the value, 3, as a number
-    assert b.state["values"]["globemaster"] == 3 and b.app.pending == -1  # nothing else happened
+    assert b.state["values"]["globemaster"] == 3 and b.app.harvest.flower == -1  # nothing else happened
     b.do("long daffodil")
     assert b.app.view.peek == 1 and not any(lit(p) for p in b.frame()[1:])  # 0: one dim pixel
     b.do("ok")  # any press ends it (and plants)

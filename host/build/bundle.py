@@ -60,6 +60,7 @@ OUT_DIRS = {"micropython": "firmware-micropython", "circuitpython": "firmware-ci
 
 _HOST_ONLY = "host-only (engine_lite.score scores a whole table on the host; the board never does)"
 _STAMP = "host-only (nonce/at/uptime as JSON; the board writes them as bytes with record.stamp)"
+_READOUT = "host-only (state dicts and decoded events: the board sends compact records, the host decodes them)"
 _WORDS = "simulator-only: the game in words for the terminal simulator (App.describe gives the screen name without it)"
 EXCLUDE = {
     "micropython": {
@@ -67,6 +68,7 @@ EXCLUDE = {
         "firmware.hw_sim": "simulator backend (CPython)",
         "engine_lite.table_score": _HOST_ONLY,
         "engine_lite.stamp": _STAMP,
+        "engine_lite.readout": _READOUT,
         "firmware.app_words": _WORDS,
     },
     "circuitpython": {
@@ -74,6 +76,7 @@ EXCLUDE = {
         "firmware.hw_sim": "simulator backend (CPython)",
         "engine_lite.table_score": _HOST_ONLY,
         "engine_lite.stamp": _STAMP,
+        "engine_lite.readout": _READOUT,
         "firmware.app_words": _WORDS,
     },
 }

@@ -1,0 +1,112 @@
+"""The table as plain dicts: the state and the events a game record holds
+(docs/game-record.md), for the host, the simulator and the tests.
+
+Why a module of its own: the board never asks for a state dict or decodes
+its own records (its link sends the compact records, the host decodes
+them), so this code is imported lazily by Game.state() / Game.events()
+and never takes the board's RAM.
+"""
+
+from engine_lite import record
+from engine_lite import stalk
+from engine_lite import orchids
+from engine_lite.errors import EngineError, BAD_EVENT
+from engine_lite.vocab import FLOWERS
+
+BARE_OPS = {record.OP_PLANT: "plant", record.OP_SWAP: "swap", record.OP_FLUSH: "flush", record.OP_CRASH: "crash", record.OP_END_TURN: "end_turn", record.OP_STUCK: "stuck"}
+
+
+def state_dict(st):
+    """The state as a plain dict (see docs/game-record.md)."""
+    if st is None:
+        return {"game": None}
+    if st.game == record.STALK:
+        return stalk_dict(st)
+    return orchids_dict(st)
+
+
+def stalk_dict(st):
+    d = {
+        "game": "stalk-exchange",
+        "players": st.names,
+        "current_player": None if st.over else st.names[st.player],
+        "turn": st.turn,
+        "actions": st.actions,
+        "phase": "over" if st.over else ("upkeep" if st.upkeep else "action"),
+        "values": stalk.flower_dict(st.values),
+        "harvested": st.harvested,
+        "bag": st.bag,
+        "exchange": st.exchange,
+        "tokens": {},
+        "flush_used": {},
+        "end_triggered": stalk.TRIGGERS[st.trigger],
+        "game_over": st.over,
+        "track_start": st.track_start,
+        "track_start_placeholder": not st.track_given,
+        "tokens_until_crash": st.crash_distance(),
+        "portfolios_entered": [st.names[s] for s in range(st.n) if st.entered[s]],
+    }
+    for s in range(st.n):
+        d["tokens"][st.names[s]] = st.tokens[s]
+        d["flush_used"][st.names[s]] = bool(st.flushed[s])
+    if st.all_entered():
+        d["final"] = st.final()
+    return d
+
+
+def orchids_dict(st):
+    players = {}
+    for s in range(st.n):
+        players[st.names[s]] = {
+            "hand": st.hand[s],
+            "flowers": [{"name": f[0], "kind": f[1], "points": f[2]} for f in st.flowers[s]],
+            "points": orchids.flower_points(st.flowers[s]),
+            "composted": st.composted[s],
+        }
+    d = {
+        "game": "oh-my-orchids",
+        "seats": st.names,
+        "current_player": None if st.over else st.names[st.player],
+        "turn": st.turn,
+        "last_round": st.last_round,
+        "game_over": st.over,
+        "players": players,
+    }
+    if st.over:
+        d["final"] = st.final()
+    return d
+
+
+def decode(rec, game, names):
+    """The event dict of a compact record (inverse of encode)."""
+    op = rec[0]
+    if op == record.OP_START:
+        ev = {"ev": "start", "game": record.GAMES[rec[1]], "players": record.start_names(rec)}
+        if rec[3] & record.F_LENGTH:
+            ev["length"] = "short" if rec[3] & record.F_SHORT else "long"
+        if rec[3] & record.F_TRACK:
+            ev["track_start"] = rec[4]
+        if rec[3] & 56:
+            from engine_lite.stamp import decode_fields
+
+            decode_fields(rec, ev)
+        return ev
+    if op == record.OP_UNDO:
+        return {"ev": "undo"}
+    if op == record.OP_END_TURN and len(rec) > 1:
+        return {"ev": "end_turn", "early": True}
+    if op in BARE_OPS:
+        return {"ev": BARE_OPS[op]}
+    if op == record.OP_HARVEST:
+        return {"ev": "harvest", "flower": FLOWERS[rec[1]], "count": rec[2]}
+    if op == record.OP_PORTFOLIO:
+        counts = {}
+        for i in range(5):
+            if rec[2] & (1 << i):
+                counts[FLOWERS[i]] = rec[3 + i]
+        return {"ev": "portfolio", "player": names[rec[1]], "counts": counts}
+    if op == record.OP_TAKE:
+        return {"ev": "take", "seeds": rec[1]}
+    if op == record.OP_SOW:
+        return {"ev": "plant", "name": record.sow_name(rec), "kind": record.KINDS[rec[1]], "points": rec[2], "seeds": rec[3]}
+    raise EngineError(BAD_EVENT, "unknown record opcode %d" % op)

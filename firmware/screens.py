@@ -1,0 +1,749 @@
+"""The board's screens: one small object per screen, each turning its
+gestures into table events (through the App) and drawing itself into the
+ring's View.
+
+Why objects: a screen's state (the choices of setup, the harvest being
+counted, the portfolio being entered, the plant being described) lives in
+the screen that uses it, and a screen changes others only by calling them
+(`app.go(screen)`, `app.open_menu(self)`), never by writing their fields.
+The App routes each gesture to its current screen and owns the game, the
+flash and the link (firmware/app.py). Whether an action is legal and what
+it costs is the engine's answer (Game.legal / Game.cost), never re-derived
+here. Gestures that are a table event allocate nothing (the records are
+the engine's constants; a heap_lock test proves it).
+
+Why one module for the play screens: each .mpy file carries its own table
+of names, so six screen modules cost ~2 KB more flash than one (the bundle
+budget is 48 KB).
+
+A screen has `name` (the simulator's words key on it, app_words.py),
+`press(button, kind)` and `show()` (draw into app.view). Steps of one screen
+(setup's four, the menu's three, plant entry's three) have one name each.
+To add a screen: a class here, an instance in App.__init__, its words in
+app_words.TITLES / HINTS.
+"""
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+
+    def const(x):  # type: ignore[misc]  # the stub's signature is generic
+        return x
+
+
+from engine_lite import EngineError
+from engine_lite import record
+from engine_lite import tables
+from engine_lite.vocab import FLOWERS, GAMES, BRIGHT_LEVELS, B_UNDO, B_OK, B_MENU
+from firmware import ring
+from firmware.buttons import SHORT, LONG
+
+
+# -- number entry --------------------------------------------------------
+# Numbers entered with the flower buttons, every press undoable.
+#
+# Why one object: the start space, a plant's points and its Seed cards are
+# one number (flower k adds k, held subtracts k); a portfolio is five (one
+# per flower, a press adds or takes one). Both are "a press changes a slot
+# by d within 0..hi, UNDO takes the last press back", so both are this.
+# No allocation: the values and the presses live in two bytearrays.
+
+_HIST_MAX = const(48)  # presses remembered for UNDO
+
+
+class NumberEntry:
+    def __init__(self, slots=1):
+        self.values = bytearray(slots)
+        self.hist = bytearray(_HIST_MAX)  # per press: slot << 4 | d, +128 if d < 0
+        self.n = 0
+
+    def start(self, value=0):
+        """A new entry: slot 0 = value, the others 0, nothing to undo."""
+        v = self.values
+        for i in range(len(v)):
+            v[i] = 0
+        v[0] = value
+        self.n = 0
+
+    def add(self, slot, d, hi):
+        """Change a slot by d (may be negative); False (and no change) if
+        the result leaves 0..hi or the press history is full."""
+        x = self.values[slot] + d
+        if x < 0 or x > hi or self.n >= _HIST_MAX:
+            return False
+        self.values[slot] = x
+        self.hist[self.n] = slot << 4 | (128 - d if d < 0 else d)
+        self.n += 1
+        return True
+
+    def undo(self):
+        """Take the last press back; False if there is none."""
+        if not self.n:
+            return False
+        self.n -= 1
+        h = self.hist[self.n]
+        d = h & 15
+        self.values[h >> 4 & 7] += d if h & 128 else -d
+        return True
+
+
+# -- screens ------------------------------------------------------------
+
+
+class Screen:
+    """show(): draw into app.view (on entering, after a change);
+    press(button, kind): one gesture. A screen of several steps names them
+    in `steps` and moves with to_step."""
+
+    name = ""  # type: str
+    steps = ()  # type: tuple[str, ...]
+
+    def __init__(self, app):
+        self.app = app
+        self.step = 0
+        if self.steps:
+            self.name = self.steps[0]
+
+    def to_step(self, step):
+        self.step = step
+        self.name = self.steps[step]
+        self.app.go(self)
+
+
+def show_choice(view, kind, options, sel):
+    """A choice screen: `options` = bit per available sector, `sel` chosen."""
+    view.mode = ring.M_CHOICE
+    view.choice = kind
+    view.options = options
+    view.sel = sel
+
+
+def show_number(view, kind, value, unconfirmed=0):
+    view.mode = ring.M_NUMBER
+    view.num_kind = kind
+    view.number = value
+    view.unconfirmed = unconfirmed
+
+
+def number_press(app, entry, b, kind, hi):
+    """Flower k (1-5 in button order) adds k to `entry`, held subtracts k;
+    UNDO takes the last press back. True if the number changed; else the
+    ring blinks (out of 0..hi: "short")."""
+    if b < 5:
+        if entry.add(0, b + 1 if kind == SHORT else -1 - b, hi):
+            return True
+        app.blink_error(ring.E_SHORT)
+    elif b == B_UNDO and entry.undo():
+        return True
+    else:
+        app.blink_error()
+    return False
+
+
+
+# -- setup -----------------------------------------------------------------
+# Setup: game -> player count -> (2 players: long/short) -> (Stalk
+# Exchange: market-track start space) -> the game starts.
+#
+# Why remembered choices: setup comes back after every game, and the same
+# table usually plays again. The start space is printed on the players'
+# Market board and remembered per player count in the settings; until the
+# players change it or confirm it (hold OK), the placeholder shows as
+# unconfirmed and the start record leaves `track_start` out (the engine then
+# reports `track_start_placeholder`). Names come from the settings (pushed by
+# the host) if they are valid and unique, else "Seat 1".."Seat n".
+
+_GAME = const(0)
+_PLAYERS = const(1)
+_LENGTH = const(2)
+_TRACK = const(3)
+
+
+class Setup(Screen):
+    steps = ("setup_game", "setup_players", "setup_length", "setup_track")
+
+    def __init__(self, app):
+        Screen.__init__(self, app)
+        self.game = 0  # index in vocab.GAMES (record.STALK, record.ORCHIDS); kept for the next game
+        self.players = 3
+        self.short = 0  # 2 players: 0 long, 1 short
+        self.track = NumberEntry()  # the start space being entered
+        self.unconfirmed = 0  # the start space shown is the placeholder
+
+    def begin(self):
+        """Setup from its first step (the choices are kept)."""
+        self.to_step(_GAME)
+
+    def show(self):
+        v = self.app.view
+        s = self.step
+        if s == _GAME:
+            show_choice(v, ring.CH_GAME, 3, self.game)
+        elif s == _PLAYERS:
+            show_choice(v, ring.CH_PLAYERS, 30, self.players - 1)
+        elif s == _LENGTH:
+            show_choice(v, ring.CH_LENGTH, 3, self.short)
+        else:
+            show_number(v, ring.N_TRACK, self.track.values[0], self.unconfirmed)
+
+    def press(self, b, kind):
+        app = self.app
+        s = self.step
+        if b == B_MENU and kind == LONG:
+            app.open_menu(self)
+            return
+        if s == _TRACK:
+            if b == B_OK:
+                if kind == LONG:  # "this is the number on our Market board"
+                    self.unconfirmed = 0
+                self._start()
+            elif b == B_UNDO and not self.track.n:
+                self.to_step(_LENGTH if self.players == 2 else _PLAYERS)
+            elif number_press(app, self.track, b, kind, tables.TRACK_START_MAX):
+                self.unconfirmed = 0  # the players are entering their own number
+                self.show()
+            return
+        if b == B_UNDO and s > _GAME:
+            self.to_step(_PLAYERS if s == _LENGTH else _GAME)
+            return
+        if b == B_OK:
+            if s == _GAME:
+                self.to_step(_PLAYERS)
+            elif s == _PLAYERS and self.game == record.ORCHIDS:
+                self._start()
+            elif s == _PLAYERS and self.players == 2:
+                self.to_step(_LENGTH)
+            else:
+                if s == _PLAYERS:
+                    self.short = 0
+                self._to_track()
+            return
+        if s == _PLAYERS:
+            if 0 < b < 5 and kind == SHORT:
+                self.players = b + 1
+            elif b == B_MENU:
+                self.players = 2 if self.players >= 5 else self.players + 1
+            else:
+                app.blink_error()
+        elif b < 2 and kind == SHORT:
+            if s == _GAME:
+                self.game = b
+            else:
+                self.short = b
+        elif b == B_MENU:
+            if s == _GAME:
+                self.game = 1 - self.game
+            else:
+                self.short = 1 - self.short
+        else:
+            app.blink_error()
+        self.show()
+
+    def _to_track(self):
+        """The start space last confirmed for this player count, else the
+        placeholder, unconfirmed."""
+        key = tables.track_key(self.players, self.short)
+        d = self.app.settings.get("track_start")
+        t = d.get(key) if type(d) is dict else None
+        if type(t) is not int or not 1 <= t <= tables.TRACK_START_MAX:
+            t = None
+        self.track.start(tables.TRACK_START_PLACEHOLDER[key] if t is None else t)
+        self.unconfirmed = 1 if t is None else 0
+        self.to_step(_TRACK)
+
+    def player_names(self):
+        """The first n names from the settings if they are valid and
+        unique, else "Seat 1".."Seat n"."""
+        n = self.players
+        names = self.app.settings.get("names")
+        if type(names) is list and len(names) >= n:
+            names = names[:n]
+            ok = True
+            for i in range(n):
+                if not record.check_name(names[i]) or names.index(names[i]) < i:
+                    ok = False
+            if ok:
+                return names
+        return ["Seat %d" % (i + 1) for i in range(n)]
+
+    def _start(self):
+        app = self.app
+        ev = {"ev": "start", "game": GAMES[self.game], "players": self.player_names()}
+        if self.game == record.STALK:
+            if self.players == 2:
+                ev["length"] = "short" if self.short else "long"
+            if not self.unconfirmed:  # changed or confirmed: the real number
+                track = self.track.values[0]
+                ev["track_start"] = track
+                key = tables.track_key(self.players, self.short)
+                d = app.settings.get("track_start")
+                if type(d) is not dict or d.get(key) != track:  # remember it for this player count
+                    app.push_settings({"track_start": {key: track}})
+        try:
+            rec = record.encode_start(ev)
+        except EngineError:
+            app.blink_error()
+            return
+        app.new_game(rec)
+
+
+
+# -- menu ------------------------------------------------------------------
+# The menu (hold MENU): flush, crash, brightness, new game, close; its
+# brightness and "abandon this game?" steps. Opened over any screen, it
+# returns to that screen when it closes.
+#
+# Items are the five sectors / flower buttons; flush and crash only where
+# the menu was opened from Stalk Exchange play, new game only with a game.
+
+_MENU = const(0)
+_BRIGHT = const(1)
+_CONFIRM = const(2)
+
+_MI_FLUSH = const(0)
+_MI_CRASH = const(1)
+_MI_BRIGHT = const(2)
+_MI_NEW = const(3)
+_MI_CLOSE = const(4)
+
+
+class Menu(Screen):
+    steps = ("menu", "brightness", "confirm_new")
+
+    def __init__(self, app):
+        Screen.__init__(self, app)
+        self.back = None  # the screen the menu was opened over
+        self.items = 0  # bit per item available
+        self.sel = _MI_CLOSE
+        self.old_brightness = 0  # kept if the brightness step is cancelled
+
+    def open(self, back):
+        self.back = back
+        if back is self.app.stalk:
+            self.items = 31
+        elif self.app.game is not None:
+            self.items = (1 << _MI_BRIGHT) | (1 << _MI_NEW) | (1 << _MI_CLOSE)
+        else:
+            self.items = (1 << _MI_BRIGHT) | (1 << _MI_CLOSE)
+        self.sel = _MI_CLOSE
+        self.to_step(_MENU)
+
+    def close(self):
+        """Back where the menu was opened (a game's home screen may have
+        moved on meanwhile: the game decides it)."""
+        if self.back is self.app.setup:
+            self.app.go(self.back)
+        else:
+            self.app.home()
+
+    def show(self):
+        v = self.app.view
+        if self.step == _MENU:
+            show_choice(v, ring.CH_MENU, self.items, self.sel)
+        elif self.step == _BRIGHT:
+            sel = 0
+            for i in range(5):
+                if BRIGHT_LEVELS[i] <= v.brightness:
+                    sel = i
+            show_choice(v, ring.CH_BRIGHT, 31, sel)
+        else:
+            show_choice(v, ring.CH_CONFIRM, 31, 0)
+
+    def press(self, b, kind):
+        app = self.app
+        v = app.view
+        s = self.step
+        if s == _MENU:
+            if b < 5 and kind == SHORT:
+                if self.items & (1 << b):
+                    self._activate(b)
+                else:
+                    app.blink_error()
+            elif b == B_OK:
+                self._activate(self.sel)
+            elif b == B_MENU and kind == SHORT:
+                sel = self.sel
+                for _ in range(5):
+                    sel = (sel + 1) % 5
+                    if self.items & (1 << sel):
+                        break
+                self.sel = sel
+                v.sel = sel
+            else:  # UNDO or a held MENU: close
+                self.close()
+        elif s == _CONFIRM:
+            if b == B_OK:  # abandon the game
+                app.finish()
+            else:
+                self.close()
+        elif b < 5 and kind == SHORT:  # brightness: flower = that level
+            v.sel = b
+            v.brightness = BRIGHT_LEVELS[b]
+        elif b == B_MENU and kind == SHORT:
+            v.sel = (v.sel + 1) % 5
+            v.brightness = BRIGHT_LEVELS[v.sel]
+        elif b == B_OK:
+            app.push_settings({"brightness": v.brightness})
+            self.close()
+        else:  # UNDO: keep the old level
+            v.brightness = self.old_brightness
+            self.close()
+
+    def _activate(self, item):
+        if item == _MI_FLUSH or item == _MI_CRASH:
+            self.close()
+            self.app.apply(record.FLUSH if item == _MI_FLUSH else record.CRASH)
+        elif item == _MI_BRIGHT:
+            self.old_brightness = self.app.view.brightness
+            self.to_step(_BRIGHT)
+        elif item == _MI_NEW:
+            self.to_step(_CONFIRM)
+        else:
+            self.close()
+
+
+# -- stalk -----------------------------------------------------------------
+# Stalk Exchange: play, the harvest being counted, portfolio entry.
+#
+# Play: OK plant, MENU swap, a flower = harvest +1 of it (counted on the
+# harvest screen, OK confirms), hold a flower = its market value for 2 s,
+# hold OK end turn (before two basic actions: "stuck", straight to the
+# upkeep, ruling R3), hold MENU menu, UNDO undo. Whether an action is legal
+# and what it costs is the engine's answer (Game.legal / Game.cost), never
+# re-derived here. Gestures that are a table event allocate nothing (the
+# records are the engine's constants, a heap_lock test proves it).
+
+class StalkPlay(Screen):
+    name = "stalk"
+
+    def show(self):
+        t = self.app.game.table
+        v = self.app.view
+        v.mode = ring.M_STALK
+        v.n = t.n
+        v.player = t.player
+        v.values[:] = t.values  # in C, no allocation: both are 5 bytes
+        for s in range(t.n):  # per seat: a state that lost a seat fails here, not later
+            v.tokens[s] = t.tokens[s]
+            v.flushed[s] = t.flushed[s]
+        v.extra_cost = t.cost(record.OP_PLANT)
+        v.upkeep = 1 if t.upkeep else 0
+        v.until_crash = t.crash_distance()
+        v.bag = t.bag
+        v.trigger = t.trigger
+        v.pending = -1
+
+    def press(self, b, kind):
+        app = self.app
+        if b < 5:
+            if kind == LONG:
+                app.peek(b)
+            else:
+                app.harvest.count(b)
+        elif b == B_OK:
+            if kind == SHORT:
+                app.apply(record.PLANT)
+            elif app.game.legal(record.OP_END_TURN):
+                app.apply(record.END_TURN)
+            else:  # stuck before two basic actions: straight to the upkeep (ruling R3)
+                app.apply(record.STUCK)
+        elif b == B_MENU:
+            if kind == LONG:
+                app.open_menu(self)
+            else:
+                app.apply(record.SWAP)
+        else:
+            app.undo()
+
+
+class HarvestCount(Screen):
+    """Harvested tokens of one flower being counted: the same flower +1,
+    held or UNDO -1, another flower confirms and counts that one, OK
+    confirms (held: and ends the turn). Anything else confirms first and is
+    then a play gesture."""
+
+    name = "harvest"
+
+    def __init__(self, app):
+        self.app = app
+        self.flower = -1  # being counted, or -1
+        self.n = 0
+
+    def count(self, f):
+        """One more harvested token of flower f. The engine says whether
+        harvesting may start (after the turn's two basic actions)."""
+        app = self.app
+        if not app.game.legal(record.OP_HARVEST):
+            app.blink_error(ring.E_RULE)
+            return
+        if self.flower != f:
+            if not self.commit():
+                return
+            self.flower = f
+            self.n = 0
+        self.n += 1
+        app.go(self)
+
+    def show(self):
+        self.app.stalk.show()
+        v = self.app.view
+        v.pending = self.flower
+        v.pending_count = self.n
+
+    def clear(self):
+        self.flower = -1
+        self.n = 0
+
+    def commit(self):
+        """Apply the counted harvest (if any); False if it was refused."""
+        if self.flower < 0:
+            return True
+        rec = bytes((record.OP_HARVEST, self.flower, self.n))
+        self.clear()
+        return self.app.apply(rec) or self.app.home()
+
+    def press(self, b, kind):
+        app = self.app
+        if b == self.flower or b == B_UNDO:
+            if kind == LONG or b == B_UNDO:
+                self.n -= 1
+                if self.n <= 0:
+                    self.clear()
+                    app.home()
+                else:
+                    self.show()
+            else:
+                self.count(b)
+        elif b < 5:
+            if kind == LONG:
+                app.peek(b)
+            else:
+                self.count(b)
+        elif b == B_OK:
+            if self.commit() and kind == LONG:
+                app.apply(record.END_TURN)
+        elif self.commit() or kind == LONG:  # MENU: swap (refused in the upkeep) or the menu
+            app.stalk.press(b, kind)
+
+
+class PortfolioEntry(Screen):
+    """Game over: each player's portfolio, flower = +1 token, held -1, UNDO
+    the last tap, OK = this player done. The seat is the first whose
+    portfolio is missing; a new seat starts from zero."""
+
+    name = "portfolio"
+
+    def __init__(self, app):
+        self.app = app
+        self.seat = -1
+        self.counts = NumberEntry(5)
+
+    def clear(self):
+        self.seat = -1
+
+    def show(self):
+        t = self.app.game.table
+        v = self.app.view
+        seat = 0
+        for s in range(t.n):
+            v.entered[s] = t.entered[s]
+        for s in range(t.n):
+            if not t.entered[s]:
+                seat = s
+                break
+        if seat != self.seat:
+            self.counts.start(0)
+            self.seat = seat
+        v.n = t.n
+        v.player = seat
+        v.mode = ring.M_PORTFOLIO
+        v.counts[:] = self.counts.values
+
+    def press(self, b, kind):
+        app = self.app
+        c = self.counts
+        if b < 5:
+            if c.add(b, 1 if kind == SHORT else -1, tables.TOKENS_PER_FLOWER):
+                self.show()
+            else:
+                app.blink_error(ring.E_SHORT)
+        elif b == B_OK:
+            v = c.values
+            app.apply(record.encode_portfolio(self.seat, v))
+        elif b == B_UNDO:
+            if c.undo():
+                self.show()
+            else:
+                app.undo()
+        else:
+            app.open_menu(self)
+
+
+
+# -- orchids ---------------------------------------------------------------
+# Oh My. Orchids!: play and plant entry.
+#
+# Play: flower k = take k Seed cards, OK plant, hold OK end turn / pass,
+# UNDO undo, hold MENU menu. Plant entry: kind (dahlia = a flora of a type
+# this player has not planted, daffodil = a type already planted, OK =
+# orchid) -> points -> Seed cards; the engine names the plant so that the
+# variety count stays right (ruling R7, OrchidsState.new_name).
+
+_KIND = const(0)
+_POINTS = const(1)
+_SEEDS = const(2)
+
+
+class OrchidsPlay(Screen):
+    name = "orchids"
+
+    def show(self):
+        t = self.app.game.table
+        v = self.app.view
+        v.mode = ring.M_ORCHIDS
+        v.n = t.n
+        v.player = t.player
+        ending = 0
+        for s in range(t.n):
+            v.flowers[s] = t.planted(s)
+            if t.ends_game(s):
+                ending |= 1 << s
+        v.ending = ending
+        v.last_round = 1 if t.last_round else 0
+
+    def press(self, b, kind):
+        app = self.app
+        if b < 5:
+            if kind == SHORT:
+                app.apply(bytes((record.OP_TAKE, b + 1)))
+            else:
+                app.blink_error()
+        elif b == B_OK:
+            if kind == SHORT:
+                app.plant.begin()
+            else:
+                app.apply(record.END_TURN)
+        elif b == B_UNDO:
+            app.undo()
+        else:
+            app.open_menu(self)
+
+
+class PlantEntry(Screen):
+    steps = ("plant_kind", "plant_points", "plant_seeds")
+
+    def __init__(self, app):
+        Screen.__init__(self, app)
+        self.kind = 0  # 0 orchid, 1 flora of a new type, 2 a flora type already planted
+        self.points = 0
+        self.number = NumberEntry()  # the points, then the Seed cards
+
+    def begin(self):
+        self._go(_KIND, 0)
+
+    def _go(self, step, value):
+        self.number.start(value)
+        self.to_step(step)
+
+    def show(self):
+        v = self.app.view
+        if self.step == _KIND:
+            show_choice(v, ring.CH_KIND, 3, -1)
+        else:
+            show_number(v, ring.N_POINTS if self.step == _POINTS else ring.N_SEEDS, self.number.values[0])
+
+    def press(self, b, kind):
+        app = self.app
+        s = self.step
+        if s == _KIND:
+            if b < 2 and kind == SHORT:
+                if b and app.game.table.new_name(2) is None:  # no flora planted yet
+                    app.blink_error(ring.E_RULE)
+                    return
+                self.kind = b + 1
+            elif b == B_OK:
+                self.kind = 0
+            elif b == B_UNDO or b == B_MENU:
+                app.home()
+                return
+            else:
+                app.blink_error()
+                return
+            self._go(_POINTS, 0)
+        elif b == B_OK:
+            if s == _POINTS:
+                self.points = self.number.values[0]
+                self._go(_SEEDS, 0)
+            else:
+                self._sow(self.number.values[0])
+        elif b == B_MENU:
+            app.home()
+        elif b == B_UNDO and not self.number.n:
+            if s == _POINTS:
+                self._go(_KIND, 0)
+            else:
+                self._go(_POINTS, self.points)
+        elif number_press(app, self.number, b, kind, record.POINTS_MAX):
+            self.show()
+
+    def _sow(self, seeds):
+        app = self.app
+        game = app.game
+        ev = {
+            "ev": "plant",
+            "name": game.table.new_name(self.kind),
+            "kind": "flora" if self.kind else "orchid",
+            "points": self.points,
+            "seeds": seeds,
+        }
+        try:
+            rec = game.encode(ev)
+        except EngineError:
+            app.blink_error()
+            return
+        if app.apply(rec):
+            app.home()
+
+
+
+# -- results ---------------------------------------------------------------
+# Results (both games): winners and scores on the ring; OK starts the
+# next game, UNDO reopens the last entry, hold a flower (Stalk Exchange) =
+# its final value.
+
+class Results(Screen):
+    name = "results"
+
+    def show(self):
+        g = self.app.game
+        t = g.table
+        final = t.final()
+        v = self.app.view
+        v.n = t.n
+        if g.game == record.STALK:
+            v.mode = ring.M_STALK_END
+            for f in range(5):
+                v.values[f] = final["values"][FLOWERS[f]]
+                v.busted[f] = 1 if FLOWERS[f] in final["busted"] else 0
+        else:
+            v.mode = ring.M_ORCHIDS_END
+        for s in range(5):
+            v.winner[s] = 0
+            v.scores[s] = 0
+        for row in final["players"]:
+            s = t.names.index(row["name"])
+            v.winner[s] = 1 if row["winner"] else 0
+            v.scores[s] = row["score"]
+
+    def press(self, b, kind):
+        app = self.app
+        if b == B_OK:
+            app.finish()
+        elif b == B_UNDO:
+            app.undo()
+        elif b == B_MENU:
+            app.open_menu(self)
+        elif kind == LONG and app.game.game == record.STALK:
+            app.peek(b)  # a held flower: its final value
+        else:
+            app.blink_error()

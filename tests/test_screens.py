@@ -1,0 +1,149 @@
+"""The board UI as screen objects (firmware/screens.py) and the one number
+entry with its own undo (issue 12): each screen handles its gestures and
+draws its view; App only routes gestures and owns game, flash and link; no
+module writes another's attributes."""
+
+import ast
+from pathlib import Path
+
+from engine_lite.vocab import B_OK, B_UNDO, B_MENU
+from firmware.buttons import SHORT, LONG
+from firmware.screens import NumberEntry
+from tests.app_helpers import Board
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+# -- number entry ----------------------------------------------------------
+
+
+def test_number_entry_stays_in_range_and_undoes_press_by_press():
+    e = NumberEntry()
+    e.start(10)
+    assert e.add(0, 5, 12) is False and e.values[0] == 10  # 15 > 12: refused, unchanged
+    assert e.add(0, 2, 12) and e.add(0, -4, 12) and e.values[0] == 8
+    assert e.add(0, -9, 12) is False and e.values[0] == 8  # below 0: refused
+    assert e.undo() and e.values[0] == 12  # -4 taken back
+    assert e.undo() and e.values[0] == 10  # +2 taken back
+    assert e.undo() is False and e.values[0] == 10  # nothing left: the start value stays
+
+
+def test_number_entry_with_five_slots_is_a_portfolio():
+    e = NumberEntry(5)
+    e.start(0)
+    for f in (0, 4, 4, 2):
+        assert e.add(f, 1, 25)
+    assert e.add(4, -1, 25) and tuple(e.values) == (1, 0, 1, 0, 1)
+    assert e.undo() and tuple(e.values) == (1, 0, 1, 0, 2)
+    assert e.undo() and e.undo() and tuple(e.values) == (1, 0, 0, 0, 1)
+    e.start(0)
+    assert tuple(e.values) == (0, 0, 0, 0, 0) and e.undo() is False  # a new entry forgets the old presses
+
+
+def test_number_entry_history_is_bounded():
+    """48 presses are remembered (preallocated, no allocation per press);
+    a 49th is refused rather than losing the way back."""
+    e = NumberEntry()
+    e.start(0)
+    assert all(e.add(0, 1, 255) for _ in range(48))
+    assert e.add(0, 1, 255) is False and e.values[0] == 48
+    while e.undo():
+        pass
+    assert e.values[0] == 0
+
+
+# -- screens -----------------------------------------------------------------
+
+
+def stalk_board():
+    b = Board()
+    b.do("ok\nglobemaster\nok\nok")  # Stalk Exchange, 3 players, placeholder start space
+    return b
+
+
+def test_app_routes_to_the_current_screen_and_names_it():
+    b = Board()
+    assert b.app.current is b.app.setup and b.screen == "setup_game"
+    b.app.press(B_OK, SHORT)
+    assert b.app.current is b.app.setup and b.screen == "setup_players"
+    b.app.press(2, SHORT)  # globemaster: 3 players
+    b.app.press(B_OK, SHORT)
+    assert b.screen == "setup_track"
+    b.app.press(B_OK, SHORT)
+    assert b.app.current is b.app.stalk and b.screen == "stalk"
+
+
+def test_harvest_count_is_its_own_screen_and_returns_to_play():
+    b = stalk_board()
+    b.app.press(4, SHORT)  # tulip before two basic actions: refused, still play
+    assert b.app.current is b.app.stalk
+    b.do("ok\nok\ntulip\ntulip")
+    h = b.app.harvest
+    assert b.app.current is h and b.screen == "harvest" and (h.flower, h.n) == (4, 2)
+    assert b.app.view.pending == 4 and b.app.view.pending_count == 2
+    b.app.press(B_UNDO, SHORT)  # one back
+    assert h.n == 1
+    b.app.press(B_OK, SHORT)  # confirms: one tulip harvested, back to play
+    assert b.app.current is b.app.stalk and b.state["values"]["tulip"] == 1 and h.flower == -1
+
+
+def test_menu_opens_over_a_screen_and_gives_it_back_unchanged():
+    b = stalk_board()
+    b.do("ok\nok\ntulip")
+    b.app.press(B_MENU, LONG)  # the harvest is confirmed first, then the menu
+    assert b.app.current is b.app.menu and b.app.menu.back is b.app.stalk
+    assert b.state["values"]["tulip"] == 1
+    b.app.press(B_UNDO, SHORT)  # closes
+    assert b.app.current is b.app.stalk
+
+
+def test_plant_entry_steps_and_the_way_back():
+    b = Board()
+    b.do("daffodil\nok\nok")  # Oh My. Orchids!, 3 players
+    b.app.press(B_OK, SHORT)
+    p = b.app.plant
+    assert b.app.current is p and b.screen == "plant_kind"
+    b.app.press(B_OK, SHORT)  # an orchid
+    assert b.screen == "plant_points"
+    b.do("tulip\nsnowdrop")
+    assert p.number.values[0] == 9
+    b.app.press(B_OK, SHORT)
+    assert b.screen == "plant_seeds" and p.points == 9 and p.number.values[0] == 0
+    b.app.press(B_UNDO, SHORT)  # no press on this step yet: back to the points, as entered
+    assert b.screen == "plant_points" and p.number.values[0] == 9
+    b.app.press(B_MENU, SHORT)  # cancels the plant
+    assert b.app.current is b.app.orchids and len(b.app.game.log) == 1
+
+
+def test_screens_write_only_their_own_fields_and_the_view():
+    """No module writes another's attributes: a screen assigns to `self.*`
+    or to the ring's View (`v.*` / `view.*`), the App to `self.*` and its
+    view; everything else goes through method calls."""
+    bad = []
+    for rel in ("firmware/screens.py", "firmware/app.py"):
+        tree = ast.parse((REPO / rel).read_text())
+        for node in ast.walk(tree):
+            targets = []
+            if isinstance(node, ast.Assign):
+                targets = node.targets
+            elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+                targets = [node.target]
+            for t in targets:
+                while isinstance(t, ast.Subscript):
+                    t = t.value
+                if isinstance(t, ast.Attribute):
+                    base = t.value
+                    ok = (isinstance(base, ast.Name) and base.id in ("self", "v", "view")) or (
+                        isinstance(base, ast.Attribute) and base.attr == "view"
+                    )
+                    if not ok:
+                        bad.append("%s:%d %s" % (rel, node.lineno, ast.unparse(t)))
+    assert not bad, bad
+
+
+
+def test_setup_keeps_its_choices_for_the_next_game():
+    b = stalk_board()
+    b.do("long menu\nsnowdrop\nok")  # abandon the game: setup, as it was chosen
+    assert b.screen == "setup_game" and (b.app.setup.game, b.app.setup.players) == (0, 3)
+    assert b.app.setup.track.values[0] == 26  # the start space last shown (3 players, placeholder)
