@@ -32,6 +32,8 @@ MicroPython-compatible; no allocation while idle.
 
 import binascii
 
+from engine_lite.tables import TRACK_START_PLACEHOLDER
+from engine_lite.vocab import SETTINGS_KEYS
 from firmware import codec
 
 try:
@@ -46,8 +48,6 @@ MAX_PUSH = const(16)  # live events queued between two polls
 READ_MAX = const(256)  # bytes read per poll
 
 OPS = ("hello", "status", "games", "events", "mark_synced", "subscribe", "settings", "new_game", "erase", "press", "time", "faults")
-SETTING_KEYS = ("names", "brightness", "track_start")
-TRACK_KEYS = ("2-long", "2-short", "3", "4", "5")
 
 
 class LinkError(Exception):
@@ -82,7 +82,7 @@ def check_settings(s):
         raise LinkError("bad_arg", "set must be a non-empty object")
     out = {}
     for k in s:
-        if k not in SETTING_KEYS:
+        if k not in SETTINGS_KEYS:
             raise LinkError("bad_arg", "unknown setting %s" % k)
     if "names" in s:
         names = s["names"]
@@ -100,7 +100,7 @@ def check_settings(s):
             raise LinkError("bad_arg", "track_start must be an object")
         out["track_start"] = {}
         for k in t:
-            if k not in TRACK_KEYS:
+            if k not in TRACK_START_PLACEHOLDER:  # its keys: one per table size
                 raise LinkError("bad_arg", "track_start: unknown key %s" % k)
             out["track_start"][k] = _int(t, k, 1, 255)
     return out

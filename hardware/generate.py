@@ -34,7 +34,7 @@ if REPO not in sys.path:
     sys.path.insert(0, REPO)
 
 PINMAP = os.path.join(REPO, "firmware", "pinmap.json")
-BUTTONS = ("dahlia", "daffodil", "globemaster", "snowdrop", "tulip", "undo", "ok", "menu")  # firmware/buttons.py order
+from engine_lite.vocab import BUTTONS  # noqa: E402 (after the sys.path line above)
 FLOWER_NAMES = {"dahlia": "red", "daffodil": "yellow", "globemaster": "purple", "snowdrop": "white", "tulip": "pink"}
 CONTROL_RGB = {"undo": (150, 150, 150), "ok": (40, 170, 60), "menu": (40, 90, 230)}
 WOKWI_KEYS = {"dahlia": "1", "daffodil": "2", "globemaster": "3", "snowdrop": "4", "tulip": "5", "undo": "u", "ok": "o", "menu": "m"}

@@ -20,15 +20,13 @@ import os
 import time
 import traceback
 
-# Button order everywhere (firmware/buttons.py BUTTONS).
-BUTTONS = ("dahlia", "daffodil", "globemaster", "snowdrop", "tulip", "undo", "ok", "menu")
-SHORT = 1
-LONG = 2
+from engine_lite.vocab import BUTTONS, DEBOUNCE_MS, LONG_PRESS_MS
+from firmware.buttons import LONG, SHORT
 
-SHORT_HOLD_MS = 80    # > the firmware's debounce (20 ms) by a wide margin on a 10 ms timer
+SHORT_HOLD_MS = 4 * DEBOUNCE_MS  # past the firmware's debounce by a wide margin on a 10 ms timer
 GAP_MS = 60           # released time between two queued presses
 LONG_EXTRA_MS = 150   # hold this much past the firmware's long-press threshold
-DEFAULT_LONG_MS = 600
+DEFAULT_LONG_MS = LONG_PRESS_MS
 MAX_QUEUE = 8         # presses waiting for the simulated finger
 
 

@@ -35,6 +35,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from engine_lite import vocab
 from host.errors import UserError
 from host.board_sim.board import PtyPort, SimBoard, _board_label, _fw_version, _one_line
 
@@ -219,7 +220,7 @@ class GuestApp:
         self.guest = guest
         self.view = _View()
         self.screen = ""
-        self.buttons = _Buttons(20, 600)
+        self.buttons = _Buttons(vocab.DEBOUNCE_MS, vocab.LONG_PRESS_MS)
         self.take(guest.boot)
 
     def take(self, lines):

@@ -61,7 +61,7 @@ _FALLBACK_COLOURS = ((220, 40, 60), (250, 210, 40), (150, 70, 210), (235, 235, 2
 def display_rgb(rgb, brightness=255):
     """An LED's (r, g, b) as a terminal colour, drawn as the eye sees the LED.
 
-    The ring is brightness-limited (default 48/255): an LED at that level
+    The ring is brightness-limited (default engine_lite.vocab.DEFAULT_BRIGHTNESS, 48/255): an LED at that level
     still glows brightly, but a screen would draw it nearly black. So the
     brightness setting is divided out first (a full-level colour shows at
     full), then each pixel is lifted by the eye's gamma (1/2.2) on its

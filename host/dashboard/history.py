@@ -9,9 +9,10 @@ progress, or abandoned, has no winner yet).
 from html import escape
 from urllib.parse import urlencode
 
+from engine_lite import vocab
 from host.dashboard import views
 
-GAME_TITLES = {"stalk-exchange": "Stalk Exchange", "oh-my-orchids": "Oh My. Orchids!"}
+GAME_TITLES = dict(zip(vocab.GAMES, vocab.GAME_TITLES))
 
 
 def game_link(p):

@@ -27,7 +27,7 @@ import os
 
 from host.fullrules.fullgame import load_json
 
-FLOWERS = ("dahlia", "daffodil", "globemaster", "snowdrop", "tulip")
+from engine_lite.vocab import FLOWERS
 EMPTY = 0
 BULB = 8
 # Letters for hand-drawn boards: upper case = bloomed, lower case = bulb.

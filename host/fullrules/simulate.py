@@ -13,10 +13,10 @@ import os
 import statistics
 
 import engine_lite
+from engine_lite.vocab import GAMES  # the CLI offers simulate.GAMES
 
 from host.fullrules import orchids_full, stalk_full
 
-GAMES = ("stalk-exchange", "oh-my-orchids")
 SEAT_NAMES = ("P1", "P2", "P3", "P4", "P5")
 
 

@@ -19,7 +19,9 @@ import io
 import json
 import time
 
-GAME_NAMES = {"stalk-exchange": "Stalk Exchange", "oh-my-orchids": "Oh My. Orchids!"}
+from engine_lite.vocab import GAME_TITLES, GAMES
+
+GAME_NAMES = dict(zip(GAMES, GAME_TITLES))
 
 # BoardGameGeek ids. UNVERIFIED: our reference search could not confirm
 # them; check on boardgamegeek.com (the number in /boardgame/NNN/...) and
