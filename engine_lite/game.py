@@ -45,7 +45,7 @@ class Game:
 
     # `table` is the table now, for reading only (None before the start):
     # seats `n`, `names`, `player`, `turn`, `over` and per title the counts
-    # the rulebook has players track (docs/board-ui.md lists them), with the
+    # the rulebook has players track (docs/architecture.md lists them), with the
     # rules' own answers: refused(op), cost(op), turn_done(), crash_distance(),
     # all_entered(), final() (Stalk Exchange), planted(seat), ends_game(seat),
     # new_name(kind) (Orchids). Changes go through apply/undo only. A plain
