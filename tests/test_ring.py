@@ -369,3 +369,13 @@ def test_no_warning_distances_are_the_warning_tables_lengths():
     """render skips the warning without a call from _CRASH_FAR / _BAG_FAR
     on: they must be where the level tables end (docs/ring.md)."""
     assert firmware.ring._CRASH_FAR == len(firmware.ring.CRASH_LEVEL) and firmware.ring._BAG_FAR == len(firmware.ring.BAG_LEVEL)
+
+
+@pytest.mark.parametrize("count", [12, 16, 23, 25, 60])
+def test_a_ring_of_another_pixel_count_is_refused_in_one_line(count):
+    """Issue 12: the layouts are drawn for the 24-pixel ring of the parts list,
+    so any other count is refused at start with one line naming it, instead of
+    screens drawn on the wrong pixels."""
+    with pytest.raises(ValueError) as err:
+        firmware.ring.Ring(count)
+    assert str(err.value) == "pixel_count %d: the ring's screens need 24 pixels" % count
