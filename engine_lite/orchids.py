@@ -1,8 +1,11 @@
 """Oh My. Orchids! table rules: seeds in hand, flowers planted, the last round.
 
 As in stalk.py, `apply` checks every rule before it changes anything.
-Flowers are kept as (name, kind, points, identity key) tuples: names matter for the
-variety bonus and for "each orchid card is unique" (rulings R7, R11).
+Flowers are kept as (name, kind, points, hash of the identity key) tuples:
+names matter for the variety bonus and for "each orchid card is unique"
+(rulings R7, R11). The hash is a small int (no heap); the key itself (a
+tuple of bytes, ~130 bytes a flower on the 64-bit port) is rebuilt from the
+name only where a hash matches and at the final score.
 """
 
 try:
@@ -115,7 +118,7 @@ class OrchidsState:
             for _ in range(k):
                 m = b[i + 2]
                 name = str(bytes(b[i + 3 : i + 3 + m]), "utf-8")
-                row.append((name, R.KINDS[b[i]], b[i + 1], flower_key(name)))
+                row.append((name, R.KINDS[b[i]], b[i + 1], hash(flower_key(name))))
                 i += 3 + m
             self.flowers[s] = row
         if i != len(b):
@@ -158,14 +161,16 @@ def flower_key(name):
 def clash(rows, name, kind, where):
     """Refuse a flower whose name is taken: every orchid is unique, and a
     name is either an orchid's or a flora's, never both (ruling R11).
-    Returns the new flower's key; planted flowers keep theirs as f[3], so
-    the check allocates nothing per planted flower."""
+    Returns the hash of the new flower's key; planted flowers keep theirs
+    as f[3], so the check allocates nothing per planted flower (a key is
+    rebuilt only where the hashes match, to tell a collision from a clash)."""
     k = flower_key(name)
+    h = hash(k)
     for row in rows:
         for f in row:
-            if f[3] == k and (kind == "orchid" or f[1] == "orchid"):
+            if f[3] == h and (kind == "orchid" or f[1] == "orchid") and flower_key(f[0]) == k:
                 raise E.EngineError(E.ORCHID_TAKEN, "%s: %s is taken by the %s %s (orchids are unique)" % (where, name, f[1], f[0]))
-    return k
+    return h
 
 
 def flower_dict(f):
@@ -190,7 +195,7 @@ def final_scores(names, flowers, composted):
         kinds = set()
         orchids = 0
         for f in flowers[s]:
-            kinds.add(f[3])
+            kinds.add(flower_key(f[0]))  # the key, not its hash: a collision must not merge two types
             if f[1] == "orchid":
                 orchids += 1
         vb = T.variety_bonus(len(kinds))
