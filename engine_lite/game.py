@@ -61,8 +61,8 @@ class Game:
 
     def judge(self, rec):
         """Apply a record to the state only; the log is the caller's business
-        (refold and restore feed it the log, storage judges on a restored copy
-        before anything reaches flash). EngineError: the state is unchanged."""
+        (refold and restore feed it the log, storage judges a record before
+        any of it reaches flash). EngineError: the state is unchanged."""
         if rec[0] == R.OP_START:
             if self.rules is not None:
                 raise E.EngineError(E.ALREADY_STARTED, "the game has already started")

@@ -418,16 +418,10 @@ class Store:
         log.cache = None
         log.snap = snap
 
-    def _due(self, game, rec=None):
-        """Write the snapshot if one is due, BEFORE the next frame (so the
-        frame stays the last flash op of apply). `rec` is judged first on a
-        copy restored from that snapshot: a refused record writes nothing."""
+    def _due(self, game):
+        """True if a snapshot is due before the next frame of `game`."""
         log = self.log
-        if log is not None and game.log is log and log.since >= self.snapshot_every:
-            snap = game.snapshot()
-            if rec is not None:
-                Game.restore(log, snap).judge(rec)  # EngineError: nothing written
-            self._snapshot(game, log, snap)
+        return log is not None and game.log is log and log.since >= self.snapshot_every
 
     def new_game(self, start_record):
         """Start a new game (a game still in progress is archived first)."""
@@ -450,9 +444,15 @@ class Store:
         EngineError: refused, nothing written."""
         if rec[0] == R.OP_UNDO:
             return self.undo(game)
-        self._due(game, rec)
+        snap = game.snapshot() if self._due(game) else None  # the state before rec
+        game.judge(rec)  # EngineError: nothing written, nothing changed
         try:
-            game.apply_record(rec)
+            # A due snapshot goes BEFORE the frame, so the frame stays the
+            # last flash op of apply. (Judging rec on the game itself, not
+            # on a copy restored from the snapshot: no second state in RAM.)
+            if snap is not None:
+                self._snapshot(game, self.log, snap)
+            game.log.append(rec)
         except OSError:  # flash full/failing: the RAM state must match flash
             game.refold()
             raise
@@ -461,8 +461,8 @@ class Store:
         """Undo the last event, durably (an undo frame). Refolds from the
         snapshot in RAM when it can (cost bounded by snapshot_every, not by
         the game's length), else from the start (Game.undo)."""
-        if len(game.log) > 1:  # else Game.undo refuses: write nothing
-            self._due(game)
+        if len(game.log) > 1 and self._due(game):  # else Game.undo refuses: write nothing
+            self._snapshot(game, self.log, game.snapshot())
         log = self.log
         if log is not None and game.log is log and log.snap is not None and log.tail and len(log) > 1:
             log.pop()
