@@ -144,7 +144,7 @@ def finish():
     if app.faults:  # the loop survives a MemoryError (issue 16); a fit is a game without one
         t = app.store.faults()  # "" if even the fault log could not be written
         raise (MemoryError if 'MemoryError' in t or not t else RuntimeError)('faults: ' + t)
-    f = app.last_game.state()['final']
+    f = app.last_game.rules.final()  # what the results screen computes (not the whole state dict)
     print('RESULT', app.screen, len(app.last_game.log), ' '.join('%s:%d' % (p['name'], p['score']) for p in f['players']))
     at_gesture()
     print('LIVE', ' '.join(str(x) for x in live))

@@ -84,15 +84,25 @@ class Game:
         for rec in self.log.records():
             self.judge(rec)
 
-    def snapshot(self):
+    def snapshot(self, pre=0, post=0, spare=None):
         """The state as bytes, for a boot that must not refold a long log:
-        [records covered: 4 bytes][start record length][start record][rules.dump()]."""
+        [records covered: 4 bytes][start record length][start record][rules' dump],
+        with `pre` spare bytes before it and `post` after (the store's
+        header and checksum), in one buffer of exactly that length: the
+        first bytes of `spare` (a memoryview) when it is a bytearray big
+        enough, else a new bytearray. No pieces joined: on a small heap
+        they fragment it (the store reuses its buffers instead)."""
         if self.rules is None:
             raise E.EngineError(E.NOT_STARTED, "no game to snapshot")
         count = len(self.log)
-        start = bytes(next(iter(self.log.records())))
-        head = bytes((count & 255, count >> 8 & 255, count >> 16 & 255, count >> 24, len(start)))
-        return head + start + self.rules.dump()
+        start = next(iter(self.log.records()))
+        k = len(start)
+        n = pre + 5 + k + self.rules.dump_size() + post
+        out = memoryview(spare)[:n] if spare is not None and len(spare) >= n else bytearray(n)
+        out[pre : pre + 5] = bytes((count & 255, count >> 8 & 255, count >> 16 & 255, count >> 24, k))
+        out[pre + 5 : pre + 5 + k] = start
+        self.rules.dump_into(out, pre + 5 + k)
+        return out
 
     @classmethod
     def restore(cls, log, snap):

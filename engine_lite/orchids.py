@@ -88,17 +88,36 @@ class OrchidsState:
 
     def dump(self):
         """The mutable state as bytes; `load` is its inverse."""
-        out = bytearray((self.player, self.turn & 255, self.turn >> 8, self.done, self.last_round, self.remaining, self.over))
-        out.extend(self.hand)
+        out = bytearray(self.dump_size())
+        self.dump_into(out, 0)
+        return out
+
+    def dump_size(self):
+        n = 7 + 4 * self.n
+        for row in self.flowers:
+            for f in row:
+                n += 3 + len(f[0].encode())
+        return n
+
+    def dump_into(self, out, i):
+        """Write dump() into `out` from index i (Game.snapshot's one buffer)."""
+        for v in (self.player, self.turn & 255, self.turn >> 8, self.done, self.last_round, self.remaining, self.over):
+            out[i] = v
+            i += 1
+        out[i : i + self.n] = self.hand
+        i += self.n
         for s in range(self.n):
-            out.append(self.composted[s] & 255)
-            out.append(self.composted[s] >> 8)
-            out.append(len(self.flowers[s]))
+            out[i] = self.composted[s] & 255
+            out[i + 1] = self.composted[s] >> 8
+            out[i + 2] = len(self.flowers[s])
+            i += 3
             for f in self.flowers[s]:
                 raw = f[0].encode()
-                out.extend(bytes((R.KINDS.index(f[1]), f[2], len(raw))))
-                out.extend(raw)
-        return bytes(out)
+                out[i] = R.KINDS.index(f[1])
+                out[i + 1] = f[2]
+                out[i + 2] = len(raw)
+                out[i + 3 : i + 3 + len(raw)] = raw
+                i += 3 + len(raw)
 
     def load(self, b):
         self.player = b[0]

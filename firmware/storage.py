@@ -36,6 +36,7 @@ FAULTS = "faults.txt"  # faults the loop survived (App.recover), newest last; no
 FAULTS_MAX = 1024  # bytes kept: the oldest lines go first
 SNAP_MAGIC = b"BKS1"
 CACHE_MAX = 2048  # a log tail this short is read in one piece at boot
+SNAP_ROOM = 512  # bytes for snapshot files before their buffer must grow (a 5-player game: ~110 Stalk Exchange, ~420 Orchids)
 # crc32(data + crc32(data) as 4 LE bytes) is this constant for any data, so
 # a frame checks with one crc32 call and no big-int arithmetic.
 CRC_RESIDUE = 0x2144DF1C
@@ -153,7 +154,7 @@ class FlashLog:
         self.since = 0  # frames written since base_off
         self.cache = None  # the tail's bytes as read at boot (from cache_off), until the next write
         self.cache_off = 0
-        self.snap = None  # engine snapshot of the first `base` records, if known
+        self.snapped = False  # the snapshot file holds the state after the first `base` records
 
     def __len__(self):
         return self.base + len(self.tail)
@@ -265,7 +266,7 @@ class FlashLog:
         else:  # undo reached before the snapshot point: index the whole file
             self.base = 0
             self.base_off = 0
-            self.snap = None
+            self.snapped = False
             self.tail = self._offsets()
 
     def _read(self, f, off):
@@ -313,6 +314,9 @@ class Store:
         self.fs = _OsFS() if fs is None else fs
         self.keep = keep
         self.snapshot_every = snapshot_every
+        # The snapshot file's bytes, built or read: one buffer, reused, made
+        # while the heap is still whole (see _buffer).
+        self._buf = bytearray(SNAP_ROOM)
         self.game_id = None  # id of the current game (kept after finish)
         self.log = None  # type: FlashLog | None  # the game in progress
         self._next = None  # type: int | None  # next game number (after boot)
@@ -351,7 +355,7 @@ class Store:
         gid = logs[-1]
         self.game_id = gid
         log = FlashLog(fs, self._path(gid, LOG))
-        snap = self._load_snapshot(gid)
+        snap = self._read_snapshot(gid)
         if snap is None or not log.load(_u32(snap, 4), _u32(snap, 8)):
             snap = None
             log.load()
@@ -372,17 +376,36 @@ class Store:
             log.load()
             game = Game(log)
         else:
-            log.snap = bytes(snap[12 : len(snap) - 4])
+            log.snapped = True
         return game
 
-    def _load_snapshot(self, gid):
-        b = _read_file(self.fs, self._path(gid, SNP))
-        if b is None:
+    def _read_snapshot(self, gid):
+        """The snapshot file of game `gid` (a view of the snapshot buffer,
+        grown if the file is larger), or None if it is missing or damaged."""
+        path = self._path(gid, SNP)
+        try:
+            size = self.fs.stat(path)[6]
+            b = self._buffer(size)
+            with self.fs.open(path, "rb") as f:
+                if f.readinto(b) != size:
+                    return None
+        except OSError:
             return None
-        n = len(b) - 4
-        if n < 12 or b[:4] != SNAP_MAGIC or _crc(memoryview(b)[:n]) != _u32(b, n):
+        n = size - 4
+        if n < 12 or bytes(b[:4]) != SNAP_MAGIC or _crc(b[:n]) != _u32(b, n):
             return None
         return b
+
+    def _buffer(self, size):
+        """The first `size` bytes of the snapshot buffer. One buffer for every
+        snapshot, written or read: a snapshot grows a little with each event,
+        so one allocated per snapshot would rarely fit the hole the previous
+        one left, and those holes fragment a small heap. An outgrown buffer
+        is replaced by one 64 bytes roomier than needed."""
+        if self._buf is None or len(self._buf) < size:
+            self._buf = None  # free the old one first
+            self._buf = bytearray(size + 64)
+        return memoryview(self._buf)[:size]
 
     def _truncate(self, path, size):
         """Rewrite the first `size` bytes of `path` (temp + rename): files
@@ -400,23 +423,32 @@ class Store:
                 dst.flush()
         self.fs.rename(path + TMP, path)
 
-    def _snapshot(self, game, log, snap):
+    def _snapshot(self, log, b):
         """Snapshot file: magic, log offset, records covered, engine
-        snapshot, crc32. Then the log's RAM index restarts there."""
-        n = 12 + len(snap)
-        b = bytearray(n + 4)
+        snapshot, crc32; `b` is from _snapshot_of. Then the log's RAM index
+        restarts there."""
+        n = len(b) - 4
         b[:4] = SNAP_MAGIC
         _put32(b, 4, log.end)
         _put32(b, 8, len(log))
-        b[12:n] = snap
-        _put32(b, n, _crc(memoryview(b)[:n]))
+        _put32(b, n, _crc(b[:n]))
         _write_file(self.fs, self._path(self.game_id, SNP), b)
         log.base = len(log)
         log.base_off = log.end
         log.tail = []
         log.since = 0
         log.cache = None
-        log.snap = snap
+        log.snapped = True
+
+    def _snapshot_of(self, game):
+        """Game.snapshot with room for the file's header and checksum, in
+        the snapshot buffer (see _buffer)."""
+        b = game.snapshot(12, 4, self._buf)
+        if type(b) is not memoryview:  # it did not fit
+            n = len(b)
+            self._buffer(n)[:] = b
+            b = memoryview(self._buf)[:n]
+        return b
 
     def _due(self, game):
         """True if a snapshot is due before the next frame of `game`."""
@@ -444,14 +476,14 @@ class Store:
         EngineError: refused, nothing written."""
         if rec[0] == R.OP_UNDO:
             return self.undo(game)
-        snap = game.snapshot() if self._due(game) else None  # the state before rec
+        snap = self._snapshot_of(game) if self._due(game) else None  # the state before rec
         game.judge(rec)  # EngineError: nothing written, nothing changed
         try:
             # A due snapshot goes BEFORE the frame, so the frame stays the
             # last flash op of apply. (Judging rec on the game itself, not
             # on a copy restored from the snapshot: no second state in RAM.)
             if snap is not None:
-                self._snapshot(game, self.log, snap)
+                self._snapshot(self.log, snap)
             game.log.append(rec)
         except OSError:  # flash full/failing: the RAM state must match flash
             game.refold()
@@ -462,11 +494,14 @@ class Store:
         snapshot in RAM when it can (cost bounded by snapshot_every, not by
         the game's length), else from the start (Game.undo)."""
         if len(game.log) > 1 and self._due(game):  # else Game.undo refuses: write nothing
-            self._snapshot(game, self.log, game.snapshot())
+            self._snapshot(self.log, self._snapshot_of(game))
         log = self.log
-        if log is not None and game.log is log and log.snap is not None and log.tail and len(log) > 1:
+        snap = None
+        if log is not None and game.log is log and log.snapped and log.tail and len(log) > 1:
+            snap = self._read_snapshot(self.game_id)
+        if snap is not None:
             log.pop()
-            game.rules = Game.restore(log, log.snap).rules
+            game.rules = Game.restore(log, snap[12 : len(snap) - 4]).rules
         else:
             game.undo()
 
