@@ -221,6 +221,12 @@ _S_DIP = const(3)  # the seat to play that has flushed: its blue dip
 _S_UPKEEP = const(4)  # the seat to play, harvesting
 _S_ACK = const(5)  # event accepted
 
+# Levels of the four-flower quads (Ring.quads): selected, not selected, flora kind
+QUAD_LEVEL = bytes((255, 40, 160))
+_Q_SEL = const(0)
+_Q_DIM = const(1)
+_Q_KIND = const(2)
+
 
 def refusal(code):
     """The blink code of an engine_lite error code."""
@@ -255,6 +261,10 @@ class Ring:
         self.segs = [bytearray(9) for _ in range(25)]
         self.sws = [bytearray(3) for _ in range(len(SWATCH) // 2)]
         self.toks = [bytearray(12) for _ in range(12)]  # px 20-23 per (tokens 0-5, blink hidden)
+        # px 0-3 in the four flower colours (the Stalk Exchange option, a
+        # new flora type) at the levels the choice screens use
+        self.quads = [bytearray(12) for _ in range(len(QUAD_LEVEL))]
+        self.row = bytearray(12)  # one sector's 4 px (_sectors)
         self.bright = -1
         # the brightness the first frame will use (the app passes its
         # setting): folding it in costs ~25 ms on the Pico, which belongs to
@@ -290,6 +300,10 @@ class Ring:
             self._tokens(look >> 1, look & 1)
             for j in range(12):
                 self.toks[look][j] = buf[60 + j]
+        for q in range(len(QUAD_LEVEL)):
+            for j in range(4):
+                self._put(j, j, QUAD_LEVEL[q])
+            self.quads[q][:] = buf[0:12]
 
     def _tokens(self, t, hide):
         """px 20-23: t Seedy Business tokens, one amber pip each (a 5th
@@ -337,6 +351,25 @@ class Ring:
             buf[j + 1] = g
             buf[j + 2] = b
             j += step
+
+    def _sectors(self, mask, k, level):
+        """px 5s..5s+3 = colour k at level, for each sector s whose bit is
+        set in `mask`: one 4-px row built once, then a slice store per
+        sector."""
+        level += level >> 7
+        pal = self.pal
+        k *= 3
+        row = self.row
+        row[0] = row[3] = row[6] = row[9] = pal[k] * level >> 8
+        row[1] = row[4] = row[7] = row[10] = pal[k + 1] * level >> 8
+        row[2] = row[5] = row[8] = row[11] = pal[k + 2] * level >> 8
+        buf = self.buf
+        j = 0
+        while mask:
+            if mask & 1:
+                buf[j : j + 12] = row  # equal-length slice store: no allocation
+            mask >>= 1
+            j += 15
 
     def _fill_dark(self, k, level, step, phase):
         """Every `step`-th unlit pixel (from `phase`) = colour k at level."""
@@ -582,22 +615,30 @@ class Ring:
 
     def _choice(self, v, now):
         """Options sit in the five sectors (the flower button below the
-        sector picks it); the selected one is bright."""
+        sector picks it); the selected one is bright. Sectors of one colour
+        and level are one _sectors call (the colour computed once)."""
         kind = v.choice
         sel = v.sel
+        opts = v.options
         if kind == CH_PLAYERS or kind == CH_BRIGHT:  # n players / level n = n lit sectors
-            for s in range(sel + 1):
-                self._run(5 * s, 4, _C_WHITE, 200)
+            self._sectors((2 << sel) - 1, _C_WHITE, 200)
             return
-        pulse = 60 + _tri(now, 600, 195) if kind == CH_CONFIRM else 0  # its sectors pulse alike
+        if kind == CH_KIND:  # a new flora type: 4 colours; one already planted: 1 colour
+            if opts & 1:
+                self.buf[0:12] = self.quads[_Q_KIND]
+            self._sectors(opts & 30, 4, 160)
+            self._run(4, 4, _C_ORCHID, 255, 5)  # ok = orchid: the gap pixels glow orchid purple
+            return
+        if kind == CH_CONFIRM:  # its sectors pulse alike
+            self._sectors(opts, _C_RED, 60 + _tri(now, 600, 195))
+            return
         for s in range(5):
-            if not v.options & (1 << s):
+            if not opts & (1 << s):
                 continue
             level = 255 if s == sel else 40
             if kind == CH_GAME:
                 if s == 0:  # Stalk Exchange: the five flower colours
-                    for j in range(4):
-                        self._put(j, j, level)
+                    self.buf[0:12] = self.quads[_Q_SEL if s == sel else _Q_DIM]
                 else:
                     self._run(5 * s, 4, _C_ORCHID, level)
             elif kind == CH_LENGTH:  # long: 4 px, short: 2 px
@@ -607,16 +648,6 @@ class Ring:
                 self._run(5 * s, 4, k, level)
                 if k == _C_OFF:
                     self._put(5 * s + (now // 250) % 4, _C_WHITE, level)
-            elif kind == CH_KIND:  # a new flora type: 4 colours; one already planted: 1 colour
-                if s == 0:
-                    for j in range(4):
-                        self._put(j, j, 160)
-                else:
-                    self._run(5 * s, 4, 4, 160)
-            elif kind == CH_CONFIRM:
-                self._run(5 * s, 4, _C_RED, pulse)
-        if kind == CH_KIND:  # ok = orchid: the gap pixels glow orchid purple
-            self._run(4, 4, _C_ORCHID, 255, 5)
 
     def _number(self, value, k):
         """0-24: that many pixels, every fifth brighter; above 24: units on
