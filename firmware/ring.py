@@ -418,7 +418,11 @@ class Ring:
             self._orchids_end(view, now_ms)
         at = view.error_at
         if at >= 0:
-            self._error((now_ms - at) & _TICKS_MASK, view.error_code)
+            age = (now_ms - at) & _TICKS_MASK
+            code = view.error_code
+            # error_ms(code), inline: a blink long over costs no calls per frame
+            if age < (LONG_BLINK_MS if code <= E_NOTHING else 2 * _BLINK_MS * code):
+                self._error(age, code)
         at = view.fault_at
         if at >= 0 and (now_ms - at) & _TICKS_MASK < FAULT_MS:
             self._fault((now_ms - at) & _TICKS_MASK)
@@ -428,12 +432,11 @@ class Ring:
 
     def _error(self, age, code):
         """Refused: the whole ring blinks red, once long (E_NOTHING) or
-        `code` short blinks (on-off), for error_ms(code)."""
-        if age < error_ms(code):
-            if code <= E_NOTHING or (age // _BLINK_MS) & 1 == 0:
-                self._run(0, _RING_PIXELS, _C_RED, 255)
-            else:
-                self.buf[:] = self.zero
+        `code` short blinks (on-off); render calls it for error_ms(code)."""
+        if code <= E_NOTHING or (age // _BLINK_MS) & 1 == 0:
+            self._run(0, _RING_PIXELS, _C_RED, 255)
+        else:
+            self.buf[:] = self.zero
 
     # -- Stalk Exchange ---------------------------------------------------
 
