@@ -86,13 +86,8 @@ class OrchidsState:
         else:
             raise E.EngineError(E.BAD_EVENT, "record %d is not an Oh My. Orchids! event" % op)
 
-    def dump(self):
-        """The mutable state as bytes; `load` is its inverse."""
-        out = bytearray(self.dump_size())
-        self.dump_into(out, 0)
-        return out
-
     def dump_size(self):
+        """Bytes of the mutable state as dump_into writes it (`load` is its inverse)."""
         n = 7 + 4 * self.n
         for row in self.flowers:
             for f in row:

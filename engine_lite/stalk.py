@@ -172,13 +172,8 @@ class StalkState:
 
     # -- snapshot (boot restore on the board) ---------------------------
 
-    def dump(self):
-        """The mutable state as bytes; `load` is its inverse."""
-        out = bytearray(self.dump_size())
-        self.dump_into(out, 0)
-        return out
-
     def dump_size(self):
+        """Bytes of the mutable state as dump_into writes it (`load` is its inverse)."""
         return 13 + len(self.values) + len(self.tokens) + len(self.flushed) + len(self.portfolios) + len(self.entered)
 
     def dump_into(self, out, i):

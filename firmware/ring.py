@@ -128,6 +128,7 @@ WARN_PERIOD = bytes((200, 140, 90, 50))
 WARN_PEAK = bytes((40, 70, 120, 200))
 NUM_COLOUR = bytes((_C_WHITE, _C_GOLD, _C_SEED))
 MENU_COLOUR = bytes((_C_BLUE, _C_RED, _C_WHITE, _C_GREEN, _C_OFF))
+_MENU_CLOSE = const(4)  # the dark option (its white dot circles)
 
 # Current budget (docs/ring.md): ~20 mA per channel at full drive.
 _MA_PER_CHANNEL = const(20)
@@ -213,13 +214,16 @@ _BAG_FAR = const(21)
 
 # Swatches: (colour, level) of the seats, precomputed per
 # brightness so a frame copies 3 bytes instead of computing them.
-SWATCH = bytes((_C_WHITE, 30, _C_WHITE, 255, _C_BLUE, 150, _C_BLUE, 255, _C_AMBER, 255, _C_GREEN, 255))
+SWATCH = bytes((_C_WHITE, 30, _C_WHITE, 255, _C_BLUE, 150, _C_BLUE, 255, _C_AMBER, 255, _C_GREEN, 255, _C_GREEN, 120, _C_WHITE, 80, _C_WHITE, 25))
 _S_IDLE = const(0)  # a waiting seat
 _S_ACTIVE = const(1)  # the seat to play
 _S_FLUSHED = const(2)  # a waiting seat that has flushed
 _S_DIP = const(3)  # the seat to play that has flushed: its blue dip
 _S_UPKEEP = const(4)  # the seat to play, harvesting
 _S_ACK = const(5)  # event accepted
+_S_ENTERED = const(6)  # portfolio screen: a seat whose portfolio is in
+_S_WAITING = const(7)  # portfolio screen: the seat being entered, its dim blink
+_S_FAINT = const(8)  # portfolio screen: the other seats and the gaps
 
 # Levels of the four-flower quads (Ring.quads): selected, not selected, flora kind
 QUAD_LEVEL = bytes((255, 40, 160))
@@ -265,6 +269,8 @@ class Ring:
         # new flora type) at the levels the choice screens use
         self.quads = [bytearray(12) for _ in range(len(QUAD_LEVEL))]
         self.row = bytearray(12)  # one sector's 4 px (_sectors)
+        self.secs = [bytearray(12) for _ in range(9)]  # Orchids: a waiting seat's sector, 0-8+ flowers
+        self.menu = bytearray(3 * count)  # the menu, every option dim
         self.bright = -1
         # the brightness the first frame will use (the app passes its
         # setting): folding it in costs ~25 ms on the Pico, which belongs to
@@ -300,6 +306,14 @@ class Ring:
             self._tokens(look >> 1, look & 1)
             for j in range(12):
                 self.toks[look][j] = buf[60 + j]
+        buf[:] = self.zero
+        for s in range(5):
+            self._run(5 * s, 4, MENU_COLOUR[s], 40)
+        self.menu[:] = buf
+        for f in range(9):
+            buf[:] = self.zero
+            self._sector(0, f)
+            self.secs[f][:] = buf[0:12]
         for q in range(len(QUAD_LEVEL)):
             for j in range(4):
                 self._put(j, j, QUAD_LEVEL[q])
@@ -535,24 +549,32 @@ class Ring:
         sector's last pixel blinks white instead)."""
         p = v.player
         flowers = v.flowers
+        buf = self.buf
         for s in range(v.n):
             base = 5 * s
             f = flowers[s]
-            colour = _C_GOLD if f >= 7 else _C_GREEN
-            lit = f >> 1 if f < 8 else 4  # bright pixels: two flowers each
-            self._run(base, lit, colour, 255)
-            if lit < 4 and f & 1:
-                self._put(base + lit, colour, 60)  # dim: one flower
-                lit += 1
-            if s == p:
-                self._run(base + lit, 4 - lit, _C_WHITE, 35)
-                if f >= 7 and (now // 500) & 1:
-                    self._put(base + 3, _C_WHITE, 255)  # a full sector: its tip blinks white
-                if _since(now, v.ack_at) < _ACK_MS:
-                    self._put(base, _C_GREEN, 255)
+            if s != p:  # a waiting seat: its sector as drawn by _scale
+                buf[3 * base : 3 * base + 12] = self.secs[f if f < 8 else 8]
+                continue
+            lit = self._sector(base, f)
+            self._run(base + lit, 4 - lit, _C_WHITE, 35)
+            if f >= 7 and (now // 500) & 1:
+                self._put(base + 3, _C_WHITE, 255)  # a full sector: its tip blinks white
+            if _since(now, v.ack_at) < _ACK_MS:
+                self._put(base, _C_GREEN, 255)
         if v.last_round:
             self._run(4, 4, _C_RED, 160, 5)  # the gap pixels
             self._comet(now)
+
+    def _sector(self, base, f):
+        """The flowers of one seat from px `base`; returns the pixels lit."""
+        colour = _C_GOLD if f >= 7 else _C_GREEN
+        lit = f >> 1 if f < 8 else 4  # bright pixels: two flowers each
+        self._run(base, lit, colour, 255)
+        if lit < 4 and f & 1:
+            self._put(base + lit, colour, 60)  # dim: one flower
+            lit += 1
+        return lit
 
     def _orchids_end(self, v, now):
         """Final scores as bars relative to the best; winners gold, pulsing."""
@@ -590,6 +612,8 @@ class Ring:
         """Tokens entered so far as coloured runs in button order, separated
         by a dim white pixel (px 0-18; a red px 18 = more than fits); the
         seats (px 19-23): being entered = blinking white, entered = green."""
+        buf = self.buf
+        sws = self.sws
         i = 0
         for f in range(5):
             c = v.counts[f]
@@ -598,7 +622,7 @@ class Ring:
             self._run(i, c, f, 255)
             i += c
             if f < 4 and i < 18:
-                self._put(i, _C_WHITE, 25)
+                buf[3 * i : 3 * i + 3] = sws[_S_FAINT]
                 i += 1
         if i >= 18:
             total = 0
@@ -606,13 +630,15 @@ class Ring:
                 total += v.counts[f]
             if total + 4 > 18:
                 self._put(18, _C_RED, 255)
+        entered = v.entered
         for s in range(v.n):
-            if v.entered[s]:
-                self._put(19 + s, _C_GREEN, 120)
+            if entered[s]:
+                w = _S_ENTERED
             elif s == v.player:
-                self._put(19 + s, _C_WHITE, 255 if (now // 400) & 1 else 80)
+                w = _S_ACTIVE if (now // 400) & 1 else _S_WAITING
             else:
-                self._put(19 + s, _C_WHITE, 25)
+                w = _S_FAINT
+            buf[57 + 3 * s : 60 + 3 * s] = sws[w]  # px 19 + s
 
     # -- setup and menus ----------------------------------------------------
 
@@ -634,6 +660,13 @@ class Ring:
             return
         if kind == CH_CONFIRM:  # its sectors pulse alike
             self._sectors(opts, _C_RED, 60 + _tri(now, 600, 195))
+            return
+        if kind == CH_MENU and opts == 31:  # every option: the dim menu as drawn by _scale
+            self.buf[:] = self.menu
+            k = MENU_COLOUR[sel] if sel < 5 else _C_OFF
+            if k != _C_OFF:
+                self._run(5 * sel, 4, k, 255)
+            self._put(5 * _MENU_CLOSE + (now // 250) % 4, _C_WHITE, 255 if sel == _MENU_CLOSE else 40)
             return
         for s in range(5):
             if not opts & (1 << s):
