@@ -214,7 +214,7 @@ _BAG_FAR = const(21)
 
 # Swatches: (colour, level) of the seats, precomputed per
 # brightness so a frame copies 3 bytes instead of computing them.
-SWATCH = bytes((_C_WHITE, 30, _C_WHITE, 255, _C_BLUE, 150, _C_BLUE, 255, _C_AMBER, 255, _C_GREEN, 255, _C_GREEN, 120, _C_WHITE, 80, _C_WHITE, 25))
+SWATCH = bytes((_C_WHITE, 30, _C_WHITE, 255, _C_BLUE, 150, _C_BLUE, 255, _C_AMBER, 255, _C_GREEN, 255, _C_GREEN, 120, _C_WHITE, 80, _C_WHITE, 25, _C_WHITE, 90))
 _S_IDLE = const(0)  # a waiting seat
 _S_ACTIVE = const(1)  # the seat to play
 _S_FLUSHED = const(2)  # a waiting seat that has flushed
@@ -224,6 +224,7 @@ _S_ACK = const(5)  # event accepted
 _S_ENTERED = const(6)  # portfolio screen: a seat whose portfolio is in
 _S_WAITING = const(7)  # portfolio screen: the seat being entered, its dim blink
 _S_FAINT = const(8)  # portfolio screen: the other seats and the gaps
+_S_TAIL = const(9)  # the comet's tail (its head is _S_ACTIVE, its tip _S_IDLE)
 
 # Levels of the four-flower quads (Ring.quads): selected, not selected, flora kind
 QUAD_LEVEL = bytes((255, 40, 160))
@@ -536,9 +537,13 @@ class Ring:
         """Last turn: a white comet with a two-pixel tail circles the ring."""
         n = _RING_PIXELS
         head = (now % 1200) * n // 1200
-        self._put(head, _C_WHITE, 255)
-        self._put((head + n - 1) % n, _C_WHITE, 90)
-        self._put((head + n - 2) % n, _C_WHITE, 30)
+        buf = self.buf
+        sws = self.sws
+        buf[3 * head : 3 * head + 3] = sws[_S_ACTIVE]
+        j = 3 * ((head + n - 1) % n)
+        buf[j : j + 3] = sws[_S_TAIL]
+        j = 3 * ((head + n - 2) % n)
+        buf[j : j + 3] = sws[_S_IDLE]
 
     # -- Oh My. Orchids! --------------------------------------------------
 
