@@ -272,6 +272,7 @@ class Ring:
         self.row = bytearray(12)  # one sector's 4 px (_sectors)
         self.secs = [bytearray(12) for _ in range(9)]  # Orchids: a waiting seat's sector, 0-8+ flowers
         self.menu = bytearray(3 * count)  # the menu, every option dim
+        self.idle = [bytearray(15) for _ in range(6)]  # Stalk Exchange: px 15-19, n seats waiting
         self.bright = -1
         # the brightness the first frame will use (the app passes its
         # setting): folding it in costs ~25 ms on the Pico, which belongs to
@@ -307,6 +308,9 @@ class Ring:
             self._tokens(look >> 1, look & 1)
             for j in range(12):
                 self.toks[look][j] = buf[60 + j]
+        for n in range(6):
+            for s in range(n):  # seats from n on stay dark (zeros from the start)
+                self.idle[n][3 * s : 3 * s + 3] = self.sws[_S_IDLE]
         buf[:] = self.zero
         for s in range(5):
             self._run(5 * s, 4, MENU_COLOUR[s], 40)
@@ -504,17 +508,20 @@ class Ring:
         buf = self.buf
         sws = self.sws
         p = v.player
-        for s in range(v.n):
-            w = _S_FLUSHED if flushed[s] else _S_IDLE
-            if s == p:
-                w = _S_ACTIVE
-                if v.ack_at >= 0 and _since(now, v.ack_at) < _ACK_MS:
-                    w = _S_ACK
-                elif flushed[s] and now % 1000 < 200:
-                    w = _S_DIP
-                elif v.upkeep:
-                    w = _S_UPKEEP
-            buf[45 + 3 * s : 48 + 3 * s] = sws[w]
+        n = v.n
+        buf[45:60] = self.idle[n if n < 5 else 5]  # n waiting seats at once, then the others
+        for s in range(n):
+            if flushed[s] and s != p:
+                buf[45 + 3 * s : 48 + 3 * s] = sws[_S_FLUSHED]
+        if p < n:
+            w = _S_ACTIVE
+            if v.ack_at >= 0 and _since(now, v.ack_at) < _ACK_MS:
+                w = _S_ACK
+            elif flushed[p] and now % 1000 < 200:
+                w = _S_DIP
+            elif v.upkeep:
+                w = _S_UPKEEP
+            buf[45 + 3 * p : 48 + 3 * p] = sws[w]
 
     def _warning(self, until_crash, bag, now):
         """The end approaches, stronger and faster as it nears. Crash: every
