@@ -402,8 +402,7 @@ class Store:
         so one allocated per snapshot would rarely fit the hole the previous
         one left, and those holes fragment a small heap. An outgrown buffer
         is replaced by one 64 bytes roomier than needed."""
-        if self._buf is None or len(self._buf) < size:
-            self._buf = None  # free the old one first
+        if len(self._buf) < size:
             self._buf = bytearray(size + 64)
         return memoryview(self._buf)[:size]
 
@@ -491,19 +490,18 @@ class Store:
 
     def undo(self, game):
         """Undo the last event, durably (an undo frame). Refolds from the
-        snapshot in RAM when it can (cost bounded by snapshot_every, not by
+        snapshot file when it can (cost bounded by snapshot_every, not by
         the game's length), else from the start (Game.undo)."""
         if len(game.log) > 1 and self._due(game):  # else Game.undo refuses: write nothing
             self._snapshot(self.log, self._snapshot_of(game))
         log = self.log
-        snap = None
         if log is not None and game.log is log and log.snapped and log.tail and len(log) > 1:
             snap = self._read_snapshot(self.game_id)
-        if snap is not None:
-            log.pop()
-            game.rules = Game.restore(log, snap[12 : len(snap) - 4]).rules
-        else:
-            game.undo()
+            if snap is not None:
+                log.pop()
+                game.rules = Game.restore(log, snap[12 : len(snap) - 4]).rules
+                return
+        game.undo()
 
     def finish(self, game=None):
         """Archive the game in progress (it may still get records, e.g. a
