@@ -317,6 +317,7 @@ class Store:
         # The snapshot file's bytes, built or read: one buffer, reused, made
         # while the heap is still whole (see _buffer).
         self._buf = bytearray(SNAP_ROOM)
+        self._held = 0  # bytes of _buf that are the game in progress's snapshot file (0: none)
         self.game_id = None  # id of the current game (kept after finish)
         self.log = None  # type: FlashLog | None  # the game in progress
         self._next = None  # type: int | None  # next game number (after boot)
@@ -394,6 +395,7 @@ class Store:
         n = size - 4
         if n < 12 or bytes(b[:4]) != SNAP_MAGIC or _crc(b[:n]) != _u32(b, n):
             return None
+        self._held = size
         return b
 
     def _buffer(self, size):
@@ -402,6 +404,7 @@ class Store:
         so one allocated per snapshot would rarely fit the hole the previous
         one left, and those holes fragment a small heap. An outgrown buffer
         is replaced by one 64 bytes roomier than needed."""
+        self._held = 0
         if len(self._buf) < size:
             self._buf = bytearray(size + 64)
         return memoryview(self._buf)[:size]
@@ -438,10 +441,12 @@ class Store:
         log.since = 0
         log.cache = None
         log.snapped = True
+        self._held = len(b)
 
     def _snapshot_of(self, game):
         """Game.snapshot with room for the file's header and checksum, in
         the snapshot buffer (see _buffer)."""
+        self._held = 0  # overwritten: no longer the file's
         b = game.snapshot(12, 4, self._buf)
         if type(b) is not memoryview:  # it did not fit
             n = len(b)
@@ -461,6 +466,7 @@ class Store:
             self.boot()
         if self.log is not None:
             self._archive(self.log)
+        self._held = 0  # the buffer holds the archived game's snapshot, if any
         n = self._next or 1
         self._next = n + 1
         gid = "%04d" % n
@@ -496,7 +502,9 @@ class Store:
             self._snapshot(self.log, self._snapshot_of(game))
         log = self.log
         if log is not None and game.log is log and log.snapped and log.tail and len(log) > 1:
-            snap = self._read_snapshot(self.game_id)
+            # the file's bytes are still in the buffer unless a refused
+            # record's snapshot overwrote them: then read the file back
+            snap = memoryview(self._buf)[: self._held] if self._held else self._read_snapshot(self.game_id)
             if snap is not None:
                 log.pop()
                 game.rules = Game.restore(log, snap[12 : len(snap) - 4]).rules
