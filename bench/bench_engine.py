@@ -102,9 +102,10 @@ def heap_growth(name, log=""):
     return {"end": end, "peak": peak, "events": events}
 
 
-# Host-only part of the package: `engine_lite.score` imports it lazily, the
-# board never does, so the board bundle leaves it out.
-HOST_ONLY = ("engine_lite/table_score.py",)
+# Host-only parts of the package, left out of the board bundle (host/bundle.py
+# EXCLUDE): `engine_lite.score` imports table_score lazily, the board never
+# does; stamp.py reads nonce/at/uptime as JSON (the board writes them as bytes).
+HOST_ONLY = ("engine_lite/table_score.py", "engine_lite/stamp.py")
 
 
 def measure():
@@ -128,7 +129,7 @@ def measure():
 def main():
     m = measure()
     print(
-        "engine_lite .mpy (armv6m) on the board: %d bytes (budget %d); with host-only table_score: %d"
+        "engine_lite .mpy (armv6m) on the board: %d bytes (budget %d); with host-only table_score and stamp: %d"
         % (m["mpy_bytes_engine_lite"], MPY_BUDGET, m["mpy_bytes_engine_lite_with_host_only"])
     )
     for name in GAMES:
