@@ -439,8 +439,7 @@ class Ring:
         if at >= 0:
             age = (now_ms - at) & _TICKS_MASK
             code = view.error_code
-            # error_ms(code), inline: a blink long over costs no calls per frame
-            if age < (LONG_BLINK_MS if code <= E_NOTHING else 2 * _BLINK_MS * code):
+            if age < error_ms(code):  # a blink long over costs one call per frame, not two
                 self._error(age, code)
         at = view.fault_at
         if at >= 0 and (now_ms - at) & _TICKS_MASK < FAULT_MS:
