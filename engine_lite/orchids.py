@@ -1,8 +1,11 @@
 """Oh My. Orchids! table rules: seeds in hand, flowers planted, the last round.
 
 As in stalk.py, `apply` checks every rule before it changes anything.
-Flowers are kept as (name, kind, points, identity key) tuples: names matter for the
-variety bonus and for "each orchid card is unique" (rulings R7, R11).
+Flowers are kept as (name, kind, points, hash of the identity key) tuples:
+names matter for the variety bonus and for "each orchid card is unique"
+(rulings R7, R11). The hash is a small int (no heap); the key itself (a
+tuple of bytes, ~130 bytes a flower on the 64-bit port) is rebuilt from the
+name only where a hash matches and at the final score.
 """
 
 try:
@@ -146,19 +149,33 @@ class OrchidsState:
             k += 1
         return "Orchid %d" % k
 
-    def dump(self):
-        """The mutable state as bytes; `load` is its inverse."""
-        out = bytearray((self.player, self.turn & 255, self.turn >> 8, self.done, self.last_round, self.remaining, self.over))
-        out.extend(self.hand)
+    def dump_size(self):
+        """Bytes of the mutable state as dump_into writes it (`load` is its inverse)."""
+        n = 7 + 4 * self.n
+        for row in self.flowers:
+            for f in row:
+                n += 3 + len(f[0].encode())
+        return n
+
+    def dump_into(self, out, i):
+        """Write dump() into `out` from index i (Game.snapshot's one buffer)."""
+        for v in (self.player, self.turn & 255, self.turn >> 8, self.done, self.last_round, self.remaining, self.over):
+            out[i] = v
+            i += 1
+        out[i : i + self.n] = self.hand
+        i += self.n
         for s in range(self.n):
-            out.append(self.composted[s] & 255)
-            out.append(self.composted[s] >> 8)
-            out.append(len(self.flowers[s]))
+            out[i] = self.composted[s] & 255
+            out[i + 1] = self.composted[s] >> 8
+            out[i + 2] = len(self.flowers[s])
+            i += 3
             for f in self.flowers[s]:
                 raw = f[0].encode()
-                out.extend(bytes((record.KINDS.index(f[1]), f[2], len(raw))))
-                out.extend(raw)
-        return bytes(out)
+                out[i] = record.KINDS.index(f[1])
+                out[i + 1] = f[2]
+                out[i + 2] = len(raw)
+                out[i + 3 : i + 3 + len(raw)] = raw
+                i += 3 + len(raw)
 
     def load(self, b):
         self.player = b[0]
@@ -178,7 +195,7 @@ class OrchidsState:
             for _ in range(k):
                 m = b[i + 2]
                 name = str(bytes(b[i + 3 : i + 3 + m]), "utf-8")
-                row.append((name, record.KINDS[b[i]], b[i + 1], flower_key(name)))
+                row.append((name, record.KINDS[b[i]], b[i + 1], hash(flower_key(name))))
                 i += 3 + m
             self.flowers[s] = row
         if i != len(b):
@@ -199,14 +216,16 @@ def flower_key(name):
 def clash(rows, name, kind, where):
     """Refuse a flower whose name is taken: every orchid is unique, and a
     name is either an orchid's or a flora's, never both (ruling R11).
-    Returns the new flower's key; planted flowers keep theirs as f[3], so
-    the check allocates nothing per planted flower."""
+    Returns the hash of the new flower's key; planted flowers keep theirs
+    as f[3], so the check allocates nothing per planted flower (a key is
+    rebuilt only where the hashes match, to tell a collision from a clash)."""
     k = flower_key(name)
+    h = hash(k)
     for row in rows:
         for f in row:
-            if f[3] == k and (kind == "orchid" or f[1] == "orchid"):
+            if f[3] == h and (kind == "orchid" or f[1] == "orchid") and flower_key(f[0]) == k:
                 raise errors.EngineError(errors.ORCHID_TAKEN, "%s: %s is taken by the %s %s (orchids are unique)" % (where, name, f[1], f[0]))
-    return k
+    return h
 
 
 def _taken(rows, name):
@@ -235,7 +254,7 @@ def final_scores(names, flowers, composted):
         kinds = set()
         orchids = 0
         for f in flowers[s]:
-            kinds.add(f[3])
+            kinds.add(flower_key(f[0]))  # the key, not its hash: a collision must not merge two types
             if f[1] == "orchid":
                 orchids += 1
         vb = tables.variety_bonus(len(kinds))

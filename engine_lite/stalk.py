@@ -201,11 +201,19 @@ class StalkState:
 
     # -- snapshot (boot restore on the board) ---------------------------
 
-    def dump(self):
-        """The mutable state as bytes; `load` is its inverse."""
+    def dump_size(self):
+        """Bytes of the mutable state as dump_into writes it (`load` is its inverse)."""
+        return 13 + len(self.values) + len(self.tokens) + len(self.flushed) + len(self.portfolios) + len(self.entered)
+
+    def dump_into(self, out, i):
+        """Write dump() into `out` from index i (Game.snapshot's one buffer)."""
         h, t = self.harvested, self.turn
-        head = bytes((h & 255, h >> 8, self.bag, self.exchange, self.player, t & 255, t >> 8, self.actions, self.upkeep, self.trigger, self.over, self.garden, self.sown))
-        return bytes(head) + bytes(self.values) + bytes(self.tokens) + bytes(self.flushed) + bytes(self.portfolios) + bytes(self.entered)
+        for v in (h & 255, h >> 8, self.bag, self.exchange, self.player, t & 255, t >> 8, self.actions, self.upkeep, self.trigger, self.over, self.garden, self.sown):
+            out[i] = v
+            i += 1
+        for arr in (self.values, self.tokens, self.flushed, self.portfolios, self.entered):
+            out[i : i + len(arr)] = arr
+            i += len(arr)
 
     def load(self, b):
         n = self.n

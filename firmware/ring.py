@@ -40,6 +40,8 @@ Layouts (docs/ring.md has a picture of every screen):
 The layouts are drawn for a 24-pixel ring: Ring refuses any other count.
 """
 
+from engine_lite.vocab import DEFAULT_BRIGHTNESS
+
 try:
     from micropython import const
 except ImportError:  # CPython
@@ -47,8 +49,6 @@ except ImportError:  # CPython
     def const(x):
         return x
 
-
-from engine_lite.vocab import DEFAULT_BRIGHTNESS
 
 # Screens (View.mode)
 _M_OFF = const(0)
@@ -130,6 +130,7 @@ WARN_PERIOD = bytes((200, 140, 90, 50))
 WARN_PEAK = bytes((40, 70, 120, 200))
 NUM_COLOUR = bytes((_C_WHITE, _C_GOLD, _C_SEED))
 MENU_COLOUR = bytes((_C_BLUE, _C_RED, _C_WHITE, _C_GREEN, _C_OFF))
+_MENU_CLOSE = const(4)  # the dark option (its white dot circles)
 
 # Current budget (docs/ring.md): ~20 mA per channel at full drive.
 _MA_PER_CHANNEL = const(20)
@@ -159,8 +160,8 @@ class View:
         self.busted = bytearray(5)
         # Oh My. Orchids!
         self.flowers = bytearray(5)  # flowers planted per seat
-        self.ending = 0  # bit per seat that planted enough to start the last round (engine: ends_game)
         self.last_round = 0
+        self.ending = 0  # bit per seat that planted enough to start the last round (engine: ends_game)
         # Both games at the end: 1 = winner (rank 1), per seat; scores per seat
         self.winner = bytearray(5)
         self.scores = [0, 0, 0, 0, 0]
@@ -216,13 +217,23 @@ _BAG_FAR = const(21)
 
 # Swatches: (colour, level) of the seats, precomputed per
 # brightness so a frame copies 3 bytes instead of computing them.
-SWATCH = bytes((_C_WHITE, 30, _C_WHITE, 255, _C_BLUE, 150, _C_BLUE, 255, _C_AMBER, 255, _C_GREEN, 255))
+SWATCH = bytes((_C_WHITE, 30, _C_WHITE, 255, _C_BLUE, 150, _C_BLUE, 255, _C_AMBER, 255, _C_GREEN, 255, _C_GREEN, 120, _C_WHITE, 80, _C_WHITE, 25, _C_WHITE, 90))
 _S_IDLE = const(0)  # a waiting seat
 _S_ACTIVE = const(1)  # the seat to play
 _S_FLUSHED = const(2)  # a waiting seat that has flushed
 _S_DIP = const(3)  # the seat to play that has flushed: its blue dip
 _S_UPKEEP = const(4)  # the seat to play, harvesting
 _S_ACK = const(5)  # event accepted
+_S_ENTERED = const(6)  # portfolio screen: a seat whose portfolio is in
+_S_WAITING = const(7)  # portfolio screen: the seat being entered, its dim blink
+_S_FAINT = const(8)  # portfolio screen: the other seats and the gaps
+_S_TAIL = const(9)  # the comet's tail (its head is _S_ACTIVE, its tip _S_IDLE)
+
+# Levels of the four-flower quads (Ring.quads): selected, not selected, flora kind
+QUAD_LEVEL = bytes((255, 40, 160))
+_Q_SEL = const(0)
+_Q_DIM = const(1)
+_Q_KIND = const(2)
 
 
 def refusal(code):
@@ -258,6 +269,13 @@ class Ring:
         self.segs = [bytearray(9) for _ in range(25)]
         self.sws = [bytearray(3) for _ in range(len(SWATCH) // 2)]
         self.toks = [bytearray(12) for _ in range(12)]  # px 20-23 per (tokens 0-5, blink hidden)
+        # px 0-3 in the four flower colours (the Stalk Exchange option, a
+        # new flora type) at the levels the choice screens use
+        self.quads = [bytearray(12) for _ in range(len(QUAD_LEVEL))]
+        self.row = bytearray(12)  # one sector's 4 px (_sectors)
+        self.secs = [bytearray(12) for _ in range(18)]  # Orchids: a waiting seat's sector, 0-8+ flowers, then the same gold (ending)
+        self.menu = bytearray(3 * count)  # the menu, every option dim
+        self.idle = [bytearray(15) for _ in range(6)]  # Stalk Exchange: px 15-19, n seats waiting
         self.bright = -1
         # the brightness the first frame will use (the app passes its
         # setting): folding it in costs ~25 ms on the Pico, which belongs to
@@ -293,6 +311,21 @@ class Ring:
             self._tokens(look >> 1, look & 1)
             for j in range(12):
                 self.toks[look][j] = buf[60 + j]
+        for n in range(6):
+            for s in range(n):  # seats from n on stay dark (zeros from the start)
+                self.idle[n][3 * s : 3 * s + 3] = self.sws[_S_IDLE]
+        buf[:] = self.zero
+        for s in range(5):
+            self._run(5 * s, 4, MENU_COLOUR[s], 40)
+        self.menu[:] = buf
+        for k in range(18):
+            buf[:] = self.zero
+            self._sector(0, k % 9, k // 9)
+            self.secs[k][:] = buf[0:12]
+        for q in range(len(QUAD_LEVEL)):
+            for j in range(4):
+                self._put(j, j, QUAD_LEVEL[q])
+            self.quads[q][:] = buf[0:12]
 
     def _tokens(self, t, hide):
         """px 20-23: t Seedy Business tokens, one amber pip each (a 5th
@@ -341,6 +374,25 @@ class Ring:
             buf[j + 2] = b
             j += step
 
+    def _sectors(self, mask, k, level):
+        """px 5s..5s+3 = colour k at level, for each sector s whose bit is
+        set in `mask`: one 4-px row built once, then a slice store per
+        sector."""
+        level += level >> 7
+        pal = self.pal
+        k *= 3
+        row = self.row
+        row[0] = row[3] = row[6] = row[9] = pal[k] * level >> 8
+        row[1] = row[4] = row[7] = row[10] = pal[k + 1] * level >> 8
+        row[2] = row[5] = row[8] = row[11] = pal[k + 2] * level >> 8
+        buf = self.buf
+        j = 0
+        while mask:
+            if mask & 1:
+                buf[j : j + 12] = row  # equal-length slice store: no allocation
+            mask >>= 1
+            j += 15
+
     def _fill_dark(self, k, level, step, phase):
         """Every `step`-th unlit pixel (from `phase`) = colour k at level."""
         level += level >> 7
@@ -388,7 +440,10 @@ class Ring:
             self._orchids_end(view, now_ms)
         at = view.error_at
         if at >= 0:
-            self._error((now_ms - at) & _TICKS_MASK, view.error_code)
+            age = (now_ms - at) & _TICKS_MASK
+            code = view.error_code
+            if age < error_ms(code):  # a blink long over costs one call per frame, not two
+                self._error(age, code)
         at = view.fault_at
         if at >= 0 and (now_ms - at) & _TICKS_MASK < FAULT_MS:
             self._fault((now_ms - at) & _TICKS_MASK)
@@ -398,12 +453,11 @@ class Ring:
 
     def _error(self, age, code):
         """Refused: the whole ring blinks red, once long (E_NOTHING) or
-        `code` short blinks (on-off), for error_ms(code)."""
-        if age < error_ms(code):
-            if code <= E_NOTHING or (age // _BLINK_MS) & 1 == 0:
-                self._run(0, _RING_PIXELS, _C_RED, 255)
-            else:
-                self.buf[:] = self.zero
+        `code` short blinks (on-off); render calls it for error_ms(code)."""
+        if code <= E_NOTHING or (age // _BLINK_MS) & 1 == 0:
+            self._run(0, _RING_PIXELS, _C_RED, 255)
+        else:
+            self.buf[:] = self.zero
 
     # -- Stalk Exchange ---------------------------------------------------
 
@@ -456,17 +510,20 @@ class Ring:
         buf = self.buf
         sws = self.sws
         p = v.player
-        for s in range(v.n):
-            w = _S_FLUSHED if flushed[s] else _S_IDLE
-            if s == p:
-                w = _S_ACTIVE
-                if v.ack_at >= 0 and _since(now, v.ack_at) < _ACK_MS:
-                    w = _S_ACK
-                elif flushed[s] and now % 1000 < 200:
-                    w = _S_DIP
-                elif v.upkeep:
-                    w = _S_UPKEEP
-            buf[45 + 3 * s : 48 + 3 * s] = sws[w]
+        n = v.n
+        buf[45:60] = self.idle[n if n < 5 else 5]  # n waiting seats at once, then the others
+        for s in range(n):
+            if flushed[s] and s != p:
+                buf[45 + 3 * s : 48 + 3 * s] = sws[_S_FLUSHED]
+        if p < n:
+            w = _S_ACTIVE
+            if v.ack_at >= 0 and _since(now, v.ack_at) < _ACK_MS:
+                w = _S_ACK
+            elif flushed[p] and now % 1000 < 200:
+                w = _S_DIP
+            elif v.upkeep:
+                w = _S_UPKEEP
+            buf[45 + 3 * p : 48 + 3 * p] = sws[w]
 
     def _warning(self, until_crash, bag, now):
         """The end approaches, stronger and faster as it nears. Crash: every
@@ -489,9 +546,13 @@ class Ring:
         """Last turn: a white comet with a two-pixel tail circles the ring."""
         n = _RING_PIXELS
         head = (now % 1200) * n // 1200
-        self._put(head, _C_WHITE, 255)
-        self._put((head + n - 1) % n, _C_WHITE, 90)
-        self._put((head + n - 2) % n, _C_WHITE, 30)
+        buf = self.buf
+        sws = self.sws
+        buf[3 * head : 3 * head + 3] = sws[_S_ACTIVE]
+        j = 3 * ((head + n - 1) % n)
+        buf[j : j + 3] = sws[_S_TAIL]
+        j = 3 * ((head + n - 2) % n)
+        buf[j : j + 3] = sws[_S_IDLE]
 
     # -- Oh My. Orchids! --------------------------------------------------
 
@@ -502,25 +563,34 @@ class Ring:
         sector's last pixel blinks white instead)."""
         p = v.player
         flowers = v.flowers
+        buf = self.buf
         for s in range(v.n):
             base = 5 * s
             f = flowers[s]
             full = v.ending >> s & 1
-            colour = _C_GOLD if full else _C_GREEN
-            lit = f >> 1 if f < 8 else 4  # bright pixels: two flowers each
-            self._run(base, lit, colour, 255)
-            if lit < 4 and f & 1:
-                self._put(base + lit, colour, 60)  # dim: one flower
-                lit += 1
-            if s == p:
-                self._run(base + lit, 4 - lit, _C_WHITE, 35)
-                if full and (now // 500) & 1:
-                    self._put(base + 3, _C_WHITE, 255)  # a full sector: its tip blinks white
-                if _since(now, v.ack_at) < _ACK_MS:
-                    self._put(base, _C_GREEN, 255)
+            if s != p:  # a waiting seat: its sector as drawn by _scale
+                buf[3 * base : 3 * base + 12] = self.secs[9 * full + (f if f < 8 else 8)]
+                continue
+            lit = self._sector(base, f, full)
+            self._run(base + lit, 4 - lit, _C_WHITE, 35)
+            if full and (now // 500) & 1:
+                self._put(base + 3, _C_WHITE, 255)  # a full sector: its tip blinks white
+            if _since(now, v.ack_at) < _ACK_MS:
+                self._put(base, _C_GREEN, 255)
         if v.last_round:
             self._run(4, 4, _C_RED, 160, 5)  # the gap pixels
             self._comet(now)
+
+    def _sector(self, base, f, full):
+        """The flowers of one seat from px `base`, gold if `full` (the seat
+        planted enough to start the last round); returns the pixels lit."""
+        colour = _C_GOLD if full else _C_GREEN
+        lit = f >> 1 if f < 8 else 4  # bright pixels: two flowers each
+        self._run(base, lit, colour, 255)
+        if lit < 4 and f & 1:
+            self._put(base + lit, colour, 60)  # dim: one flower
+            lit += 1
+        return lit
 
     def _orchids_end(self, v, now):
         """Final scores as bars relative to the best; winners gold, pulsing."""
@@ -558,6 +628,8 @@ class Ring:
         """Tokens entered so far as coloured runs in button order, separated
         by a dim white pixel (px 0-18; a red px 18 = more than fits); the
         seats (px 19-23): being entered = blinking white, entered = green."""
+        buf = self.buf
+        sws = self.sws
         i = 0
         for f in range(5):
             c = v.counts[f]
@@ -566,7 +638,7 @@ class Ring:
             self._run(i, c, f, 255)
             i += c
             if f < 4 and i < 18:
-                self._put(i, _C_WHITE, 25)
+                buf[3 * i : 3 * i + 3] = sws[_S_FAINT]
                 i += 1
         if i >= 18:
             total = 0
@@ -574,34 +646,51 @@ class Ring:
                 total += v.counts[f]
             if total + 4 > 18:
                 self._put(18, _C_RED, 255)
+        entered = v.entered
         for s in range(v.n):
-            if v.entered[s]:
-                self._put(19 + s, _C_GREEN, 120)
+            if entered[s]:
+                w = _S_ENTERED
             elif s == v.player:
-                self._put(19 + s, _C_WHITE, 255 if (now // 400) & 1 else 80)
+                w = _S_ACTIVE if (now // 400) & 1 else _S_WAITING
             else:
-                self._put(19 + s, _C_WHITE, 25)
+                w = _S_FAINT
+            buf[57 + 3 * s : 60 + 3 * s] = sws[w]  # px 19 + s
 
     # -- setup and menus ----------------------------------------------------
 
     def _choice(self, v, now):
         """Options sit in the five sectors (the flower button below the
-        sector picks it); the selected one is bright."""
+        sector picks it); the selected one is bright. Sectors of one colour
+        and level are one _sectors call (the colour computed once)."""
         kind = v.choice
         sel = v.sel
+        opts = v.options
         if kind == CH_PLAYERS or kind == CH_BRIGHT:  # n players / level n = n lit sectors
-            for s in range(sel + 1):
-                self._run(5 * s, 4, _C_WHITE, 200)
+            self._sectors((2 << sel) - 1, _C_WHITE, 200)
             return
-        pulse = 60 + _tri(now, 600, 195) if kind == CH_CONFIRM else 0  # its sectors pulse alike
+        if kind == CH_KIND:  # a new flora type: 4 colours; one already planted: 1 colour
+            if opts & 1:
+                self.buf[0:12] = self.quads[_Q_KIND]
+            self._sectors(opts & 30, 4, 160)
+            self._run(4, 4, _C_ORCHID, 255, 5)  # ok = orchid: the gap pixels glow orchid purple
+            return
+        if kind == CH_CONFIRM:  # its sectors pulse alike
+            self._sectors(opts, _C_RED, 60 + _tri(now, 600, 195))
+            return
+        if kind == CH_MENU and opts == 31:  # every option: the dim menu as drawn by _scale
+            self.buf[:] = self.menu
+            k = MENU_COLOUR[sel] if sel < 5 else _C_OFF
+            if k != _C_OFF:
+                self._run(5 * sel, 4, k, 255)
+            self._put(5 * _MENU_CLOSE + (now // 250) % 4, _C_WHITE, 255 if sel == _MENU_CLOSE else 40)
+            return
         for s in range(5):
-            if not v.options & (1 << s):
+            if not opts & (1 << s):
                 continue
             level = 255 if s == sel else 40
             if kind == CH_GAME:
                 if s == 0:  # Stalk Exchange: the five flower colours
-                    for j in range(4):
-                        self._put(j, j, level)
+                    self.buf[0:12] = self.quads[_Q_SEL if s == sel else _Q_DIM]
                 else:
                     self._run(5 * s, 4, _C_ORCHID, level)
             elif kind == CH_LENGTH:  # long: 4 px, short: 2 px
@@ -611,16 +700,6 @@ class Ring:
                 self._run(5 * s, 4, k, level)
                 if k == _C_OFF:
                     self._put(5 * s + (now // 250) % 4, _C_WHITE, level)
-            elif kind == CH_KIND:  # a new flora type: 4 colours; one already planted: 1 colour
-                if s == 0:
-                    for j in range(4):
-                        self._put(j, j, 160)
-                else:
-                    self._run(5 * s, 4, 4, 160)
-            elif kind == CH_CONFIRM:
-                self._run(5 * s, 4, _C_RED, pulse)
-        if kind == CH_KIND:  # ok = orchid: the gap pixels glow orchid purple
-            self._run(4, 4, _C_ORCHID, 255, 5)
 
     def _number(self, value, k):
         """0-24: that many pixels, every fifth brighter; above 24: units on

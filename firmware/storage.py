@@ -6,7 +6,7 @@ middle of a write. So nothing on flash is ever rewritten in place:
 * the game log is append-only; each record is one frame
   [len][record][crc32 LE], written by ONE write call, so a cut leaves at
   worst a torn LAST frame, which its checksum exposes and boot cuts off;
-* undo is a frame too (the R.UNDO record), so undo survives a cut exactly
+* undo is a frame too (the record.UNDO record), so undo survives a cut exactly
   like any event; the effective log is computed on read (a stack walk);
 * a snapshot (engine state + the log offset it covers) is written to a
   temp file and renamed over the old one (rename is atomic), so boot folds
@@ -24,7 +24,8 @@ shown on the ring after the restore, undoable: docs/storage.md).
 import binascii
 
 from engine_lite import Game
-from engine_lite import record as R
+from engine_lite import record
+from engine_lite.vocab import DEFAULT_BRIGHTNESS
 
 LOG = ".log"  # game in progress
 SNP = ".snp"  # its snapshot
@@ -36,6 +37,7 @@ FAULTS = "faults.txt"  # faults the loop survived (App.recover), newest last; no
 FAULTS_MAX = 1024  # bytes kept: the oldest lines go first
 SNAP_MAGIC = b"BKS1"
 CACHE_MAX = 2048  # a log tail this short is read in one piece at boot
+SNAP_ROOM = 512  # bytes for snapshot files before their buffer must grow (a 5-player game: ~110 Stalk Exchange, ~420 Orchids)
 # crc32(data + crc32(data) as 4 LE bytes) is this constant for any data, so
 # a frame checks with one crc32 call and no big-int arithmetic.
 CRC_RESIDUE = 0x2144DF1C
@@ -44,7 +46,7 @@ CRC_RESIDUE = 0x2144DF1C
 def default_settings():
     # track_start: only start spaces the players (or the host) gave; the
     # placeholder table is never copied in (it would read as confirmed)
-    return {"names": [], "brightness": 48, "track_start": {}}
+    return {"names": [], "brightness": DEFAULT_BRIGHTNESS, "track_start": {}}
 
 
 def _u32(b, i):
@@ -153,7 +155,7 @@ class FlashLog:
         self.since = 0  # frames written since base_off
         self.cache = None  # the tail's bytes as read at boot (from cache_off), until the next write
         self.cache_off = 0
-        self.snap = None  # engine snapshot of the first `base` records, if known
+        self.snapped = False  # the snapshot file holds the state after the first `base` records
 
     def __len__(self):
         return self.base + len(self.tail)
@@ -193,7 +195,7 @@ class FlashLog:
             n = data[i]
             if n == 0 or i + n + 5 > len(data) or binascii.crc32(mv[i : i + n + 5]) != CRC_RESIDUE:
                 break
-            if n == 1 and data[i + 1] == R.OP_UNDO:
+            if n == 1 and data[i + 1] == record.OP_UNDO:
                 if not stack:
                     return off + i, True
                 stack.pop()
@@ -224,7 +226,7 @@ class FlashLog:
             n = self._frame(f)
             if not n:
                 return off, False
-            if n == 1 and self.buf[1] == R.OP_UNDO:
+            if n == 1 and self.buf[1] == record.OP_UNDO:
                 if not stack:
                     return off, True
                 stack.pop()
@@ -259,13 +261,13 @@ class FlashLog:
     def pop(self):
         if not len(self):
             raise IndexError("pop from an empty log")
-        self._write(R.UNDO)
+        self._write(record.UNDO)
         if self.tail:
             self.tail.pop()
         else:  # undo reached before the snapshot point: index the whole file
             self.base = 0
             self.base_off = 0
-            self.snap = None
+            self.snapped = False
             self.tail = self._offsets()
 
     def _read(self, f, off):
@@ -313,6 +315,10 @@ class Store:
         self.fs = _OsFS() if fs is None else fs
         self.keep = keep
         self.snapshot_every = snapshot_every
+        # The snapshot file's bytes, built or read: one buffer, reused, made
+        # while the heap is still whole (see _buffer).
+        self._buf = bytearray(SNAP_ROOM)
+        self._held = 0  # bytes of _buf that are the game in progress's snapshot file (0: none)
         self.game_id = None  # id of the current game (kept after finish)
         self.log = None  # type: FlashLog | None  # the game in progress
         self._next = None  # type: int | None  # next game number (after boot)
@@ -351,7 +357,7 @@ class Store:
         gid = logs[-1]
         self.game_id = gid
         log = FlashLog(fs, self._path(gid, LOG))
-        snap = self._load_snapshot(gid)
+        snap = self._read_snapshot(gid)
         if snap is None or not log.load(_u32(snap, 4), _u32(snap, 8)):
             snap = None
             log.load()
@@ -372,17 +378,37 @@ class Store:
             log.load()
             game = Game(log)
         else:
-            log.snap = bytes(snap[12 : len(snap) - 4])
+            log.snapped = True
         return game
 
-    def _load_snapshot(self, gid):
-        b = _read_file(self.fs, self._path(gid, SNP))
-        if b is None:
+    def _read_snapshot(self, gid):
+        """The snapshot file of game `gid` (a view of the snapshot buffer,
+        grown if the file is larger), or None if it is missing or damaged."""
+        path = self._path(gid, SNP)
+        try:
+            size = self.fs.stat(path)[6]
+            b = self._buffer(size)
+            with self.fs.open(path, "rb") as f:
+                if f.readinto(b) != size:
+                    return None
+        except OSError:
             return None
-        n = len(b) - 4
-        if n < 12 or b[:4] != SNAP_MAGIC or _crc(memoryview(b)[:n]) != _u32(b, n):
+        n = size - 4
+        if n < 12 or bytes(b[:4]) != SNAP_MAGIC or _crc(b[:n]) != _u32(b, n):
             return None
+        self._held = size
         return b
+
+    def _buffer(self, size):
+        """The first `size` bytes of the snapshot buffer. One buffer for every
+        snapshot, written or read: a snapshot grows a little with each event,
+        so one allocated per snapshot would rarely fit the hole the previous
+        one left, and those holes fragment a small heap. An outgrown buffer
+        is replaced by one 64 bytes roomier than needed."""
+        self._held = 0
+        if len(self._buf) < size:
+            self._buf = bytearray(size + 64)
+        return memoryview(self._buf)[:size]
 
     def _truncate(self, path, size):
         """Rewrite the first `size` bytes of `path` (temp + rename): files
@@ -400,34 +426,39 @@ class Store:
                 dst.flush()
         self.fs.rename(path + TMP, path)
 
-    def _snapshot(self, game, log, snap):
+    def _snapshot(self, log, b):
         """Snapshot file: magic, log offset, records covered, engine
-        snapshot, crc32. Then the log's RAM index restarts there."""
-        n = 12 + len(snap)
-        b = bytearray(n + 4)
+        snapshot, crc32; `b` is from _snapshot_of. Then the log's RAM index
+        restarts there."""
+        n = len(b) - 4
         b[:4] = SNAP_MAGIC
         _put32(b, 4, log.end)
         _put32(b, 8, len(log))
-        b[12:n] = snap
-        _put32(b, n, _crc(memoryview(b)[:n]))
+        _put32(b, n, _crc(b[:n]))
         _write_file(self.fs, self._path(self.game_id, SNP), b)
         log.base = len(log)
         log.base_off = log.end
         log.tail = []
         log.since = 0
         log.cache = None
-        log.snap = snap
+        log.snapped = True
+        self._held = len(b)
 
-    def _due(self, game, rec=None):
-        """Write the snapshot if one is due, BEFORE the next frame (so the
-        frame stays the last flash op of apply). `rec` is judged first on a
-        copy restored from that snapshot: a refused record writes nothing."""
+    def _snapshot_of(self, game):
+        """Game.snapshot with room for the file's header and checksum, in
+        the snapshot buffer (see _buffer)."""
+        self._held = 0  # overwritten: no longer the file's
+        b = game.snapshot(12, 4, self._buf)
+        if type(b) is not memoryview:  # it did not fit
+            n = len(b)
+            self._buffer(n)[:] = b
+            b = memoryview(self._buf)[:n]
+        return b
+
+    def _due(self, game):
+        """True if a snapshot is due before the next frame of `game`."""
         log = self.log
-        if log is not None and game.log is log and log.since >= self.snapshot_every:
-            snap = game.snapshot()
-            if rec is not None:
-                Game.restore(log, snap).judge(rec)  # EngineError: nothing written
-            self._snapshot(game, log, snap)
+        return log is not None and game.log is log and log.since >= self.snapshot_every
 
     def new_game(self, start_record):
         """Start a new game (a game still in progress is archived first)."""
@@ -436,6 +467,7 @@ class Store:
             self.boot()
         if self.log is not None:
             self._archive(self.log)
+        self._held = 0  # the buffer holds the archived game's snapshot, if any
         n = self._next or 1
         self._next = n + 1
         gid = "%04d" % n
@@ -448,27 +480,37 @@ class Store:
     def apply(self, game, rec):
         """Judge `rec` and make it durable; returns once it is on flash.
         EngineError: refused, nothing written."""
-        if rec[0] == R.OP_UNDO:
+        if rec[0] == record.OP_UNDO:
             return self.undo(game)
-        self._due(game, rec)
+        snap = self._snapshot_of(game) if self._due(game) else None  # the state before rec
+        game.judge(rec)  # EngineError: nothing written, nothing changed
         try:
-            game.apply_record(rec)
+            # A due snapshot goes BEFORE the frame, so the frame stays the
+            # last flash op of apply. (Judging rec on the game itself, not
+            # on a copy restored from the snapshot: no second state in RAM.)
+            if snap is not None:
+                self._snapshot(self.log, snap)
+            game.log.append(rec)
         except OSError:  # flash full/failing: the RAM state must match flash
             game.refold()
             raise
 
     def undo(self, game):
         """Undo the last event, durably (an undo frame). Refolds from the
-        snapshot in RAM when it can (cost bounded by snapshot_every, not by
+        snapshot file when it can (cost bounded by snapshot_every, not by
         the game's length), else from the start (Game.undo)."""
-        if len(game.log) > 1:  # else Game.undo refuses: write nothing
-            self._due(game)
+        if len(game.log) > 1 and self._due(game):  # else Game.undo refuses: write nothing
+            self._snapshot(self.log, self._snapshot_of(game))
         log = self.log
-        if log is not None and game.log is log and log.snap is not None and log.tail and len(log) > 1:
-            log.pop()
-            game.rules = Game.restore(log, log.snap).rules
-        else:
-            game.undo()
+        if log is not None and game.log is log and log.snapped and log.tail and len(log) > 1:
+            # the file's bytes are still in the buffer unless a refused
+            # record's snapshot overwrote them: then read the file back
+            snap = memoryview(self._buf)[: self._held] if self._held else self._read_snapshot(self.game_id)
+            if snap is not None:
+                log.pop()
+                game.table = Game.restore(log, snap[12 : len(snap) - 4]).table
+                return
+        game.undo()
 
     def finish(self, game=None):
         """Archive the game in progress (it may still get records, e.g. a

@@ -90,8 +90,8 @@ def orchids_script(events):
             if e["kind"] == "orchid":
                 kind = "ok"
             else:
-                st = g.rules
-                mine = [f[3] for f in st.flowers[st.player] if f[1] == "flora"]
+                st = g.table
+                mine = [flower_key(f[0]) for f in st.flowers[st.player] if f[1] == "flora"]
                 kind = "daffodil" if flower_key(e["name"]) in mine else "dahlia"
             lines += ["ok", kind] + number(e["points"]) + ["ok"] + number(e["seeds"]) + ["ok"]
         elif k == "end_turn":

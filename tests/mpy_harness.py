@@ -142,6 +142,12 @@ def run_program(path, cwd, heapsize_kb=None, timeout=120, args=()):
     return _text(p.stdout), _text(p.stderr), p.returncode
 
 
+def guest_program(code, setup="", heap_kb=None):
+    """The text of the guest program run_mpy runs (also run by other MicroPython ports: bench/bench_board.py)."""
+    heap = None if heap_kb is None else int(heap_kb * 1024)
+    return _GUEST % {"setup": setup, "code": code, "heap": heap}
+
+
 def run_mpy(code, *, setup="", heap_kb=None, heapsize_kb=None, timeout=120, tree=None):
     """Run ``code`` in a fresh MicroPython; return Result(stdout, stderr).
 
@@ -155,8 +161,7 @@ def run_mpy(code, *, setup="", heap_kb=None, heapsize_kb=None, timeout=120, tree
     exits non-zero or times out. (This build of the port prints an uncaught
     exception's traceback on stdout; the error message shows both streams.)
     """
-    heap = None if heap_kb is None else int(heap_kb * 1024)
-    program = _GUEST % {"setup": setup, "code": code, "heap": heap}
+    program = guest_program(code, setup, heap_kb)
     with tempfile.TemporaryDirectory(prefix="bk-mpy-run-") as tmp:
         root = Path(tmp) / "board"
         if tree is None:

@@ -47,8 +47,7 @@ class FixedLog:
         e = self.end
         n = len(rec)
         buf[e] = n
-        for i in range(n):
-            buf[e + 1 + i] = rec[i]
+        buf[e + 1 : e + 1 + n] = rec  # a slice store: no allocation
         buf[e + 1 + n] = n
         self.end = e + n + 2
         self.count += 1

@@ -104,7 +104,7 @@ def test_engine_fault_after_the_write_reloads_the_acknowledged_event(board, monk
 def test_a_real_bug_is_logged_where_it_happened(board):
     """Not an injected raise: RAM state the app cannot draw (as a bug would
     leave it). The fault line names the product code that failed."""
-    board.app.game.rules.flushed = b""  # the plant is legal; drawing it fails
+    board.app.game.table.flushed = b""  # the plant is legal; drawing it fails
     board.do("ok")
     check_recovered(board, "IndexError", "firmware/screens.py, line")
 
@@ -263,7 +263,7 @@ store = Store(fs=MemFS())
 app = App(hw, store)
 script.play(app, hw, script.parse("ok\\nok\\nok\\nok"))
 n = len(app.game.log)
-app.game.rules.flushed = b""
+app.game.table.flushed = b""
 script.play(app, hw, script.parse("ok"))
 print(app.faults, n, len(app.game.log))
 print(store.faults().strip())

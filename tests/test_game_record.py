@@ -132,3 +132,31 @@ def test_stuck_event_round_trips_as_one_byte():
     with pytest.raises(EngineError) as err:
         g.apply({"ev": "stuck", "early": True})
     assert err.value.code == "bad_field"
+
+
+PLAYER_NAMES = [
+    ("Ann", True), ("x" * 12, True), ("a b", True), ("~!", True),
+    ("", False), ("x" * 13, False), (" Ann", False), ("Ann ", False),
+    ("Zoë", False), ("a\x7f", False), ("a\x1f", False), ("a\tb", False),
+]
+
+
+@pytest.mark.parametrize("name, ok", PLAYER_NAMES + [("\ud800", False)])
+def test_a_player_name_is_1_to_12_printable_ascii_characters(name, ok):
+    # docs/game-record.md, start: "players": 1-12 printable ASCII characters, no outer spaces
+    ev = {"ev": "start", "game": "oh-my-orchids", "players": [name, "Bo"]}
+    if ok:
+        assert Game().encode(ev)
+    else:
+        with pytest.raises(EngineError) as err:
+            Game().encode(ev)
+        assert err.value.code == "bad_field"
+
+
+def test_player_names_are_judged_alike_under_micropython():
+    from engine_lite.record import check_name
+    from tests.mpy_harness import run_mpy
+
+    names = [n for n, _ in PLAYER_NAMES]
+    r = run_mpy("print([check_name(n) for n in %r])" % names, setup="from engine_lite.record import check_name")
+    assert r.stdout.strip() == repr([check_name(n) for n in names]) == repr([ok for _, ok in PLAYER_NAMES])

@@ -118,6 +118,7 @@ class ForkFile(MemFile):
 
     def write(self, b):
         fs = self.fs
+        b = bytes(b)  # a file takes any buffer (the store writes memoryviews)
         if fs.on_torn is not None:
             pos = len(self.data) if "a" in self.mode else self.pos
             for k in range(len(b)):

@@ -321,3 +321,17 @@ def test_eight_or_more_kinds_score_fifteen():
     flowers = [{"name": "F%d" % i, "kind": "flora", "points": 0} for i in range(9)]
     p = score({"game": "oh-my-orchids", "players": {"A": {"flowers": flowers[:8]}, "B": {"flowers": flowers}}})["players"]
     assert [q["variety_bonus"] for q in p] == [15, 15]
+
+
+def test_a_hash_collision_is_neither_a_clash_nor_one_kind():
+    # R11 compares identities; the state keeps only their hash (a small int,
+    # no heap per flower), so two different names whose hashes collide must
+    # still be two flowers: no "orchid_taken", two kinds in the variety bonus
+    from engine_lite.orchids import clash, final_scores, flower_key
+    from engine_lite.tables import variety_bonus
+
+    lady = hash(flower_key("Lady Orchid"))
+    rows = [[("Moth Orchid", "orchid", 3, lady)], []]  # Moth's entry carries Lady's hash
+    assert clash(rows, "Lady Orchid", "orchid", "plant") == lady
+    rows[0].append(("Lady Orchid", "orchid", 2, lady))
+    assert final_scores(["A", "B"], rows, [0, 0])["players"][0]["variety_bonus"] == variety_bonus(2)

@@ -460,14 +460,14 @@ def test_three_player_turn_one_cannot_harvest_fourteen():
 def test_undo_restores_the_garden_bound_exactly():
     g = game(2, track_start=255)
     play(g, "plant", "swap", harvest("tulip", 4))
-    before = bytes(g.rules.dump())
+    before = bytes(g.snapshot())
     play(g, harvest("dahlia", 5))  # the garden is empty now
     refused(g, harvest("snowdrop", 1), "too_many")
     play(g, "undo")
-    assert bytes(g.rules.dump()) == before
+    assert bytes(g.snapshot()) == before
     play(g, harvest("snowdrop", 5))
     play(g, "end_turn", "undo", "undo")  # undo the end of the turn: the bulb is this turn's again
-    assert bytes(g.rules.dump()) == before
+    assert bytes(g.snapshot()) == before
 
 
 def test_snapshot_keeps_the_garden_and_this_turns_bulbs():
@@ -475,7 +475,7 @@ def test_snapshot_keeps_the_garden_and_this_turns_bulbs():
     g = game(2, track_start=255)
     play(g, "plant", "plant", harvest("tulip", 3))
     h = Game.restore(g.log, g.snapshot())
-    assert bytes(h.rules.dump()) == bytes(g.rules.dump())
+    assert bytes(h.snapshot()) == bytes(g.snapshot())
     refused(h, harvest("dahlia", 7), "too_many")
     play(h, "end_turn", "plant", "plant")
     play(h, harvest("dahlia", 8))  # 6 left + 2 bulbs of the last turn
