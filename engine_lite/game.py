@@ -51,16 +51,6 @@ class Game:
     # new_name(kind) (Orchids). Changes go through apply/undo only. A plain
     # attribute: the board reads it on every event.
 
-    @property
-    def rules(self):
-        """The old name of `table` (firmware/storage.py still restores
-        through it)."""
-        return self.table
-
-    @rules.setter
-    def rules(self, table):
-        self.table = table
-
     # -- the read-only view: all the board, the link and the host read ------
 
     def legal(self, op, early=False):
@@ -159,17 +149,9 @@ class Game:
     def events(self):
         """The effective events, as dicts, oldest first (host side: the
         decoder is imported on first use)."""
-        from engine_lite.readout import decode
+        from engine_lite.readout import log_events
 
-        out = []
-        game = None
-        names = None
-        for rec in self.log.records():
-            if game is None:
-                game = rec[1]
-                names = record.start_names(rec)
-            out.append(decode(rec, game, names))
-        return out
+        return log_events(self.log)
 
 
 def parse_line(text):

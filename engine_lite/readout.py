@@ -77,6 +77,19 @@ def orchids_dict(st):
     return d
 
 
+def log_events(log):
+    """The events of a game's log as dicts, oldest first (Game.events)."""
+    out = []
+    game = None
+    names = None
+    for rec in log.records():
+        if game is None:
+            game = rec[1]
+            names = record.start_names(rec)
+        out.append(decode(rec, game, names))
+    return out
+
+
 def decode(rec, game, names):
     """The event dict of a compact record (inverse of encode)."""
     op = rec[0]

@@ -187,11 +187,6 @@ def _head(kind, seq):
     return bytes((kind, seq & 0xFF, seq >> 8 & 0xFF))
 
 
-def request(seq, req):
-    """Host -> board: the frame of request `req` (a dict with "op")."""
-    return encode(_head(K_REQ, seq) + json.dumps(req, separators=(",", ":")).encode())
-
-
 def reply(kind, seq, obj):
     """Board -> host: an answer (K_OK) or an error (K_ERR) frame carrying dict `obj`."""
     return encode(_head(kind, seq) + json.dumps(obj).encode())
@@ -256,6 +251,16 @@ def parse_request(p):
     if type(req.get("op")) is not str:
         raise FrameError("body must be an object with an op", seq)
     return seq, req
+
+
+# -- the host's half -------------------------------------------------------------
+# The board never sends a request nor reads a reply: the board's bundle leaves
+# these definitions out (host/build/bundle.py, HOST_SIDE), ~600 B of flash.
+
+
+def request(seq, req):
+    """Host -> board: the frame of request `req` (a dict with "op")."""
+    return encode(_head(K_REQ, seq) + json.dumps(req, separators=(",", ":")).encode())
 
 
 def parse_reply(p):

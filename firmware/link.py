@@ -35,6 +35,7 @@ import binascii
 from engine_lite.tables import TRACK_START_PLACEHOLDER
 from engine_lite.vocab import SETTINGS_KEYS
 from firmware import codec
+from firmware.hw import random32
 
 try:
     from micropython import const
@@ -47,7 +48,6 @@ except ImportError:  # CPython
 MAX_PUSH = const(16)  # live events queued between two polls
 READ_MAX = const(256)  # bytes read per poll
 
-OPS = ("hello", "status", "games", "events", "mark_synced", "subscribe", "settings", "new_game", "erase", "press", "time", "faults")
 
 
 class LinkError(Exception):
@@ -106,22 +106,9 @@ def check_settings(s):
     return out
 
 
-def _token(n, clock):
-    """A fresh confirm token, 0x10000-0x1FFFF (never 0: 0 means none)."""
-    try:
-        import os
-
-        r = os.urandom(2)
-        seed = r[0] | r[1] << 8
-    except Exception:  # no urandom on this port
-        seed = (clock() if clock else 0) ^ (n * 40503)
-    return (seed & 0xFFFF) | 0x10000
-
-
 class Link:
-    def __init__(self, board=None, port=None, clock=None):
+    def __init__(self, board=None, port=None):
         self.port = port
-        self.clock = clock
         self.rx = codec.Deframer()
         self.sub = False
         self.pushes = []  # pending live-event frames
@@ -129,7 +116,6 @@ class Link:
         self.token = 0  # one-time confirm token (0 = none)
         self.token_for = None
         self.prev = (0, None)
-        self.nreq = 0
         self.errors = 0
         self.board = None
         if board is not None:
@@ -183,13 +169,12 @@ class Link:
                 seq = e.seq
                 raise LinkError("bad_request", str(e))
             op = req["op"]
-            if op not in OPS:
+            fn = getattr(self, "op_" + op, None)  # the requests are the op_* methods
+            if fn is None:
                 raise LinkError("unknown_op", "unknown request %s" % op[:20])
-            fn = getattr(self, "op_" + op)
             self.prev = (self.token, self.token_for)  # a confirm token is good for the very next request only
             self.token = 0
             self.token_for = None
-            self.nreq += 1
             ans = fn(req)
             if type(ans) is bytes:
                 return codec.events(seq, ans)
@@ -273,7 +258,7 @@ class Link:
         token, token_for = self.prev
         if token and type(tok) is int and tok == token and token_for == what:
             return
-        self.token = _token(self.nreq, self.clock)
+        self.token = random32() & 0xFFFF | 0x10000  # never 0 (0 = no token)
         self.token_for = what
         raise LinkError("confirm", "%s: send again with this confirm token" % what, {"token": self.token})
 
@@ -339,25 +324,6 @@ class StdioPort:
 
     def write(self, data):
         self.out.write(data)
-
-
-class CdcDataPort:
-    """CircuitPython: the second USB serial channel (usb_cdc.data, enabled in
-    boot.py with usb_cdc.enable(console=True, data=True)); the REPL keeps
-    the console channel to itself."""
-
-    def __init__(self):
-        import usb_cdc
-
-        self.s = usb_cdc.data
-        self.s.timeout = 0
-
-    def read(self, n):
-        w = self.s.in_waiting
-        return self.s.read(min(n, w)) if w else None
-
-    def write(self, data):
-        self.s.write(data)
 
 
 class AppBoard:

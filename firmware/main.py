@@ -28,8 +28,12 @@ def make_link(app, store, board):
     try:
         from firmware import link
 
-        cp = sys.implementation.name == "circuitpython"
-        port = link.CdcDataPort() if cp else link.StdioPort()
+        if sys.implementation.name == "circuitpython":
+            from firmware.hw_cp import CdcDataPort  # its USB data channel lives with its backend
+
+            port = CdcDataPort()
+        else:
+            port = link.StdioPort()
         return link.Link(link.AppBoard(app, store, board_id=board or sys.implementation.name), port)
     except Exception as e:  # no USB data channel (e.g. boot.py not set up)
         print("bloomkeeper: serial link off:", e)

@@ -132,7 +132,7 @@ class SimBoard:
             return None
         try:
             self._pty = PtyPort()
-            self.link = link_mod.Link(None, self._pty, clock=self.clock)
+            self.link = link_mod.Link(None, self._pty)
             self.link_path = self._pty.path
         except Exception as err:
             self._close_pty()

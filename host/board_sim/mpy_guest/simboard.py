@@ -90,7 +90,7 @@ class Board:
         self.hw.set_utc(int(time.time()))  # the simulator uses the host's clock (the Unix port's is)
         self.store = ObservedStore(root)
         self.port = Port()
-        self.link = link.Link(None, self.port, clock=self.clock)
+        self.link = link.Link(None, self.port)
         self.app = App(self.hw, self.store, clock=self.clock, link=self.link)
         link_board = link.AppBoard(self.app, self.store, board_id=board_id, fw=fw)
         link_board.remote_buttons = True  # simulator only: the host may press buttons over the link
