@@ -309,7 +309,7 @@ for run in range(%d):
         hw.advance(5)
         app.step()
     us = time.ticks_diff(time.ticks_us(), t0)
-    assert hooked[0] == 2 * PAIRS and app.game.rules.actions == 0, hooked[0]
+    assert hooked[0] == 2 * PAIRS and app.game.table.actions == 0, hooked[0]
     best = us if best is None else min(best, us)
 print('EVENT_US', best / (2 * PAIRS))
 """
