@@ -5,8 +5,9 @@ seeds"; this module holds the cards themselves: the three face-down decks,
 the Orchid (3), Flora (4) and Seed (5) displays, every hand, the discard
 pile and each player's composted cards, and plays complete games with seeded
 policies. It tells an `engine_lite.Game` the same events a player would and
-reads back what the table rules decide (hand limit composting count, the
-last round, game over, final scores and ranks): none of those rules is
+asks what the table rules decide (whether a take is legal and how many cards
+the hand limit composts: `Game.table.refused` / `cost`; the last round, game
+over, final scores and ranks: `Game.state()`): none of those rules is
 written here a second time. With `check=True` it compares its hands, flowers
 and composted cards with the engine after every turn.
 

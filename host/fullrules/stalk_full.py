@@ -8,9 +8,11 @@ complete games with seeded policies.
 
 Everything it does is also told to an `engine_lite.Game` as the table events
 a player would enter (plant, swap, flush, harvest, end_turn, portfolio). It
-never decides a table rule a second time: Stalk Values, Seedy Business
-tokens left, the end triggers, game over, bust and final scores are read back
-from `Game.state()`. What it does itself is only what the board cannot see:
+never decides a table rule a second time: what is legal now and what it
+costs (basic and extra actions, Seedy Business tokens, the flush, the end of
+the action phase) it asks the engine's table (`Game.table.refused`, `cost`,
+`turn_done`); Stalk Values, the end triggers, game over, bust and final
+scores are read back from `Game.state()`. What it does itself is only what the board cannot see:
 which token went where, which groups the garden harvests, what the bag gives.
 With `check=True` it compares its own physical counts (bag, exchange, market
 track per flower) with the engine's after every turn: that is the
