@@ -297,3 +297,18 @@ def test_a_sample_of_simulated_games_replays_identically_in_micropython():
         state = json.loads(text)
         assert state == game.g.state()
         assert state["final"] == game.final
+
+
+def test_the_hand_limit_excess_is_the_engines_cost_of_the_take():
+    # "If a player has more than 7 Seed cards, they must immediately compost
+    # the excess": how many is engine_lite's cost(take, k), asked before the
+    # take; a take after a plant is refused by the engine (ruling R9).
+    game = OrchidsGame(NAMES[:2], seed=1)
+    hand = len(game.hands[0])
+    for k in range(6):
+        assert game.take_excess(k) == max(0, hand + k - tables.HAND_LIMIT)
+    assert game.may_take()
+    game.g.apply({"ev": "take", "seeds": 1})
+    game.g.apply({"ev": "end_turn"})  # Calla, who starts with one card, plants with it
+    game.g.apply({"ev": "plant", "name": "Fern", "kind": "flora", "points": 1, "seeds": 1})
+    assert game.seed_display and not game.may_take()

@@ -322,3 +322,23 @@ def test_a_sample_of_simulated_games_replays_identically_in_micropython():
         for key in ("values", "harvested", "bag", "end_triggered", "game_over"):
             assert state[key] == live[key], key
         assert state["final"] == game.final
+
+
+def test_extra_actions_cost_a_token_as_the_engine_says():
+    # "A player MUST do 2 Basic Actions during this phase of their turn" and
+    # "Extra Actions (1 token per action)": the full engine asks engine_lite's
+    # table (cost / refused / turn_done), so its answers follow the engine's.
+    game = StalkGame(NAMES[:3], seed=2, check=True)
+    game.begin_turn(game.g.state())
+    tokens = game.tokens_left
+    assert tokens > 0
+    for _ in range(tables.BASIC_ACTIONS):
+        assert game.action_cost() == 0 and game.may_act() and not game.may_end()
+        game.do_swap(*game.legal_swaps()[0])
+    assert game.action_cost() == 1 and game.may_end() and game.stats["extra"] == 0
+    while game.tokens_left:
+        assert game.may_act()
+        game.do_swap(*game.legal_swaps()[0])
+    assert game.stats["extra"] == tokens and game.g.state()["tokens"]["Ann"] == 0
+    assert not game.may_act() and not game.may_flush()  # no token: no extra action, no flush
+    assert game.g.table.refused(engine_lite.record.OP_SWAP) == engine_lite.errors.NO_TOKENS

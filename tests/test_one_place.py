@@ -1,9 +1,12 @@
 """One place for each thing (issue 12), checked on the source:
 
-* nothing in firmware/ reads the engine's internal state object
-  (`game.rules`): the board reads the table through engine_lite's read-only
-  view (`Game.table`, `legal`, `cost`, `over`, `ends_game` ...), so a rule
+* nothing in firmware/ or host/ reads the engine's state through its old
+  name (`game.rules`): the board, the dashboard and the full-rules engines
+  read the table through engine_lite's read-only view (`Game.table`,
+  `legal`, `refused`, `cost`, `turn_done`, `ends_game` ...), so a rule
   number is never repeated outside engine_lite;
+* the host's full engines ask engine_lite for the action economy and the
+  hand limit instead of comparing with the rule numbers themselves;
 * no single-letter module aliases (`as R`, `as SF` ...) in engine_lite/ and
   firmware/: a name says what it is and can be searched for.
 """
@@ -22,13 +25,44 @@ def sources(*dirs):
             yield rel, p.read_text()
 
 
+def rules_lines(text):
+    """Lines that read a `<something>.rules` attribute (the syntax tree, so a
+    module path in a string such as "host.commands.rules" is not one)."""
+    return [node.lineno for node in ast.walk(ast.parse(text)) if isinstance(node, ast.Attribute) and node.attr == "rules"]
+
+
+def rules_reads(dirs):
+    return ["%s:%d: .rules" % (rel, n) for rel, text in sources(*dirs) for n in rules_lines(text)]
+
+
 def test_firmware_reads_no_engine_internals():
-    bad = []
-    for rel, text in sources("firmware"):
-        for n, line in enumerate(text.splitlines(), 1):
-            if re.search(r"\.rules\b", line.split("#")[0]):
-                bad.append("%s:%d: %s" % (rel, n, line.strip()))
+    bad = rules_reads(("firmware",))
     assert not bad, "read the table through engine_lite's view (Game.table/legal/cost):\n" + "\n".join(bad)
+
+
+def test_host_reads_no_engine_internals():
+    bad = rules_reads(("host",))
+    assert not bad, "read the table through engine_lite's view (Game.table/legal/cost):\n" + "\n".join(bad)
+
+
+def test_the_check_sees_a_rules_read():
+    """The checker itself: a `.rules` attribute is found, a module path in a
+    string is not (host/cli.py names "host.commands.rules")."""
+    assert rules_lines('x = game.rules.values\nname = "host.commands.rules"\ny = g.table.over\n') == [1]
+
+
+def test_full_engines_repeat_no_economy_number():
+    """The action economy ("A player MUST do 2 Basic Actions", extra actions
+    for a Seedy Business token) and the hand limit ("If a player has more
+    than 7 Seed cards, they must ... compost") are decided by engine_lite's
+    refused/cost/turn_done; the full engines ask, never compare with
+    tables.BASIC_ACTIONS or tables.HAND_LIMIT themselves."""
+    bad = []
+    for rel, text in sources("host"):
+        for n, line in enumerate(text.splitlines(), 1):
+            if re.search(r"\b(BASIC_ACTIONS|HAND_LIMIT)\b", line.split("#")[0]):
+                bad.append("%s:%d: %s" % (rel, n, line.strip()))
+    assert not bad, "ask engine_lite (table.refused/cost/turn_done):\n" + "\n".join(bad)
 
 
 def test_no_short_module_aliases_on_the_board():

@@ -39,7 +39,7 @@ class RingMirror:
         self.log = []
 
     def update(self, game):
-        recs = [] if game is None or game.rules is None else [bytes(r) for r in game.log.records()]
+        recs = [] if game is None or game.table is None else [bytes(r) for r in game.log.records()]
         if not recs:
             self.sb, self.log = None, []
             return
@@ -125,7 +125,7 @@ class BoardWatcher(threading.Thread):
             db.close()
 
     def show(self, f, board, db):
-        game = f.game if f.game is not None and f.game.rules is not None else None
+        game = f.game if f.game is not None and f.game.table is not None else None
         try:
             self.mirror.update(game)
         except Exception:  # the ring is a picture: never let it stop the table view

@@ -30,7 +30,7 @@ def market_series(events):
     turns, rows, end = [], [], None
     for ev in events:
         g.apply(ev)
-        st = g.rules
+        st = g.table
         if ev["ev"] == "start":
             turns.append(0)
             rows.append(list(st.values))
@@ -41,16 +41,17 @@ def market_series(events):
             # an end of turn that empties the bag marks its own point; a crash
             # (a harvest, or declared) marks the turn in progress, which ends next
             end = (turns[-1] if ev["ev"] == "end_turn" else turns[-1] + 1, stalk.TRIGGERS[st.trigger])
-    if g.rules is not None and rows and rows[-1] != list(g.rules.values):
+    table = g.table
+    if table is not None and rows and rows[-1] != list(table.values):
         turns.append(len(turns))
-        rows.append(list(g.rules.values))
-    busted = stalk.bust(g.rules.values)[1] if g.rules is not None and g.rules.over else []
+        rows.append(list(table.values))
+    busted = stalk.bust(table.values)[1] if table is not None and table.over else []
     return {
         "turns": turns,
         "values": {f: [r[i] for r in rows] for i, f in enumerate(FLOWERS)},
         "end": end,
         "busted": busted,
-        "over": bool(g.rules is not None and g.rules.over),
+        "over": bool(table is not None and table.over),
     }
 
 

@@ -5,8 +5,9 @@ seeds"; this module holds the cards themselves: the three face-down decks,
 the Orchid (3), Flora (4) and Seed (5) displays, every hand, the discard
 pile and each player's composted cards, and plays complete games with seeded
 policies. It tells an `engine_lite.Game` the same events a player would and
-reads back what the table rules decide (hand limit composting count, the
-last round, game over, final scores and ranks): none of those rules is
+asks what the table rules decide (whether a take is legal and how many cards
+the hand limit composts: `Game.table.refused` / `cost`; the last round, game
+over, final scores and ranks: `Game.state()`): none of those rules is
 written here a second time. With `check=True` it compares its hands, flowers
 and composted cards with the engine after every turn.
 
@@ -21,6 +22,7 @@ import os
 import random
 
 import engine_lite
+from engine_lite import record
 from engine_lite import tables
 from host.fullrules.fullgame import load_json, record_lines, summary
 
@@ -273,7 +275,14 @@ class OrchidsGame:
         return out
 
     def may_take(self):
-        return not self.last_round and self.planted_this_turn == 0 and bool(self.seed_display)
+        """A take is legal now (engine_lite's refused: not in the last round,
+        not after a plant, ruling R9) and the Seed display holds a card."""
+        return self.g.table.refused(record.OP_TAKE) is None and bool(self.seed_display)
+
+    def take_excess(self, k):
+        """Seed cards over the hand limit after taking `k`, which "must
+        immediately" be composted: engine_lite's cost of the take."""
+        return self.g.table.cost(record.OP_TAKE, k)
 
     # -- actions ---------------------------------------------------------
 
@@ -281,11 +290,11 @@ class OrchidsGame:
         cards = self.taken_by(how, value)
         if not cards or not self.may_take():
             raise ValueError("take: nothing to take as %s %r" % (how, value))
+        excess = self.take_excess(len(cards))  # asked before the engine takes them
         self.g.apply({"ev": "take", "seeds": len(cards)})
         self.seed_display = [x for x in self.seed_display if x not in cards]
         hand = self.hands[self.seat]
         hand.extend(cards)
-        excess = len(hand) - tables.HAND_LIMIT
         if excess > 0:
             # The engine already composted `excess` cards (a count); the
             # player chooses which ones.
@@ -463,19 +472,20 @@ class GreedyPolicy:
         if game.planted_this_turn or not game.may_take():
             return None
         hand = game.hands[game.seat]
-        room = tables.HAND_LIMIT - len(hand)
         best = None
         best_key = None
         for how, value in game.take_options():
             cards = game.taken_by(how, value)
+            excess = game.take_excess(len(cards))
             after = hand + cards
-            if len(after) > tables.HAND_LIMIT:
-                after = after[: tables.HAND_LIMIT]  # roughly: the excess goes
+            if excess:
+                after = after[: len(after) - excess]  # roughly: the excess goes
             top = 0
             for where, i, f in game.display():
                 if f.payments(after):
                     top = max(top, self._value(game, f))
-            key = (top, min(len(cards), room) - max(0, len(cards) - room), self.rng.random())
+            # cards kept, less the ones composted
+            key = (top, len(cards) - 2 * excess, self.rng.random())
             if best_key is None or key > best_key:
                 best_key = key
                 best = (TAKE, how, value)

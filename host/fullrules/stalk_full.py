@@ -8,9 +8,11 @@ complete games with seeded policies.
 
 Everything it does is also told to an `engine_lite.Game` as the table events
 a player would enter (plant, swap, flush, harvest, end_turn, portfolio). It
-never decides a table rule a second time: Stalk Values, Seedy Business
-tokens left, the end triggers, game over, bust and final scores are read back
-from `Game.state()`. What it does itself is only what the board cannot see:
+never decides a table rule a second time: what is legal now and what it
+costs (basic and extra actions, Seedy Business tokens, the flush, the end of
+the action phase) it asks the engine's table (`Game.table.refused`, `cost`,
+`turn_done`); Stalk Values, the end triggers, game over, bust and final
+scores are read back from `Game.state()`. What it does itself is only what the board cannot see:
 which token went where, which groups the garden harvests, what the bag gives.
 With `check=True` it compares its own physical counts (bag, exchange, market
 track per flower) with the engine's after every turn: that is the
@@ -23,6 +25,7 @@ section "Full engine (host)".
 import random
 
 import engine_lite
+from engine_lite import record
 from engine_lite import tables
 from host.fullrules.fullgame import record_lines, summary
 
@@ -131,31 +134,50 @@ class StalkGame:
         self.end_reason = None
         self.final = None
         self.values = [0] * NF
-        # Per-turn view, refreshed from the engine (see begin_turn).
-        self.actions = 0
-        self.tokens_left = 0
-        self.flush_used = False
         self.stats = {PLANT: 0, SWAP: 0, FLUSH: 0, "extra": 0, "harvest_events": 0}
         if check:
             self.cross_check(self.g.state())
 
     # -- what a policy may ask -------------------------------------------
+    # The action economy (basic and extra actions, Seedy Business tokens, the
+    # once-per-game flush, when a turn may end) is engine_lite's: these ask
+    # its table (refused/cost/turn_done) and never count for themselves.
+
+    @property
+    def tokens_left(self):
+        """The active player's Seedy Business tokens, as engine_lite holds them."""
+        table = self.g.table
+        return table.tokens[table.player]
+
+    @property
+    def flush_used(self):
+        table = self.g.table
+        return bool(table.flushed[table.player])
 
     def exchange_count(self):
         return SLOTS - self.exchange.count(None)
 
+    def action_cost(self):
+        """Seedy Business tokens the next plant or swap costs: 0 while a
+        basic action is left, 1 for an extra action (engine_lite's cost)."""
+        return self.g.table.cost(record.OP_PLANT)
+
     def may_act(self):
-        """Another plant/swap is possible as far as the action economy goes:
-        a basic action is left, or a Seedy Business token pays for an extra."""
-        return self.actions < tables.BASIC_ACTIONS or self.tokens_left > 0
+        """Another plant/swap is legal now (engine_lite's refused): the action
+        phase is open, the exchange holds a token, and a basic action is
+        left or a Seedy Business token pays for an extra."""
+        return self.g.table.refused(record.OP_PLANT) is None
 
     def may_end(self):
         """The turn may move on to the upkeep (two basic actions done, or the
-        exchange is empty: ruling "Turn with an empty exchange")."""
-        return self.actions >= tables.BASIC_ACTIONS or self.exchange_count() == 0
+        exchange is empty: ruling "Turn with an empty exchange"): engine_lite's
+        turn_done."""
+        return self.g.table.turn_done()
 
     def may_flush(self):
-        return self.tokens_left > 0 and not self.flush_used
+        """A flush is legal now: a token left and not flushed yet this game
+        (engine_lite's refused)."""
+        return self.g.table.refused(record.OP_FLUSH) is None
 
     def occupied_slots(self):
         return [i for i in range(SLOTS) if self.exchange[i] is not None]
@@ -180,42 +202,31 @@ class StalkGame:
 
     # -- actions (each told to the engine first, then done on the table) ----
 
-    def _spent(self):
-        """Re-read the token count after an action that may have cost one:
-        the engine, not this module, knows the price of an action."""
-        st = self.g.state()
-        self.tokens_left = st["tokens"][self.names[self.seat]]
-        self.flush_used = st["flush_used"][self.names[self.seat]]
-
     def do_plant(self, slot, cell):
         t = self.exchange[slot]
         if t is None or self.garden.cells[cell] != EMPTY:
             raise ValueError("plant: slot %d is empty or space %d is occupied" % (slot, cell))
-        extra = self.actions >= tables.BASIC_ACTIONS
+        extra = self.g.table.cost(record.OP_PLANT) > 0  # asked before the engine counts it
         self.g.apply_record(self._rec_plant)
         self.exchange[slot] = None
         self.garden.plant(cell, t // PER_FLOWER, t)
         self.garden_changed = True
-        self.actions += 1
         self.stats[PLANT] += 1
         if extra:
             self.stats["extra"] += 1
-            self._spent()
 
     def do_swap(self, slot, give):
         t = self.exchange[slot]
         pf = self.portfolios[self.seat]
         if t is None or give == t // PER_FLOWER or not pf[give]:
             raise ValueError("swap: needs a token on slot %d and a different type in the portfolio" % slot)
-        extra = self.actions >= tables.BASIC_ACTIONS
+        extra = self.g.table.cost(record.OP_SWAP) > 0  # asked before the engine counts it
         self.g.apply_record(self._rec_swap)
         pf[t // PER_FLOWER].append(t)
         self.exchange[slot] = pf[give].pop()
-        self.actions += 1
         self.stats[SWAP] += 1
         if extra:
             self.stats["extra"] += 1
-            self._spent()
 
     def do_flush(self):
         """Everything on the exchange to the compost, then refill all six
@@ -228,7 +239,6 @@ class StalkGame:
                 ex[s] = None
         self._refill()
         self.stats[FLUSH] += 1
-        self._spent()
 
     def _refill(self):
         """Fill empty slots from the right, so a short bag leaves the gaps
@@ -261,10 +271,8 @@ class StalkGame:
     # -- the turn ----------------------------------------------------------
 
     def begin_turn(self, st):
-        name = self.names[self.seat]
-        self.actions = 0
-        self.tokens_left = st["tokens"][name]
-        self.flush_used = st["flush_used"][name]
+        """The Stalk Values the policies weigh, from the engine's state dict
+        (actions, tokens and the flush are read from its table when asked)."""
         v = st["values"]
         self.values = [v[f] for f in FLOWERS]
 
@@ -414,7 +422,7 @@ class RandomPolicy:
 
     def choose(self, game):
         r = self.rng
-        if game.actions >= tables.BASIC_ACTIONS and (game.tokens_left == 0 or r.random() < 0.8):
+        if game.action_cost() and (game.tokens_left == 0 or r.random() < 0.8):
             return None
         if game.may_flush() and r.random() < 0.05:
             return (FLUSH,)
@@ -576,7 +584,7 @@ class GreedyPolicy:
 
         if best is None and not game.may_end() and game.may_flush():
             return (FLUSH,)  # no plant or swap left: a flush is the only way on
-        if game.actions >= tables.BASIC_ACTIONS and best_gain < self.extra_threshold:
+        if game.action_cost() and best_gain < self.extra_threshold:
             return None
         return best
 
