@@ -462,19 +462,20 @@ class Store:
 
     def new_game(self, start_record):
         """Start a new game (a game still in progress is archived first)."""
-        Game().apply_record(start_record)  # judge first: EngineError, nothing written
         if self._next is None:
             self.boot()
+        n = self._next or 1
+        gid = "%04d" % n
+        log = FlashLog(self.fs, self._path(gid, LOG))  # no file until its first frame
+        game = Game(log)
+        game.judge(start_record)  # judged once, first: EngineError, nothing written or archived
         if self.log is not None:
             self._archive(self.log)
         self._held = 0  # the buffer holds the archived game's snapshot, if any
-        n = self._next or 1
         self._next = n + 1
-        gid = "%04d" % n
-        self.log = FlashLog(self.fs, self._path(gid, LOG))
+        self.log = log
         self.game_id = gid
-        game = Game(self.log)
-        game.apply_record(start_record)
+        log.append(start_record)
         return game
 
     def apply(self, game, rec):
