@@ -128,7 +128,9 @@ def bundle_figures():
 # ------------------------------------------------------------------ heap
 
 
-# The whole game as firmware/script.play runs it; the flash is a directory.
+# The whole game as firmware/script.play runs it; the flash is a directory;
+# the serial link is set up as firmware/main.py does (with no port: nothing
+# arrives), so its code and objects are in the heap as on the board.
 # The script is parsed a line at a time (a list of every gesture would be
 # ~21 KB of test input in the heap). GAME_SETUP builds the board and defines
 # step() (one gesture; False when none is left) and finish() (the result);
@@ -153,6 +155,8 @@ def gestures(text):
             yield g
 hw = SimHW(None, 24)
 app = App(hw, Store('flash'))
+from firmware import link  # the board's main.py sets up the link too (its port reads nothing here)
+app.link = link.Link(link.AppBoard(app, app.store, board_id='sim'))
 todo = gestures(SCRIPT)
 def step():
     at_gesture()

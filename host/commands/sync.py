@@ -184,41 +184,40 @@ def follow_cmd(args):
         rec.record(f.gid)
     plain = args.plain or not sys.stdout.isatty()
     end = time.monotonic() + args.seconds if args.seconds else None
-    seen = 0
 
-    def show():
-        if plain:
-            sys.stdout.write("--- %s\n%s\n" % (f.gid, scoreboard(f.game) if f.game else "no game"))
-            sys.stdout.flush()
+    def follow(show):
+        """Show the table, then again after every live event, until the
+        time (--seconds) or the number of events (--events) is up."""
+        show()
+        seen = 0
+        while end is None or time.monotonic() < end:
+            push = link.wait_push(0.2)
+            if push is None:
+                continue
+            f.take(push)
+            if rec:
+                rec.record(f.gid)
+            seen += 1
+            show()
+            if args.events and seen >= args.events:
+                return
+
+    def print_table():
+        sys.stdout.write("--- %s\n%s\n" % (f.gid, scoreboard(f.game) if f.game else "no game"))
+        sys.stdout.flush()
 
     try:
         if plain:
-            show()
-            while end is None or time.monotonic() < end:
-                push = link.wait_push(0.2)
-                if push is not None:
-                    f.take(push)
-                    if rec:
-                        rec.record(f.gid)
-                    seen += 1
-                    show()
-                    if args.events and seen >= args.events:
-                        break
+            follow(print_table)
         else:
             from rich.live import Live
             from rich.panel import Panel
 
-            with Live(Panel(scoreboard(f.game), title="game %s" % f.gid), refresh_per_second=20) as live:
-                while end is None or time.monotonic() < end:
-                    push = link.wait_push(0.2)
-                    if push is not None:
-                        f.take(push)
-                        if rec:
-                            rec.record(f.gid)
-                        seen += 1
-                        live.update(Panel(scoreboard(f.game), title="game %s" % f.gid))
-                        if args.events and seen >= args.events:
-                            break
+            def panel():
+                return Panel(scoreboard(f.game) if f.game else "no game", title="game %s" % f.gid)
+
+            with Live(panel(), refresh_per_second=20) as live:
+                follow(lambda: live.update(panel()))
     except KeyboardInterrupt:
         pass  # Ctrl-C is how one leaves follow
     finally:

@@ -34,6 +34,22 @@ def summary(play, game, **extra):
     return out
 
 
+def play_turns(play):
+    """Play turns (play.play_turn(state) -> the next state dict, or None
+    when the game stopped early) until the game is over. Returns the last
+    state, or None if it stopped first: play.max_turns reached
+    (end_reason "turn_limit") or play_turn's own reason."""
+    st = play.g.state()
+    while not st["game_over"]:
+        if play.turns >= play.max_turns:
+            play.end_reason = "turn_limit"
+            return None
+        st = play.play_turn(st)
+        if st is None:
+            return None
+    return st
+
+
 def load_json(path, label, error):
     """A data file (layout, deck) as JSON; `error(one line)` if unreadable."""
     try:

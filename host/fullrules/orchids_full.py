@@ -24,7 +24,7 @@ import random
 import engine_lite
 from engine_lite import record
 from engine_lite import tables
-from host.fullrules.fullgame import load_json, record_lines, summary
+from host.fullrules.fullgame import load_json, play_turns, record_lines, summary
 
 SAMPLE_DECK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "orchids_sample_deck.json")
 ORCHID_DISPLAY = 3  # Setup 2: "flip over 3 Orchid cards"
@@ -356,14 +356,9 @@ class OrchidsGame:
         return st
 
     def play(self):
-        st = self.g.state()
-        while not st["game_over"]:
-            if self.turns >= self.max_turns:
-                self.end_reason = "turn_limit"
-                return self.result()
-            st = self.play_turn(st)
-            if st is None:
-                return self.result()
+        st = play_turns(self)
+        if st is None:
+            return self.result()
         self.end_reason = "seven_flowers"
         self.final = st["final"]
         return self.result()

@@ -27,7 +27,7 @@ import random
 import engine_lite
 from engine_lite import record
 from engine_lite import tables
-from host.fullrules.fullgame import record_lines, summary
+from host.fullrules.fullgame import play_turns, record_lines, summary
 
 from host.fullrules.garden import BULB, EMPTY, FLOWERS, Garden, default_layout
 
@@ -347,14 +347,9 @@ class StalkGame:
 
     def play(self):
         """Play to the end, enter every portfolio, return result()."""
-        st = self.g.state()
-        while not st["game_over"]:
-            if self.turns >= self.max_turns:
-                self.end_reason = "turn_limit"
-                return self.result()
-            st = self.play_turn(st)
-            if st is None:
-                return self.result()
+        st = play_turns(self)
+        if st is None:
+            return self.result()
         self.end_reason = st["end_triggered"]
         for s in range(self.n):
             c = self.counts(s)
