@@ -17,7 +17,8 @@ Pico (design.md), so its times are for ratios and trends, not for the board.
   presses a scorekeeper would make, tests/button_scripts.py) runs through the
   board application: SimHW pins + debounce + App + the flash Store on a real
   directory (through MicroPython's own open/os, so the flash is not in the
-  heap), ending on the next game's setup screen with the record's scores.
+  heap) + the serial link as firmware/main.py sets it up (its code and
+  objects, ~13 KB on this port; no host talks to it), ending on the next game's setup screen with the record's scores.
   Found by bisection; a run that raises MemoryError is "too small".
   ``heap_min_kb_full_game`` is the larger of the two. Budget: 128 KB on this
   64-bit port (issue 13). ``heap_min_kb_replay_5p``: the same for a plain

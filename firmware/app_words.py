@@ -15,7 +15,7 @@ refused a press (the engine's own refusals carry their message).
 
 from engine_lite import record
 from engine_lite.tables import BASIC_ACTIONS, TRACK_START_PLACEHOLDER, track_key
-from engine_lite.vocab import FLOWERS, GAME_TITLES
+from engine_lite.vocab import BRIGHT_LEVELS, FLOWERS, GAME_TITLES
 from firmware import ring
 
 TITLES = {
@@ -45,7 +45,7 @@ HINTS = {
     "plant_seeds": "Seed CARDS, not seeds (3 cards of 2 seeds = 3): flower k = +k · hold k = -k · OK plants · UNDO back",
     "portfolio": "flower = +1 token · hold = -1 · OK = this player done · UNDO last tap · hold MENU menu",
     "menu": "1 flush · 2 crash · 3 brightness · 4 new game · 5 close · MENU moves · OK chooses · UNDO closes",
-    "brightness": "flower 1-5 = level 16, 32, 48, 128, 255 · OK keeps it · UNDO cancels",
+    "brightness": "flower 1-5 = level %s · OK keeps it · UNDO cancels" % ", ".join(str(x) for x in BRIGHT_LEVELS),
     "confirm_new": "OK = abandon this game and start a new one · anything else = no",
 }
 
