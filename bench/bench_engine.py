@@ -19,6 +19,7 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from host.build import bundle
 from tests.mpy_harness import mpy_sizes, run_mpy
 
 RECORDS = Path(__file__).resolve().parent.parent / "tests" / "records"
@@ -102,10 +103,9 @@ def heap_growth(name, log=""):
     return {"end": end, "peak": peak, "events": events}
 
 
-# Host-only parts of the package, left out of the board bundle (host/bundle.py
-# EXCLUDE): `engine_lite.score` imports table_score lazily, the board never
-# does; stamp.py reads nonce/at/uptime as JSON (the board writes them as bytes).
-HOST_ONLY = ("engine_lite/table_score.py", "engine_lite/stamp.py")
+# Host-only parts of the package: what the board bundle leaves out
+# (host/build/bundle.py EXCLUDE, the one list), e.g. table_score, stamp, readout.
+HOST_ONLY = tuple(m.replace(".", "/") + ".py" for m in bundle.EXCLUDE["micropython"] if m.startswith("engine_lite."))
 
 
 def measure():
