@@ -197,7 +197,7 @@ def encode(ev, game, names):
         if kind == "harvest":
             _only(ev, ("flower", "count"))
             f = flower_index(ev.get("flower"), "harvest")
-            return bytes((OP_HARVEST, f, _whole(ev, "count", 1, tables.TOKENS_PER_FLOWER)))
+            return encode_harvest(f, _whole(ev, "count", 1, tables.TOKENS_PER_FLOWER))
         if kind == "portfolio":
             _only(ev, ("player", "counts"))
             who = ev.get("player")
@@ -208,12 +208,22 @@ def encode(ev, game, names):
     elif game == ORCHIDS:
         if kind == "take":
             _only(ev, ("seeds",))
-            return bytes((OP_TAKE, _whole(ev, "seeds", 1, tables.SEED_DISPLAY)))
+            return encode_take(_whole(ev, "seeds", 1, tables.SEED_DISPLAY))
         if kind == "plant":
             return encode_sow(ev)
     if game is None:
         raise EngineError(NOT_STARTED, "%s before start: the first event must be start" % kind)
     raise EngineError(BAD_EVENT, "unknown event %r for %s" % (kind, GAMES[game]))
+
+
+def encode_harvest(flower, count):
+    """A harvest of `count` tokens of flower index `flower` (checked when applied)."""
+    return bytes((OP_HARVEST, flower, count))
+
+
+def encode_take(seeds):
+    """An Oh My. Orchids! take of `seeds` Seed cards (checked when applied)."""
+    return bytes((OP_TAKE, seeds))
 
 
 def encode_portfolio(seat, counts):

@@ -498,7 +498,7 @@ class HarvestCount(Screen):
         """Apply the counted harvest (if any); False if it was refused."""
         if self.flower < 0:
             return True
-        rec = bytes((record.OP_HARVEST, self.flower, self.n))
+        rec = record.encode_harvest(self.flower, self.n)
         self.clear()
         return self.app.apply(rec) or self.app.home()
 
@@ -615,7 +615,7 @@ class OrchidsPlay(Screen):
         app = self.app
         if b < 5:
             if kind == SHORT:
-                app.apply(bytes((record.OP_TAKE, b + 1)))
+                app.apply(record.encode_take(b + 1))
             else:
                 app.blink_error()
         elif b == B_OK:
