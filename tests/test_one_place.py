@@ -7,6 +7,8 @@
   number is never repeated outside engine_lite;
 * the host's full engines ask engine_lite for the action economy and the
   hand limit instead of comparing with the rule numbers themselves;
+* a compact record is built only in engine_lite/record.py (no
+  `bytes((record.OP_...` by hand in firmware/ or host/);
 * no single-letter module aliases (`as R`, `as SF` ...) in engine_lite/ and
   firmware/: a name says what it is and can be searched for.
 """
@@ -82,3 +84,26 @@ def test_the_ring_repeats_no_rule_number():
     tables.LAST_ROUND_FLOWERS via Game.cost and OrchidsState.ends_game)."""
     text = (REPO / "firmware/ring.py").read_text()
     assert not re.search(r"\b(actions|flowers\[\w+\]|f)\s*>=\s*\d", text)
+
+
+def hand_built_records(text):
+    """`bytes((...OP_...` / `bytearray((...OP_...` calls: a record built by hand."""
+    out = []
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("bytes", "bytearray") and node.args:
+            arg = node.args[0]
+            if isinstance(arg, (ast.Tuple, ast.List)) and arg.elts:
+                first = arg.elts[0]
+                name = first.attr if isinstance(first, ast.Attribute) else getattr(first, "id", "")
+                if name.startswith("OP_"):
+                    out.append(node.lineno)
+    return out
+
+
+def test_records_are_built_only_by_record_py():
+    bad = ["%s:%d" % (rel, n) for rel, text in sources("firmware", "host") for n in hand_built_records(text)]
+    assert not bad, "build records with engine_lite/record.py (encode_*):\n" + "\n".join(bad)
+
+
+def test_the_check_sees_a_hand_built_record():
+    assert hand_built_records("rec = bytes((record.OP_TAKE, 3))\nok = record.encode_take(3)\n") == [1]
