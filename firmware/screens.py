@@ -9,8 +9,10 @@ the screen that uses it, and a screen changes others only by calling them
 The App routes each gesture to its current screen and owns the game, the
 flash and the link (firmware/app.py). Whether an action is legal and what
 it costs is the engine's answer (Game.legal / Game.cost), never re-derived
-here. Gestures that are a table event allocate nothing (the records are
-the engine's constants; a heap_lock test proves it).
+here. The play gestures of Stalk Exchange (plant, swap, counting a harvest,
+end turn) allocate nothing: their records are the engine's constants
+(tests/test_app_alloc.py proves it under heap_lock); a counted harvest, a
+take and a plant build their few-byte record with record.encode_*.
 
 Why one module for the play screens: each .mpy file carries its own table
 of names, so six screen modules cost ~2 KB more flash than one (the bundle
@@ -410,8 +412,8 @@ class Menu(Screen):
 # hold OK end turn (before two basic actions: "stuck", straight to the
 # upkeep, ruling R3), hold MENU menu, UNDO undo. Whether an action is legal
 # and what it costs is the engine's answer (Game.legal / Game.cost), never
-# re-derived here. Gestures that are a table event allocate nothing (the
-# records are the engine's constants, a heap_lock test proves it).
+# re-derived here. Plant, swap, counting and end turn allocate nothing
+# (the engine's constant records; heap_lock test in tests/test_app_alloc.py).
 
 class StalkPlay(Screen):
     name = "stalk"
