@@ -1,6 +1,26 @@
-"""What both full-rules games (stalk_full, orchids_full) hand to simulate.py."""
+"""What both full-rules games (stalk_full, orchids_full) share: how a game
+begins and runs its turns, and what it hands to simulate.py."""
 
 import json
+import random
+
+from engine_lite import tables
+
+
+def begin(play, title, names, seed, policies, greedy, check, max_turns):
+    """The start both full games share: the seats, the seeded random source,
+    one policy per seat (greedy(rng) each by default), the cross-checks and
+    the turn limit. ValueError (one line) for a wrong table."""
+    play.names = list(names)
+    n = play.n = len(play.names)
+    if not tables.MIN_PLAYERS <= n <= tables.MAX_PLAYERS:
+        raise ValueError("%s is for 2 to 5 players" % title)
+    play.rng = random.Random(seed)
+    play.policies = list(policies) if policies is not None else [greedy(random.Random(play.rng.random())) for _ in range(n)]
+    if len(play.policies) != n:
+        raise ValueError("one policy per player")
+    play.check = check
+    play.max_turns = max_turns
 
 
 def seat_results(names, final):

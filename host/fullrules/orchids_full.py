@@ -24,7 +24,7 @@ import random
 import engine_lite
 from engine_lite import record
 from engine_lite import tables
-from host.fullrules.fullgame import load_json, play_turns, record_lines, summary
+from host.fullrules.fullgame import begin, load_json, play_turns, record_lines, summary
 
 SAMPLE_DECK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "orchids_sample_deck.json")
 ORCHID_DISPLAY = 3  # Setup 2: "flip over 3 Orchid cards"
@@ -169,16 +169,8 @@ class OrchidsGame:
     """One complete game: build, play(), result()."""
 
     def __init__(self, names, seed=0, policies=None, deck=None, check=True, max_turns=2000):
-        self.names = list(names)
-        n = self.n = len(self.names)
-        if not tables.MIN_PLAYERS <= n <= tables.MAX_PLAYERS:
-            raise ValueError("Oh My. Orchids! is for 2 to 5 players")
-        self.rng = random.Random(seed)
-        self.policies = list(policies) if policies is not None else [GreedyPolicy(random.Random(self.rng.random())) for _ in range(n)]
-        if len(self.policies) != n:
-            raise ValueError("one policy per player")
-        self.check = check
-        self.max_turns = max_turns
+        begin(self, "Oh My. Orchids!", names, seed, policies, GreedyPolicy, check, max_turns)
+        n = self.n
         deck = sample_deck() if deck is None else deck
         self.deck = deck
         # Setup 1: three decks, shuffled face down; pop() draws the top card.

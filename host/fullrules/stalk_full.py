@@ -27,7 +27,7 @@ import random
 import engine_lite
 from engine_lite import record
 from engine_lite import tables
-from host.fullrules.fullgame import play_turns, record_lines, summary
+from host.fullrules.fullgame import begin, play_turns, record_lines, summary
 
 from host.fullrules.garden import BULB, EMPTY, FLOWERS, Garden, default_layout
 
@@ -70,16 +70,8 @@ class StalkGame:
     `rng` drives every random draw of the bag, so a seed fixes the game."""
 
     def __init__(self, names, seed=0, policies=None, length=None, track_start=None, layout=None, check=True, max_turns=1000):
-        self.names = list(names)
-        n = self.n = len(self.names)
-        if not tables.MIN_PLAYERS <= n <= tables.MAX_PLAYERS:
-            raise ValueError("Stalk Exchange is for 2 to 5 players")
-        self.rng = random.Random(seed)
-        self.policies = list(policies) if policies is not None else [GreedyPolicy(random.Random(self.rng.random())) for _ in range(n)]
-        if len(self.policies) != n:
-            raise ValueError("one policy per player")
-        self.check = check
-        self.max_turns = max_turns
+        begin(self, "Stalk Exchange", names, seed, policies, GreedyPolicy, check, max_turns)
+        n = self.n
         self.length = length
         self.track_start = default_track_start(n, length) if track_start is None else track_start
         layout = default_layout() if layout is None else layout
