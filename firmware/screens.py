@@ -253,40 +253,35 @@ class Setup(Screen):
         self.unconfirmed = 1 if t is None else 0
         self.to_step(_TRACK)
 
-    def player_names(self):
-        """The first n names from the settings if they are valid and
-        unique, else "Seat 1".."Seat n"."""
-        n = self.players
-        names = self.app.settings.get("names")
-        if type(names) is list and len(names) >= n:
-            names = names[:n]
-            ok = True
-            for i in range(n):
-                if not record.check_name(names[i]) or names.index(names[i]) < i:
-                    ok = False
-            if ok:
-                return names
-        return ["Seat %d" % (i + 1) for i in range(n)]
-
     def _start(self):
+        """Start the game chosen. Players: the first n names from the settings
+        (pushed by the host) when encode_start accepts them (it checks every
+        name once), else "Seat 1".."Seat n"."""
         app = self.app
-        ev = {"ev": "start", "game": GAMES[self.game], "players": self.player_names()}
+        n = self.players
+        names = app.settings.get("names")
+        ev = {"ev": "start", "game": GAMES[self.game]}
         if self.game == record.STALK:
-            if self.players == 2:
+            if n == 2:
                 ev["length"] = "short" if self.short else "long"
             if not self.unconfirmed:  # changed or confirmed: the real number
                 track = self.track.values[0]
                 ev["track_start"] = track
-                key = tables.track_key(self.players, self.short)
+                key = tables.track_key(n, self.short)
                 d = app.settings.get("track_start")
                 if type(d) is not dict or d.get(key) != track:  # remember it for this player count
                     app.push_settings({"track_start": {key: track}})
-        try:
-            rec = record.encode_start(ev)
-        except EngineError:
-            app.blink_error()
+        for players in (names[:n] if type(names) is list and len(names) >= n else None, ["Seat %d" % (i + 1) for i in range(n)]):
+            if players is None:
+                continue
+            ev["players"] = players
+            try:
+                rec = record.encode_start(ev)
+            except EngineError:
+                continue  # the settings' names do not fit this table: seats by number
+            app.new_game(rec)
             return
-        app.new_game(rec)
+        app.blink_error()
 
 
 

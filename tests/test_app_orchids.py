@@ -14,6 +14,8 @@ a repeated type a name the player already has, so the variety bonus counts
 right (ruling R7).
 """
 
+import pytest
+
 from engine_lite.tables import FLOWERS
 from firmware import ring
 from tests.app_helpers import Board, lit, reddish, replay
@@ -165,3 +167,19 @@ def test_plant_entry_backs_out_step_by_step():
     assert b.screen == "plant_points" and b.app.plant.number.values[0] == 3
     b.do("long menu")  # MENU cancels the whole entry
     assert b.screen == "orchids" and b.state["players"]["Seat 1"]["flowers"] == []
+
+
+@pytest.mark.parametrize("names, players", [
+    (["Ann", "Bo", "Cy", "Di"], ["Ann", "Bo", "Cy"]),  # the first n of the host's names
+    (["Ann", "Bo"], ["Seat 1", "Seat 2", "Seat 3"]),  # too few for this table
+    (["Ann", "Ann", "Cy"], ["Seat 1", "Seat 2", "Seat 3"]),  # repeated: the engine refuses them
+    (["Ann", " Bo", "Cy"], ["Seat 1", "Seat 2", "Seat 3"]),  # not a valid name
+    ("Ann", ["Seat 1", "Seat 2", "Seat 3"]),  # not a list (a damaged settings file)
+])
+def test_a_game_starts_with_the_hosts_names_or_seats_by_number(names, players):
+    """The start takes the settings' names when the engine accepts them
+    (checked once, by encode_start); names that do not fit the table never
+    keep a game from starting."""
+    b = Board(settings={"names": names})
+    b.do("daffodil\nok\nok")  # Oh My. Orchids!, 3 players (the default)
+    assert b.screen == "orchids" and list(b.state["players"]) == players
