@@ -83,14 +83,17 @@ class OrchidsState:
         if code == errors.LAST_ROUND:
             raise errors.EngineError(code, "last round: plant only")
         if code == errors.MIXED_TURN:
+            if op == record.OP_SOW:
+                raise errors.EngineError(code, "this turn took seeds: no planting after a take")
             raise errors.EngineError(code, "took seeds already" if self.done == TOOK else "planted: no take now")
         if code == errors.TURN_INCOMPLETE:
             raise errors.EngineError(code, "a turn takes seeds or plants first")
         if code is not None:
             raise errors.EngineError(code, "record %d is not an Oh My. Orchids! event" % op)
         if op == record.OP_TAKE:
-            self.composted[p] += self.cost(op, rec[1])
-            self.hand[p] += rec[1] - self.cost(op, rec[1])
+            over = self.cost(op, rec[1])  # composted at once
+            self.composted[p] += over
+            self.hand[p] += rec[1] - over
             self.done = TOOK
         elif op == record.OP_SOW:
             name = record.sow_name(rec)
