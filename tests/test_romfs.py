@@ -65,6 +65,16 @@ def test_mounted_image_holds_exactly_the_bundle_files(tmp_path):
 
 
 @pytest.mark.mpy
+def test_the_board_reads_its_pin_map_from_the_image(tmp_path):
+    """firmware/hw.py finds pinmap.json next to itself: /rom/firmware/ on a ROMFS."""
+    (tmp_path / "t").mkdir()
+    (tmp_path / "t" / "bundle.romfs").write_bytes(romfs.image_of(bundle_dir() / "bundle"))
+    r = run_mpy("from firmware import hw\nprint('PINMAP', hw.pinmap_path(), hw.board_spec('pico')['runtime'])",
+                setup=ROMFS_MOUNT, tree=tmp_path / "t")
+    assert "PINMAP /rom/firmware/pinmap.json micropython" in r.stdout
+
+
+@pytest.mark.mpy
 @pytest.mark.parametrize("key,record,script_of", FULL_GAMES, ids=[g[0] for g in FULL_GAMES])
 def test_full_game_from_the_mounted_image_equals_cpython(tmp_path, key, record, script_of):
     text = script_of(load_events(REPO / record))
