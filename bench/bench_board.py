@@ -48,7 +48,9 @@ Pico (design.md), so its times are for ratios and trends, not for the board.
   reads it first thing into one bytes object, ``gc.mem_alloc()`` after minus
   before is ``heap_romfs_image_alloc_bytes_<title>``, and the figure is the
   smallest ``-X heapsize`` minus that, rounded up to a KB (the image's
-  share of the heap's allocation table, ~1/128 of it, is not subtracted).
+  share of the heap's allocation table, ~1/128 of it, is not subtracted, and
+  the collector scans the image like any object, so a false reference it
+  finds there can only keep garbage alive: both err high).
   ``heap_live_kb_64bit_<title>_romfs``: the live heap of that run, minus the
   image too.
 * ``heap_min_kb_full_game_32bit_est`` (and ``_<title>``): the 32-bit
