@@ -3,7 +3,7 @@ PY ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed
 
-.PHONY: install test run run-micropython bench firmware clean
+.PHONY: install test run run-micropython bench firmware romfs clean
 
 install: $(STAMP)
 
@@ -33,6 +33,11 @@ bench: $(STAMP)
 # build/firmware-circuitpython/ (copy onto CIRCUITPY). hardware/README.md.
 firmware: $(STAMP)
 	$(VENV)/bin/python -m host.build.bundle
+
+# The same MicroPython bundle as one ROMFS image, build/bloomkeeper.romfs, for
+# a firmware with a ROMFS partition (bytecode runs from flash: hardware/README.md).
+romfs: $(STAMP)
+	$(VENV)/bin/python -m host.build.romfs
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .hypothesis

@@ -35,6 +35,8 @@ HEADLINE = (
     ("mpy_bytes_total", "bytes", "everything that goes on the board (.mpy, armv6m)"),
     ("heap_min_kb_full_game", "KB", "smallest -X heapsize for a full 5-player game of either title (64-bit Unix port)"),
     ("heap_min_kb_full_game_32bit_est", "KB", "the same on a 32-bit core, estimated: x the live-heap ratio measured in the WebAssembly port (budget 64)"),
+    ("heap_min_kb_full_game_romfs", "KB", "the same 64-bit figure with the bundle in a mounted ROMFS image (bytecode in flash; the image's own bytes not counted)"),
+    ("heap_min_kb_full_game_32bit_est_romfs", "KB", "its 32-bit estimate, x the files' ratio (the WebAssembly port has no VfsRom; errs high)"),
     ("frame_alloc_bytes", "bytes", "allocated by one ring frame render"),
     ("us_per_event", "µs", "one button event + redraw + flash write (in RAM), MicroPython Unix port, not Pico time"),
     ("sync_bytes_per_event", "bytes", "on the wire per event"),

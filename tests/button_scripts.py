@@ -103,3 +103,22 @@ def orchids_script(events):
         g.apply(e)
     lines.append("ok")
     return "\n".join(lines) + "\n"
+
+
+# The whole 5-player games the firmware plays in MicroPython (tests/game_driver.py):
+# (key, record, the record -> its button script).
+FULL_GAMES = (
+    ("stalk_5p", "tests/records/stalk-5p-bag.jsonl", stalk_script),
+    ("orchids_5p", "tests/records/orchids-5p.jsonl", orchids_script),
+)
+
+
+def cpython_result(text):
+    """The RESULT line tests/game_driver.py prints for button script `text`,
+    from the same script played through the firmware in CPython (the
+    headless simulator): screen, records of the game, scores."""
+    from host.board_sim.headless import final_state, run_script_text
+
+    app = run_script_text(text)
+    players = final_state(app)["final"]["players"]
+    return "RESULT %s %d %s" % (app.screen, len(app.last_game.log), " ".join("%s:%d" % (p["name"], p["score"]) for p in players))

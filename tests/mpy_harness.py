@@ -26,6 +26,12 @@ the same copy:
 A run cannot touch the repository or another run: it writes into its own copy.
 Every run has a wall-clock timeout.
 
+``romfs_tree`` lays out the same guest with its code in flash, as on a
+firmware with a ROMFS partition: the bundle and the other compiled modules
+packed into one ROMFS image (``bundle.romfs``, host/build/romfs.py), no
+``.mpy`` of them on the normal path; the guest mounts it with
+``ROMFS_MOUNT`` as its ``setup``.
+
 Usage::
 
     from tests.mpy_harness import run_mpy
@@ -46,7 +52,7 @@ REPO = Path(__file__).resolve().parent.parent
 BOARD_PACKAGES = ("engine_lite", "firmware")
 
 # Test helpers the guest may import (compiled into every copy).
-GUEST_HELPERS = ("tests/__init__.py", "tests/storage_script.py")
+GUEST_HELPERS = ("tests/__init__.py", "tests/storage_script.py", "tests/game_driver.py")
 GUEST_DATA = ("tests/records",)
 
 Result = namedtuple("Result", "stdout stderr")
@@ -118,6 +124,47 @@ def guest_tree(dst, bundle_only=False):
     if bundle_only:
         return dst
     shutil.copytree(base / "_extra", dst, dirs_exist_ok=True)
+    for rel in GUEST_DATA:
+        shutil.copytree(REPO / rel, dst / rel, dirs_exist_ok=True)
+    (dst / "_stubs").mkdir(exist_ok=True)
+    copy_stand_ins(dst / "_stubs")
+    return dst
+
+
+# The guest's first lines on a ROMFS tree: the image read into ONE bytes
+# object (its size asked first, so read() allocates it once, in one block),
+# mounted at /rom (the Unix port has vfs.VfsRom; it has no flash, so the
+# image sits in the heap: IMAGE_ALLOC is what it took, gc.mem_alloc() after
+# minus before) and put first on sys.path, as a firmware with a ROMFS
+# partition does at boot. .mpy code imported from there runs in place.
+ROMFS_IMAGE = "bundle.romfs"
+ROMFS_MOUNT = """
+import gc, os, sys, vfs
+gc.collect()
+_before = gc.mem_alloc()
+with open(%(image)r, 'rb') as _f:
+    _image = _f.read(os.stat(%(image)r)[6])
+gc.collect()
+IMAGE_ALLOC = gc.mem_alloc() - _before
+vfs.mount(vfs.VfsRom(_image), '/rom')
+sys.path.insert(0, '/rom')
+""" % {"image": ROMFS_IMAGE}
+
+
+def romfs_tree(dst):
+    """Write a guest tree into `dst` whose compiled code (the bundle, every
+    other board module, the guest helpers) is one ROMFS image, ROMFS_IMAGE;
+    the data files and the stand-ins stay files. Returns dst."""
+    from host.build import romfs
+
+    dst = Path(dst)
+    base = bundle_dir()
+    with tempfile.TemporaryDirectory(prefix="bk-romfs-src-") as tmp:
+        src = Path(tmp) / "image"
+        shutil.copytree(base / "_extra", src)
+        shutil.copytree(base / "bundle", src, dirs_exist_ok=True)
+        dst.mkdir(parents=True, exist_ok=True)
+        (dst / ROMFS_IMAGE).write_bytes(romfs.image_of(src))
     for rel in GUEST_DATA:
         shutil.copytree(REPO / rel, dst / rel, dirs_exist_ok=True)
     (dst / "_stubs").mkdir(exist_ok=True)
