@@ -27,7 +27,7 @@ MODULES = (
     ("bench.bench_dashboard", "bloomkeeper serve: a press to the page"),
     ("bench.bench_plays", "plays database fault campaign"),
     ("bench.bench_board_machine", "the whole board against its model"),
-    ("bench.bench_speed", "board speed: redraw, event, press-to-light (Unix port, RP2040 estimates)"),
+    ("bench.bench_speed", "board speed: redraw, event, press-to-light (instructions counted in the Unix port, RP2040 estimates)"),
 )
 
 # The keys issue 7 names, with the unit shown in the table.
@@ -52,7 +52,7 @@ HEADLINE = (
     ("plays_overwritten", "plays", "plays stored with other events than the board's"),
     ("model_steps", "steps", "board steps checked against the model (gestures, cuts, reboots, host)"),
     ("model_failures", "sequences", "where board and model disagreed"),
-    ("redraw_ms_rp2040_est", "ms", "slowest full ring redraw, RP2040 estimate (Unix port x 220; budget 2)"),
+    ("redraw_ms_rp2040_est", "ms", "slowest full ring redraw, RP2040 estimate (Unix-port instructions x 27.6 ns, calibrated; budget 2)"),
     ("event_ms_rp2040_est_median", "ms", "button event, median, RP2040 estimate (budget 5)"),
     ("event_ms_rp2040_est_max", "ms", "button event, worst, RP2040 estimate (budget 15)"),
     ("press_to_light_ms_rp2040_est", "ms", "button release to the first LED bit, RP2040 estimate (budget 25)"),

@@ -61,7 +61,7 @@ class Game:
 
     def encode(self, ev):
         """The compact record of an event dict (fields checked, rules not)."""
-        return record.encode(ev, self.table)
+        return record.encode(ev, self.game, self.names)
 
     def apply(self, ev):
         """Apply one event dict; EngineError and no change if it is illegal."""

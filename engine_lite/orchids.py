@@ -26,12 +26,12 @@ TOOK = const(1)
 PLANTED = const(2)
 
 
-class OrchidsState(record.Seats):
+class OrchidsState:
     game = record.ORCHIDS  # which game these rules are (Game.game: no isinstance per event)
 
     def __init__(self, start):
-        record.Seats.__init__(self, start)
-        n = self.n
+        self.names = record.start_names(start)
+        self.n = n = len(self.names)
         self.hand = bytearray(tables.STARTING_SEEDS[:n])
         self.composted = [0] * n
         self.flowers = [[] for _ in range(n)]

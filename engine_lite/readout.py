@@ -26,11 +26,10 @@ def state_dict(st):
 
 
 def stalk_dict(st):
-    names = st.names  # decoded from the start record once
     d = {
         "game": "stalk-exchange",
-        "players": names,
-        "current_player": None if st.over else names[st.player],
+        "players": st.names,
+        "current_player": None if st.over else st.names[st.player],
         "turn": st.turn,
         "actions": st.actions,
         "phase": "over" if st.over else ("upkeep" if st.upkeep else "action"),
@@ -45,21 +44,20 @@ def stalk_dict(st):
         "track_start": st.track_start,
         "track_start_placeholder": not st.track_given,
         "tokens_until_crash": st.crash_distance(),
-        "portfolios_entered": [names[s] for s in range(st.n) if st.entered[s]],
+        "portfolios_entered": [st.names[s] for s in range(st.n) if st.entered[s]],
     }
     for s in range(st.n):
-        d["tokens"][names[s]] = st.tokens[s]
-        d["flush_used"][names[s]] = bool(st.flushed[s])
+        d["tokens"][st.names[s]] = st.tokens[s]
+        d["flush_used"][st.names[s]] = bool(st.flushed[s])
     if st.all_entered():
         d["final"] = st.final()
     return d
 
 
 def orchids_dict(st):
-    names = st.names  # decoded from the start record once
     players = {}
     for s in range(st.n):
-        players[names[s]] = {
+        players[st.names[s]] = {
             "hand": st.hand[s],
             "flowers": [{"name": f[0], "kind": f[1], "points": f[2]} for f in st.flowers[s]],
             "points": orchids.flower_points(st.flowers[s]),
@@ -67,8 +65,8 @@ def orchids_dict(st):
         }
     d = {
         "game": "oh-my-orchids",
-        "seats": names,
-        "current_player": None if st.over else names[st.player],
+        "seats": st.names,
+        "current_player": None if st.over else st.names[st.player],
         "turn": st.turn,
         "last_round": st.last_round,
         "game_over": st.over,

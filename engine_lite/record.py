@@ -166,19 +166,18 @@ def encode_start(ev):
     return bytes(out)
 
 
-def encode(ev, table):
+def encode(ev, game, names):
     """Check an event dict's fields and return its compact record.
 
-    `table` is the game's state once a start was applied (None before):
-    its `game`, and its seat-ordered `names` (portfolio events name a
-    player; decoded only for them). Raises EngineError(BAD_EVENT/BAD_FIELD) naming what is wrong.
+    `game` is STALK/ORCHIDS once a start was applied (None before);
+    `names` the seat-ordered player names (portfolio events name a player).
+    Raises EngineError(BAD_EVENT/BAD_FIELD) naming what is wrong.
     """
     if type(ev) is not dict:
         raise EngineError(BAD_EVENT, "event must be a JSON object")
     kind = ev.get("ev")
     if type(kind) is not str:
         raise EngineError(BAD_EVENT, "event has no \"ev\" name")
-    game = None if table is None else table.game
     if kind == "start":
         return encode_start(ev)
     if kind == "undo":
@@ -202,7 +201,6 @@ def encode(ev, table):
         if kind == "portfolio":
             _only(ev, ("player", "counts"))
             who = ev.get("player")
-            names = table.names
             if who not in names:
                 _bad("portfolio: unknown player %r" % (who,))
             counts = flower_counts(ev.get("counts"), "portfolio counts")
@@ -253,8 +251,7 @@ def encode_sow(ev):
 
 
 def start_names(rec):
-    """Player names from a start record (the states decode them only when
-    asked: see Seats)."""
+    """Player names from a start record."""
     names = []
     i = 5
     for _ in range(rec[2]):
@@ -266,18 +263,3 @@ def start_names(rec):
 
 def sow_name(rec):
     return str(rec[5 : 5 + rec[4]], "utf-8")
-
-
-class Seats:
-    """What both titles' states share: the seats, and the players' names
-    decoded from the start record each time they are asked (an error
-    message, the final scores, the host: ask once per use). Decoding five names was a fifth of a game
-    start on the board, and every undo refolds from the start."""
-
-    def __init__(self, start):
-        self.start = bytes(start)  # a copy: a log may hand out views of a buffer it reuses
-        self.n = start[2]
-
-    @property
-    def names(self):
-        return start_names(self.start)

@@ -25,12 +25,13 @@ BAG = const(2)
 TRIGGERS = (None, "crash", "bag")
 
 
-class StalkState(record.Seats):
+class StalkState:
     game = record.STALK  # which game these rules are (Game.game: no isinstance per event)
 
     def __init__(self, start):
-        record.Seats.__init__(self, start)
-        n = self.n
+        n = start[2]
+        self.names = record.start_names(start)
+        self.n = n
         self.track_start = start[4]
         self.track_given = bool(start[3] & record.F_TRACK)
         self.short = bool(start[3] & record.F_SHORT)

@@ -20,10 +20,6 @@ B_UNDO = 5
 B_OK = 6
 B_MENU = 7
 
-# The names a table gets when no names were pushed from the host (constants:
-# formatting "Seat %d" five times was a sixth of a game start on the board).
-SEATS = ("Seat 1", "Seat 2", "Seat 3", "Seat 4", "Seat 5")
-
 # Button timings (ms): a press counts after DEBOUNCE_MS, is LONG once held
 # LONG_PRESS_MS; a scripted hold lasts HOLD_MS (more than a long press).
 DEBOUNCE_MS = 20

@@ -44,7 +44,6 @@ except ImportError:  # CPython
     def const(x):
         return x
 
-
 from engine_lite import EngineError
 from engine_lite import record
 from engine_lite.vocab import SETTINGS_KEYS, brightness
@@ -82,7 +81,7 @@ class App:
         self.orchids = OrchidsPlay(self)
         self.plant = PlantEntry(self)
         self.results = Results(self)
-        self.current = self.setup
+        self.go(self.setup)
         self.game = None
         self.last_game = None  # the game finished last (its results)
         self.faults = 0  # firmware faults survived since power-up
@@ -91,12 +90,6 @@ class App:
             self._load()
         except Exception as e:
             self.recover(e)
-
-    @property
-    def screen(self):
-        """The current screen's name (the simulator's words and the link's
-        status key on it)."""
-        return self.current.name
 
     def _load(self):
         """The game in progress from flash, on its home screen (or setup)."""
@@ -162,8 +155,13 @@ class App:
         self.current.press(button, kind)
 
     def go(self, screen):
-        """Make `screen` the current one and draw it."""
+        """Make `screen` the current one and draw it. `screen` is its name
+        (the simulator's words and the link's status key on it): an
+        attribute, not a property, because one property on App makes
+        MicroPython look every attribute store on App up in the class
+        first (~2k instructions each on the Unix port, several per event)."""
         self.current = screen
+        self.screen = screen.name
         screen.show()
 
     def home(self):
@@ -191,13 +189,13 @@ class App:
         """MicroPython's neopixel keeps a bytearray `buf` in its colour
         ORDER: the ring renders in that order and a frame is one slice copy
         into it (no tuple per pixel, no allocation). Other strips get
-        strip[i] = (r, g, b) for changed pixels only."""
-        self._sbuf = None
+        strip[i] = (r, g, b) for changed pixels only. The strip's own
+        buffer then is `shown`, the last frame: one copy a frame, not two."""
         self._order = None
         buf = getattr(strip, "buf", None)
         order = getattr(strip, "ORDER", None)
         if isinstance(buf, bytearray) and order is not None and len(buf) == 3 * self.hw.count:
-            self._sbuf = buf
+            self.shown = buf
             self._order = order
 
     def show(self):
@@ -207,15 +205,13 @@ class App:
         self._dirty = False
         buf = self.ring.render(self.view, now)
         shown = self.shown
-        strip = self.hw.strip
         first = self._first
         if not first and buf == shown:  # compared in C: most frames end here
             return buf
-        self._first = False
-        if self._sbuf is not None:
-            self._sbuf[:] = buf  # already in the strip's byte order
-            shown[:] = buf
+        if self._order is not None:
+            shown[:] = buf  # the strip's own buffer, in its byte order
         else:
+            strip = self.hw.strip
             for i in range(len(buf) // 3):
                 j = 3 * i
                 r = buf[j]
@@ -227,7 +223,8 @@ class App:
                 shown[j + 1] = g
                 shown[j + 2] = b
                 strip[i] = (r, g, b)
-        strip.write()
+        self._first = False
+        self.hw.strip.write()
         return buf
 
     def blink_error(self, code=ring.E_NOTHING):

@@ -7,6 +7,8 @@ imported inside main(), never at import, like every firmware module.
 On the board this file runs as __main__ (copy it to the flash root as main.py).
 """
 
+import gc
+
 
 def _sleeper():
     import time
@@ -18,6 +20,15 @@ def _sleeper():
         time.sleep(ms / 1000)
 
     return sleep_ms
+
+
+def tidy():
+    """Between two steps of the loop: collect the garbage once less than a
+    quarter of the heap is free, so that a collection (milliseconds on the
+    Pico) comes between gestures instead of inside one, when an allocation
+    finds the heap full. Allocates nothing."""
+    if gc.mem_free() < gc.mem_alloc() // 3:
+        gc.collect()
 
 
 def make_link(app, store, board):
@@ -52,6 +63,7 @@ def main(board=None, root="/bk"):
     sleep_ms = _sleeper()
     while True:
         app.step()  # never raises: App.recover logs a fault and reloads from flash
+        tidy()  # a garbage collection, when due, between steps
         sleep_ms(5)
 
 

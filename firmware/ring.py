@@ -90,6 +90,7 @@ _RING_PIXELS = const(24)
 _ACK_MS = const(250)
 FAULT_MS = const(3000)  # six blinks of the fault cross (App.recover)
 _TICKS_MASK = const(0x3FFFFFFF)  # time.ticks_ms() wraps at 2**30
+_DARK = b"\0\0\0"  # an unlit pixel
 
 # Colours as RGB triples in bytes (a tuple literal could be built at run time).
 # Flowers in button order: dahlia, daffodil, globemaster, snowdrop, tulip.
@@ -250,6 +251,9 @@ def error_ms(code):
     return LONG_BLINK_MS if code <= E_NOTHING else 2 * _BLINK_MS * code
 
 
+_ERROR_MAX_MS = const(960)  # the longest blink: error_ms(E_ONCE)
+
+
 class Ring:
     """Renders a View into `buf` (3 bytes per pixel, in the byte `order`
     given: order[c] = where channel c (R, G, B) goes; default R G B)."""
@@ -266,13 +270,16 @@ class Ring:
         # The 9 bytes of each flower's market segment, per look (0 empty,
         # 1-3 a bar of that many px, 4 all full): a frame copies 5 of them
         # instead of drawing up to 15 pixels.
-        self.segs = [bytearray(9) for _ in range(25)]
+        # Row 9 f + look: indexed by the segment's first byte, so a frame
+        # needs no multiplication per flower (slots 9 f + 5..8 are unused).
+        self.segs = [bytearray(9) if i % 9 < 5 else None for i in range(45)]
         self.sws = [bytearray(3) for _ in range(len(SWATCH) // 2)]
         self.toks = [bytearray(12) for _ in range(12)]  # px 20-23 per (tokens 0-5, blink hidden)
         # px 0-3 in the four flower colours (the Stalk Exchange option, a
         # new flora type) at the levels the choice screens use
         self.quads = [bytearray(12) for _ in range(len(QUAD_LEVEL))]
         self.row = bytearray(12)  # one sector's 4 px (_sectors)
+        self.px = bytearray(3)  # one pixel's colour (_warning)
         self.secs = [bytearray(12) for _ in range(18)]  # Orchids: a waiting seat's sector, 0-8+ flowers, then the same gold (ending)
         self.menu = bytearray(3 * count)  # the menu, every option dim
         self.idle = [bytearray(15) for _ in range(6)]  # Stalk Exchange: px 15-19, n seats waiting
@@ -299,7 +306,7 @@ class Ring:
                     self._put(0, f, 25)
                 for j in range(3 if look == 4 else look):  # a bar of 1-3 px, or all 3 full (counting a harvest)
                     self._put(j, f, 255 if look == 4 else BAR_LEVEL[j])
-                seg = self.segs[5 * f + look]
+                seg = self.segs[9 * f + look]
                 for j in range(9):
                     seg[j] = buf[j]
         for n in range(len(SWATCH) // 2):
@@ -393,24 +400,6 @@ class Ring:
             mask >>= 1
             j += 15
 
-    def _fill_dark(self, k, level, step, phase):
-        """Every `step`-th unlit pixel (from `phase`) = colour k at level."""
-        level += level >> 7
-        buf = self.buf
-        pal = self.pal
-        k *= 3
-        r = pal[k] * level >> 8
-        g = pal[k + 1] * level >> 8
-        b = pal[k + 2] * level >> 8
-        j = 3 * phase
-        step *= 3
-        while j < 3 * _RING_PIXELS:  # not range(): with a variable step it is a heap object
-            if not (buf[j] or buf[j + 1] or buf[j + 2]):  # unlit (one test, not three)
-                buf[j] = r
-                buf[j + 1] = g
-                buf[j + 2] = b
-            j += step
-
     # -- the render entry point ------------------------------------------
 
     def render(self, view, now_ms):
@@ -442,7 +431,7 @@ class Ring:
         if at >= 0:
             age = (now_ms - at) & _TICKS_MASK
             code = view.error_code
-            if age < error_ms(code):  # a blink long over costs one call per frame, not two
+            if age < _ERROR_MAX_MS and age < error_ms(code):  # a blink long over: no call
                 self._error(age, code)
         at = view.fault_at
         if at >= 0 and (now_ms - at) & _TICKS_MASK < FAULT_MS:
@@ -468,20 +457,27 @@ class Ring:
         flower's place on the ring stays visible. A flower whose harvest is
         being counted blinks its whole segment."""
         top = max(values)  # in C, no allocation
-        blink = (now // 125) & 1
         buf = self.buf
         segs = self.segs
-        for f in range(5):
-            v = values[f]
-            if f == pending and blink:
-                look = 4
-            elif v == 0:
+        for j in range(0, 45, 9):  # flower f's bytes (and rows in segs): 9 f
+            v = values[j // 9]
+            if v == 0:
                 look = 0
             else:
-                look = 3 if v == top else (2 * v + top - 1) // top
-            buf[9 * f : 9 * f + 9] = segs[5 * f + look]  # slice store: no allocation
+                look = 3 if v == top else (1 if 2 * v <= top else 2)  # = ceil(2 v / top)
+            buf[j : j + 9] = segs[j + look]  # slice store: no allocation
+        if pending >= 0 and (now // 125) & 1:  # the harvest being counted: the whole segment, blinking
+            j = 9 * pending
+            buf[j : j + 9] = segs[j + 4]
 
     def _stalk(self, v, now):
+        """Market (px 0-14), seats (px 15-19), the active player's tokens
+        (px 20-23), then the last-turn comet or a warning. Seats: the active
+        seat is always full bright white (amber in the upkeep; if it has
+        flushed it dips blue for 0.2 s each second); green flash = event
+        accepted. Other seats: faint white, or brighter blue once flushed
+        (the flipped token). Drawn inline: a call per part cost more than
+        the 2 ms budget left."""
         self._market(v.values, v.pending, now)
         if v.pending >= 0:
             # The status arc becomes the harvest counter (px 15-23): that
@@ -490,57 +486,74 @@ class Ring:
             for i in range(9 if c > 9 else c):
                 self._put(15 + i, _C_WHITE if c > 9 else v.pending, 200 if c > 9 else 255)
             return
-        self._seats(v, now)
-        # Tokens of the active player, px 20-23 (_tokens draws them); after
-        # the two basic actions the token the next extra action costs blinks.
-        t = v.tokens[v.player]
-        hide = v.extra_cost and not v.upkeep and t > 0 and not v.trigger and (now // 400) & 1
-        self.buf[60:72] = self.toks[2 * (t if t < 5 else 5) + (1 if hide else 0)]
-        if v.trigger:
-            self._comet(now)
-        elif v.until_crash < _CRASH_FAR or v.bag < _BAG_FAR:
-            self._warning(v.until_crash, v.bag, now)
-
-    def _seats(self, v, now):
-        """px 15-19: one per seat. The active seat is always full bright
-        white (amber in the upkeep; if it has flushed it dips blue for 0.2 s
-        each second); green flash = event accepted. Other seats: faint
-        white, or brighter blue once flushed (the flipped token)."""
         flushed = v.flushed
         buf = self.buf
         sws = self.sws
         p = v.player
         n = v.n
-        buf[45:60] = self.idle[n if n < 5 else 5]  # n waiting seats at once, then the others
-        for s in range(n):
-            if flushed[s] and s != p:
-                buf[45 + 3 * s : 48 + 3 * s] = sws[_S_FLUSHED]
+        buf[45:60] = self.idle[n]  # n waiting seats at once (n <= 5), then the others
+        if max(flushed):  # in C: until someone flushes, no loop over the seats
+            for s in range(n):
+                if flushed[s] and s != p:
+                    buf[45 + 3 * s : 48 + 3 * s] = sws[_S_FLUSHED]
         if p < n:
             w = _S_ACTIVE
-            if v.ack_at >= 0 and _since(now, v.ack_at) < _ACK_MS:
+            at = v.ack_at
+            if at >= 0 and (now - at) & _TICKS_MASK < _ACK_MS:
                 w = _S_ACK
             elif flushed[p] and now % 1000 < 200:
                 w = _S_DIP
             elif v.upkeep:
                 w = _S_UPKEEP
             buf[45 + 3 * p : 48 + 3 * p] = sws[w]
+        # Tokens of the active player, px 20-23 (_tokens draws them); after
+        # the two basic actions the token the next extra action costs blinks.
+        t = v.tokens[p]
+        hide = v.extra_cost and not v.upkeep and t > 0 and not v.trigger and (now // 400) & 1
+        buf[60:72] = self.toks[2 * (t if t < 5 else 5) + (1 if hide else 0)]
+        if v.trigger:
+            self._comet(now)
+        elif v.until_crash < _CRASH_FAR or v.bag < _BAG_FAR:
+            self._warning(v.until_crash, v.bag, now)
 
     def _warning(self, until_crash, bag, now):
         """The end approaches, stronger and faster as it nears. Crash: every
         unlit pixel breathes red in place. Bag: every third unlit pixel
         glows orange and the dots march round (the bag draining). The more
-        urgent of the two is shown (the crash on a tie)."""
+        urgent of the two is shown (the crash on a tie). Every unlit pixel:
+        bytearray.find (in C) jumps from one run of three zero bytes to the
+        next, instead of a test per pixel."""
         lc = CRASH_LEVEL[until_crash] if until_crash < _CRASH_FAR else 0
         lb = BAG_LEVEL[bag] if bag < _BAG_FAR else 0
-        level = lc if lc >= lb else lb
+        crash = lc >= lb
+        level = lc if crash else lb
         if level == 0:
             return
         period = 10 * WARN_PERIOD[level - 1]
         peak = WARN_PEAK[level - 1]
-        if lc >= lb:
-            self._fill_dark(_C_RED, 8 + _tri(now, period, peak), 1, 0)
-        else:
-            self._fill_dark(_C_BAG, 8 + peak, 3, 2 - now * 3 // period % 3)
+        k = 3 * (_C_RED if crash else _C_BAG)
+        level = 8 + (_tri(now, period, peak) if crash else peak)
+        level += level >> 7
+        buf = self.buf
+        pal = self.pal
+        px = self.px  # the colour, then one slice store per pixel
+        px[0] = pal[k] * level >> 8
+        px[1] = pal[k + 1] * level >> 8
+        px[2] = pal[k + 2] * level >> 8
+        if crash:
+            j = buf.find(_DARK)
+            while j >= 0:
+                if j % 3:  # zeros across two pixels: look on from the next pixel
+                    j = buf.find(_DARK, j + 3 - j % 3)
+                    continue
+                buf[j : j + 3] = px
+                j = buf.find(_DARK, j + 3)
+            return
+        j = 3 * (2 - now * 3 // period % 3)
+        while j < 3 * _RING_PIXELS:  # every third pixel from the marching phase
+            if not (buf[j] or buf[j + 1] or buf[j + 2]):  # unlit (one test, not three)
+                buf[j : j + 3] = px
+            j += 9
 
     def _comet(self, now):
         """Last turn: a white comet with a two-pixel tail circles the ring."""

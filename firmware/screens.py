@@ -36,7 +36,7 @@ except ImportError:  # CPython
 from engine_lite import EngineError
 from engine_lite import record
 from engine_lite import tables
-from engine_lite.vocab import FLOWERS, GAMES, BRIGHT_LEVELS, B_UNDO, B_OK, B_MENU, SEATS
+from engine_lite.vocab import FLOWERS, GAMES, BRIGHT_LEVELS, B_UNDO, B_OK, B_MENU
 from firmware import ring
 from firmware.buttons import SHORT, LONG
 
@@ -271,7 +271,7 @@ class Setup(Screen):
                 d = app.settings.get("track_start")
                 if type(d) is not dict or d.get(key) != track:  # remember it for this player count
                     app.push_settings({"track_start": {key: track}})
-        for players in (names[:n] if type(names) is list and len(names) >= n else None, list(SEATS[:n])):
+        for players in (names[:n] if type(names) is list and len(names) >= n else None, ["Seat %d" % (i + 1) for i in range(n)]):
             if players is None:
                 continue
             ev["players"] = players
@@ -727,9 +727,8 @@ class Results(Screen):
         for s in range(5):
             v.winner[s] = 0
             v.scores[s] = 0
-        names = t.names  # decoded once here (engine_lite/record.py Seats)
         for row in final["players"]:
-            s = names.index(row["name"])
+            s = t.names.index(row["name"])
             v.winner[s] = 1 if row["winner"] else 0
             v.scores[s] = row["score"]
 

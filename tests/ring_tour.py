@@ -31,8 +31,9 @@ for mode in (firmware.ring.M_ORCHIDS, firmware.ring.M_PORTFOLIO, firmware.ring.M
     view.counts[0] = 9
     screen()
 view.mode = firmware.ring.M_CHOICE
-for ch in (firmware.ring.CH_GAME, firmware.ring.CH_PLAYERS, firmware.ring.CH_LENGTH, firmware.ring.CH_MENU, firmware.ring.CH_BRIGHT, firmware.ring.CH_KIND, firmware.ring.CH_CONFIRM):
+# each choice with the options the app offers on it (firmware/screens.py show_choice)
+for ch, options in ((firmware.ring.CH_GAME, 3), (firmware.ring.CH_PLAYERS, 30), (firmware.ring.CH_LENGTH, 3), (firmware.ring.CH_MENU, 31), (firmware.ring.CH_BRIGHT, 31), (firmware.ring.CH_KIND, 3), (firmware.ring.CH_CONFIRM, 31)):
     view.choice = ch
-    view.options = 31
+    view.options = options
     screen()
 """

@@ -149,6 +149,37 @@ def test_crash_and_bag_warnings_differ_in_pattern_not_only_hue():
     assert p[0] > 0 and p[1] > 0
 
 
+@pytest.mark.parametrize("brightness", [16, 32, 48, 128, 255, 3, 7])
+def test_the_crash_warning_lights_exactly_the_unlit_pixels(brightness):
+    """Whatever the play screen shows (market bars, seats, tokens, at any
+    brightness), the crash warning breathes in every pixel it left dark and
+    in no other: the ring finds the dark pixels with bytearray.find, which
+    also meets runs of zero bytes that straddle two pixels."""
+    import random
+
+    rnd = random.Random(brightness)
+    ring = firmware.ring.Ring(24, limit_ma=10**6)  # no current cap: it would dim the lit pixels too
+    glowing = 0
+    for trial in range(400):
+        v = stalk_view(n=rnd.randint(2, 5))
+        v.brightness = brightness
+        v.player = rnd.randrange(v.n)
+        for f in range(5):
+            v.values[f] = rnd.choice((0, 0, 1, 2, 3, 5, 8, 13))
+            v.tokens[f] = rnd.randint(0, 6)
+            v.flushed[f] = rnd.random() < 0.3
+        v.extra_cost = rnd.randint(0, 1)
+        now = rnd.randrange(100000)
+        calm = frame(v, now, ring)
+        v.until_crash = rnd.randint(0, 6)
+        warned = frame(v, now, ring)
+        dark = [i for i in range(24) if not lit(calm[i])]
+        assert [warned[i] for i in range(24) if lit(calm[i])] == [calm[i] for i in range(24) if lit(calm[i])]
+        assert len({warned[i] for i in dark}) <= 1  # one colour, breathing together: all lit, or all at the trough
+        glowing += any(lit(warned[i]) for i in dark)
+    assert glowing > 100 or brightness < 16  # at the lowest levels the glow itself rounds to dark
+
+
 def test_last_turn_is_a_comet_not_a_glow():
     """After an end trigger the warning glow stops and one white head circles."""
     v = stalk_view(n=2, trigger=1, until_crash=0)
