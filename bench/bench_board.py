@@ -75,6 +75,10 @@ Pico (design.md), so its times are for ratios and trends, not for the board.
   no vfs.VfsRom (checked every run: ``heap_32bit_romfs_ratio``). That errs
   high: what the image keeps out of the heap is mostly bytecode, about the
   same bytes on both ports, so the ratio of what is left is lower.
+  ``heap_min_kb_full_game_32bit_est_romfs_low`` (and ``_<title>_romfs_low``)
+  is the other end: the bytes the image keeps out of the 64-bit heap at the
+  peak (``heap_romfs_kept_out_kb_<title>``) taken off the 32-bit files
+  peak, as if all of them were bytecode; the truth lies between the two.
 * ``frame_alloc_bytes``: gc.mem_alloc() difference around one Ring.render
   with the GC disabled, the largest over many screens and instants;
   ``frame_renders_under_heap_lock`` says whether they all ran under
@@ -388,7 +392,17 @@ def heap_32bit_figures(fig, live64):
         for sfx in ("", "_romfs"):
             if fig.get("heap_min_kb_full_game_" + key + sfx):
                 out["heap_min_kb_full_game_32bit_est_" + key + sfx] = math.ceil(fig["heap_min_kb_full_game_" + key + sfx] * ratio)
-    for sfx in ("", "_romfs"):
+        # The other end of the ROMFS estimate: the bytes the image keeps out
+        # of the heap (64-bit peak, files minus ROMFS) are mostly bytecode,
+        # the same size on both ports; if all of them were, the 32-bit peak
+        # with the image is the 32-bit files peak minus those bytes.
+        if key + "_romfs" in live64 and fig.get("heap_min_kb_full_game_" + key + "_romfs"):
+            kept_out = l64[1] - live64[key + "_romfs"][1][1]
+            l32_rom = l32[1] - kept_out
+            out["heap_romfs_kept_out_kb_" + key] = round(kept_out, 1)
+            out["heap_min_kb_full_game_32bit_est_" + key + "_romfs_low"] = math.ceil(
+                fig["heap_min_kb_full_game_" + key + "_romfs"] * l32_rom / live64[key + "_romfs"][1][1])
+    for sfx in ("", "_romfs", "_romfs_low"):
         ests = [out.get("heap_min_kb_full_game_32bit_est_" + k + sfx) for k, _, _ in GAMES]
         if all(ests):
             out["heap_min_kb_full_game_32bit_est" + sfx] = max(ests)
