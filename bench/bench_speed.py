@@ -16,15 +16,18 @@ callgrind collects only inside ``filter_iternext`` (zeroed on entry); the
 guest then calls ``map()`` on nothing, and callgrind dumps that count
 (``--dump-before=map_iternext``). Board code uses neither builtin. The
 measured call must return a false value (``filter`` would call again).
-Counts still move by up to ~20% with the interpreter's lookup caches and
-the heap's layout (the same redraw: 304k-316k), so each figure is one
-whole run, not a best of several.
+Counts still move with the interpreter's lookup caches: the first calls
+of a path cost more (the same redraw: 304k-316k), and where objects land
+in the heap moves a figure by up to ~5%. So each screen is redrawn
+REDRAWS times and the whole run is made once per heap layout (LAYOUTS);
+every figure is a median.
 
 * ``redraw_instructions``: one full App.show(): render every pixel and push
   the whole frame into the NeoPixel buffer (the strip's own write is
   separate: 0.77 ms on the RP2040 for 24 pixels), the slowest of the ring's
-  screens (tests/ring_tour.py's tour, plain play screen first);
-  ``redraw_instructions_play_screen`` is that first screen.
+  screens (tests/ring_tour.py's tour, plain play screen first, each choice
+  with the options the app offers on it); ``redraw_instructions_play_screen``
+  is that first screen, ``redraw_instructions_by_screen`` all of them.
 * ``event_instructions_median`` / ``_max``: the App.step() that delivers a
   gesture (poll the pins, debounce, the handler, the engine's judgement,
   the redraw), over every gesture of a whole 5-player Stalk Exchange game
@@ -267,12 +270,12 @@ def measure():
             raise RuntimeError("counted %d calls for %d screens and %d of %d gestures" % (len(counts), n, res["events"], len(presses)))
     counts = [_median(c) for c in zip(*(c for _, c in runs))]  # each call's median over the layouts
     redraw = [_median(counts[i : i + REDRAWS]) for i in range(0, n, REDRAWS)]
-    measure.detail = {"redraw": redraw, "events": counts[n:], "presses": presses}
     events = sorted(counts[n:])
     median = events[len(events) // 2]
     out = {
         "redraw_instructions": max(redraw),
         "redraw_instructions_play_screen": redraw[0],
+        "redraw_instructions_by_screen": redraw,  # in the order of tests/ring_tour.py
         "redraw_ms_rp2040_est": ms(max(redraw)),
         "event_instructions_median": median,
         "event_instructions_max": events[-1],

@@ -44,6 +44,7 @@ except ImportError:  # CPython
     def const(x):
         return x
 
+
 from engine_lite import EngineError
 from engine_lite import record
 from engine_lite.vocab import SETTINGS_KEYS, brightness

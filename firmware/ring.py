@@ -18,7 +18,8 @@ the market segments and the seat and token colours are precomputed per
 brightness and copied with slice stores, runs of one colour (also every
 n-th pixel: the gaps, the dashes, every fifth of a number) are one call
 with the colour computed once and an inline loop (a call per pixel was
-most of a frame), unlit pixels are filled in one inline loop, and below
+most of a frame), the crash warning finds the unlit pixels with
+bytearray.find (in C) and fills each with one slice store, and below
 brightness 70 no current estimate is needed at all (decided per
 brightness change). Loops with a variable step are `while` loops: a
 `range` with a variable step is a heap object in MicroPython.
