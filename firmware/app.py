@@ -66,7 +66,6 @@ class App:
         self.buttons = Buttons(hw.pins, self.clock)
         self.ev = ButtonEvent()
         self.view = ring.View()
-        self.shown = bytearray(3 * hw.count)
         self._first = True
         self._frame_at = self.clock()
         self._dirty = True  # draw at the next step
@@ -191,13 +190,16 @@ class App:
         ORDER: the ring renders in that order and a frame is one slice copy
         into it (no tuple per pixel, no allocation). Other strips get
         strip[i] = (r, g, b) for changed pixels only. The strip's own
-        buffer then is `shown`, the last frame: one copy a frame, not two."""
-        self._order = None
+        buffer then is `shown`, the last frame: one copy a frame, not two;
+        other strips get a `shown` of their own."""
         buf = getattr(strip, "buf", None)
         order = getattr(strip, "ORDER", None)
         if isinstance(buf, bytearray) and order is not None and len(buf) == 3 * self.hw.count:
             self.shown = buf
             self._order = order
+        else:
+            self.shown = bytearray(3 * self.hw.count)
+            self._order = None
 
     def show(self):
         """Render the view now and push changed pixels to the strip."""

@@ -23,6 +23,7 @@ data/garden_layout.json is a documented approximation (docs/simulation.md),
 and any other layout file with the same format can be loaded instead.
 """
 
+import functools
 import os
 
 from host.fullrules.fullgame import load_json
@@ -153,15 +154,10 @@ class Layout:
         return cls(spaces, data.get("name", os.path.basename(path)), bee, butterfly)
 
 
-_default = None
-
-
+@functools.cache
 def default_layout():
     """The shipped approximation, loaded once per process."""
-    global _default
-    if _default is None:
-        _default = Layout.load()
-    return _default
+    return Layout.load()
 
 
 class Garden:

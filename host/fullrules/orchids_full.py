@@ -17,6 +17,7 @@ in docs/simulation.md). Interpretations of the rulebook are in
 docs/rulings.md, section "Full engine (host)".
 """
 
+import functools
 import itertools
 import os
 import random
@@ -151,14 +152,10 @@ class Deck:
         return (x["name"], int(x["points"]), kind, n)
 
 
-_sample = None
-
-
+@functools.cache
 def sample_deck():
-    global _sample
-    if _sample is None:
-        _sample = Deck.load()
-    return _sample
+    """The shipped sample deck, loaded once per process."""
+    return Deck.load()
 
 
 class Mismatch(AssertionError):
