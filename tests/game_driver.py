@@ -78,7 +78,9 @@ def finish():
     if app.faults:  # the loop survives a MemoryError (issue 16); a fit is a game without one
         t = app.store.faults()  # "" if even the fault log could not be written
         raise (MemoryError if "MemoryError" in t or not t else RuntimeError)("faults: " + t)
+    # the live heap after the last gesture, before this check's own garbage:
+    # the WebAssembly port frees nothing allocated during the current call
+    _at_gesture()
     f = app.last_game.table.final()  # what the results screen computes (not the whole state dict)
     print("RESULT", app.screen, len(app.last_game.log), " ".join("%s:%d" % (p["name"], p["score"]) for p in f["players"]))
-    _at_gesture()
     print("LIVE", " ".join(str(x) for x in live))

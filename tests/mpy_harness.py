@@ -133,19 +133,22 @@ def guest_tree(dst, bundle_only=False):
 
 # The guest's first lines on a ROMFS tree: the image read into ONE bytes
 # object (its size asked first, so read() allocates it once, in one block),
-# mounted at /rom (the Unix port has vfs.VfsRom; it has no flash, so the
-# image sits in the heap: IMAGE_ALLOC is what it took, gc.mem_alloc() after
-# minus before) and put first on sys.path, as a firmware with a ROMFS
-# partition does at boot. .mpy code imported from there runs in place.
+# mounted at /rom (the Unix port has vfs.VfsRom, and so has the WebAssembly
+# port the bench uses since 1.29; neither has flash, so the image sits in the
+# heap: IMAGE_ALLOC is what it took, gc.mem_alloc() after minus before, both
+# read with the file already open so that only the image is counted) and put
+# first on sys.path, as a firmware with a ROMFS partition does at boot. .mpy
+# code imported from there runs in place.
 ROMFS_IMAGE = "bundle.romfs"
 ROMFS_MOUNT = """
 import gc, os, sys, vfs
-gc.collect()
-_before = gc.mem_alloc()
+_n = os.stat(%(image)r)[6]
 with open(%(image)r, 'rb') as _f:
-    _image = _f.read(os.stat(%(image)r)[6])
-gc.collect()
-IMAGE_ALLOC = gc.mem_alloc() - _before
+    gc.collect()
+    _before = gc.mem_alloc()
+    _image = _f.read(_n)
+    gc.collect()
+    IMAGE_ALLOC = gc.mem_alloc() - _before
 vfs.mount(vfs.VfsRom(_image), '/rom')
 sys.path.insert(0, '/rom')
 """ % {"image": ROMFS_IMAGE}
