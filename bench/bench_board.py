@@ -269,15 +269,13 @@ def heap_figures():
             for mode in MODES:
                 tree = game_tree(Path(tmp) / key / mode, text, mode)
                 sfx = "" if mode == "files" else "_romfs"
-                live = run_game(tree, mode, live=True)
-                image = image_alloc(live)
+                image, l64 = live_kb(run_game(tree, mode, live=True))
                 kb, tried = heap_min_kb(lambda k: run_game(tree, mode, heapsize_kb=k), want, lo=HEAP_LO + math.ceil(image / 1024))
                 if kb is not None and image:
                     kb = math.ceil(kb - image / 1024)  # the image is in flash on the board
                     out["heap_romfs_image_alloc_bytes_" + key] = image
                 out["heap_min_kb_full_game_" + key + sfx] = kb
                 out["heap_bisection_full_game_" + key + sfx] = {str(k): v for k, v in sorted(tried.items())}
-                l64 = tuple(round((x - image) / 1024, 1) for x in live_bytes(live))
                 out["heap_live_kb_64bit_" + key + sfx] = dict(zip(("boot", "peak", "end"), l64))
                 live64[key + sfx] = (tree, l64)
         for sfx in ("", "_romfs"):
@@ -367,6 +365,13 @@ def live_bytes(out):
     return tuple(int(v) for v in line.split()[1:])
 
 
+def live_kb(out):
+    """(bytes the ROMFS image took, (boot, peak, end) live heap in KB
+    without the image) of a live-heap game run's stdout."""
+    image = image_alloc(out)
+    return image, tuple(round((x - image) / 1024, 1) for x in live_bytes(out))
+
+
 def heap_32bit_figures(fig, live64):
     """The 32-bit estimates: a 64-bit smallest heap x (32-bit / 64-bit peak
     live heap of the same run: files, or the ROMFS image mounted in both
@@ -385,9 +390,7 @@ def heap_32bit_figures(fig, live64):
         for sfx in ("", "_romfs"):
             tree, l64 = live64[key + sfx]
             setup = ROMFS_MOUNT if sfx else ""
-            run = run_wasm(mjs, game_code(live=True, drive=False), drive=True, tree=tree, setup=setup)
-            image = image_alloc(run)
-            l32 = tuple(round((x - image) / 1024, 1) for x in live_bytes(run))
+            image, l32 = live_kb(run_wasm(mjs, game_code(live=True, drive=False), drive=True, tree=tree, setup=setup))
             ratio = l32[1] / l64[1]
             out["heap_live_kb_32bit_" + key + sfx] = dict(zip(("boot", "peak", "end"), l32))
             out["heap_32bit_vs_64bit_" + key + sfx] = round(ratio, 3)
