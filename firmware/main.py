@@ -31,6 +31,15 @@ def tidy():
         gc.collect()
 
 
+def loop_step(app, sleep_ms):
+    """One turn of the board's loop, everything the board does between two
+    turns: the app's step, the housekeeping, the pause. main() repeats it
+    forever; the bench runs the very same turn to measure the board."""
+    app.step()  # never raises: App.recover logs a fault and reloads from flash
+    tidy()  # a garbage collection, when due, between steps
+    sleep_ms(5)
+
+
 def make_link(app, store, board):
     """The serial link on USB, or None if this port has none (the ring and
     buttons keep working without a host)."""
@@ -62,9 +71,7 @@ def main(board=None, root="/bk"):
     app.link = make_link(app, store, board)
     sleep_ms = _sleeper()
     while True:
-        app.step()  # never raises: App.recover logs a fault and reloads from flash
-        tidy()  # a garbage collection, when due, between steps
-        sleep_ms(5)
+        loop_step(app, sleep_ms)
 
 
 if __name__ == "__main__":
