@@ -30,7 +30,7 @@ MODULES = (
     ("bench.bench_speed", "board speed: redraw, event, press-to-light (instructions counted in the Unix port, RP2040 estimates)"),
 )
 
-# The keys issue 7 names, with the unit shown in the table.
+# The headline figures: a row each in the table, with its unit; a run that lacks one exits 1.
 HEADLINE = (
     ("mpy_bytes_total", "bytes", "everything that goes on the board (.mpy, armv6m)"),
     ("heap_min_kb_full_game", "KB", "smallest -X heapsize for a full 5-player game of either title (64-bit Unix port)"),

@@ -9,7 +9,7 @@ Pico (design.md), so its times are for ratios and trends, not for the board.
 
 * ``mpy_bytes_total``: the .mpy files the Pico bundle puts on flash
   (host.build.bundle, -march=armv6m); ``mpy_bytes_bundle_files`` adds main.py and
-  the pin map. Budget 48 KB, goal 32 KB (issue 3).
+  the pin map. Budget 48 KB (docs/design.md), goal 32 KB.
 * ``heap_min_kb_full_game_stalk_5p`` / ``heap_min_kb_full_game_orchids_5p``:
   the smallest ``micropython -X heapsize`` (KB, the interpreter's whole heap:
   the imported bundle and the harness included) in which a whole 5-player
@@ -23,12 +23,12 @@ Pico (design.md), so its times are for ratios and trends, not for the board.
   game's setup screen with the scores CPython gives for the same presses.
   Found by bisection; a run that raises MemoryError is "too small".
   ``heap_min_kb_full_game`` is the larger of the two. Budget: 128 KB on this
-  64-bit port (issue 13). ``heap_min_kb_replay_5p``: the same for a plain
+  64-bit port (docs/design.md). ``heap_min_kb_replay_5p``: the same for a plain
   engine_lite fold of the Stalk Exchange record. What fails first near the
   smallest heap is fragmentation, not size: with ~13 KB free in one-block
   holes no ~350-byte block is left (micropython.mem_info(1)); the
   figure moves by a few KB with the layout of the heap.
-  What changed (issue 13, ROMFS work): the harness no longer counts in
+  What changed (with the ROMFS work): the harness no longer counts in
   these figures. The runs before held the whole button script as a string
   constant (0.9 KB Stalk Exchange, 1.7 KB Oh My. Orchids!) and the game
   program as text to compile (2.5 / 3.5 KB with the script in it): 3.1 /

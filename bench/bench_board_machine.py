@@ -1,4 +1,4 @@
-"""The whole board against its model, run long (issue 16).
+"""The whole board against its model, run long: the board never stops, whatever is pressed.
 
 tests/board_machine.py drives the real App, Store (MemFS flash model) and
 link with random gestures, undo chains, clean reboots, power cuts, host

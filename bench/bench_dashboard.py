@@ -1,4 +1,4 @@
-"""`bloomkeeper serve` figures (issue 15): how soon a press shows on the page.
+"""`bloomkeeper serve` figures (docs/dashboard.md): how soon a press shows on the page.
 
 * dashboard_latency_ms_*: the simulated board (tests/dashboard_board.py:
   the real firmware, its own process, a pty) handles a gesture (a harvest

@@ -1,6 +1,6 @@
 """The rules core on the board: .mpy bytes, microseconds per record, live heap.
 
-Budgets (issue 2): engine_lite compiles to <= 16 KB of .mpy (armv6m, the
+Budgets: engine_lite compiles to <= 16 KB of .mpy (docs/design.md; armv6m, the
 Pico); live heap growth during a 5-player game under 4 KB. Measured in the
 official MicroPython Unix port (tests/mpy_harness.py, the `make firmware`
 bundle). That port is 64-bit: its heap figures are up to ~1.35x what the

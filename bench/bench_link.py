@@ -1,4 +1,4 @@
-"""Serial link and sync figures (issue 4): every number is measured here.
+"""Serial link and sync figures (docs/protocol.md): every number is measured here.
 
 * sync_bytes_per_event: bytes on the wire, both directions, for a whole
   sync of a 5-player game into a fresh database, over a real pty, divided by
@@ -90,7 +90,7 @@ def measure_sync():
                 link = connect(sb.link_path, cap=30)
                 db = host.sync.db.Database(os.path.join(d, "p.sqlite3"))
                 seq0 = link.seq
-                board = host.sync.db.sync(link, db)["board"]  # the board's unique id (issue 10)
+                board = host.sync.db.sync(link, db)["board"]  # the board's unique id, which keys its plays in the database
                 walls.append(time.monotonic() - t0)
                 sizes.append(link.bytes_in + link.bytes_out)
                 requests.append((link.seq - seq0) + 1)

@@ -1,4 +1,4 @@
-"""Fault campaign for the plays database (issue 10): plays are never lost.
+"""Fault campaign for the plays database (host/sync/db.py): plays are never lost.
 
 Three boards whose game numbers collide (each counts 0001, 0002, ...; one
 of them does not know the time, one is erased and reused under the same

@@ -1,6 +1,6 @@
 """Speed of the full-rules simulator: complete 4-player Stalk Exchange games per second.
 
-Budget 500 games/s, goal 2,000 (issue 5), on one core. Each game is played
+Budget 500 games/s, goal 2,000 (docs/simulation.md), on one core. Each game is played
 by host/fullrules/stalk_full.py from setup to final scores, every table event applied
 through engine_lite (as in `bloomkeeper simulate`), with the physical
 cross-check switched off (that is a test aid, not part of a simulation).

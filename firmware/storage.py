@@ -247,7 +247,7 @@ class FlashLog:
             f.flush()
         # The boot cache is the file as it was at boot: this frame (and a
         # torn tail cut off at boot, whose bytes it may still hold) is not
-        # in it, so from now on records() reads the flash (issue 16).
+        # in it, so from now on records() reads the flash (docs/storage.md).
         self.cache = None
         off = self.end
         self.end += len(fr)

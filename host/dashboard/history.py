@@ -17,7 +17,7 @@ GAME_TITLES = dict(zip(vocab.GAMES, vocab.GAME_TITLES))
 
 def game_link(p):
     """A play's page is keyed by its play id: (board, game number) is not
-    unique once a board is erased or its counter restarts (issue 10)."""
+    unique once a board is erased or its counter restarts."""
     return "/game?" + urlencode({"play": p["play"]})
 
 

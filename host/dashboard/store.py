@@ -5,7 +5,7 @@ sync_game, Database.plays), so the database's schema and its sync rules
 stay in one place; when that module changes, only these functions adapt.
 A play's date is `play["date"]`: the game's own start in UTC, with
 `play["date_estimated"]` where the board never knew the time; `play["play"]`
-is its unique key (board id + game identity, issue 10).
+is its unique key (board id + game identity, host/sync/db.py).
 """
 
 import host.sync.db

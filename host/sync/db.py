@@ -135,7 +135,7 @@ def _utc_of_local(text):
 
 def identity(start):
     """A game's identity from its start record: the board's nonce, or for a
-    game that has none (firmware before issue 10, a record typed by hand)
+    game that has none (firmware that wrote no nonce, a record typed by hand)
     the start record itself."""
     nonce = stamp.fields(start)[0]
     if nonce is not None:
