@@ -1,4 +1,4 @@
-"""The whole board as a hypothesis state machine (issue 16).
+"""The whole board as a hypothesis state machine: the board never stops.
 
 "Random sequences of button gestures (including invalid ones), undo chains,
 reboots at random points (clean and by power cut, on the project's flash
@@ -274,7 +274,7 @@ class BoardMachine(RuleBasedStateMachine):
 
         recs = near_end_records(title, seed)
         # a game loaded from a host carries its identity already: the board
-        # keeps that stamp as it is (issue 10)
+        # keeps that stamp as it is (its nonce is the game's identity)
         recs = [stamp(recs[0], self.hw)] + recs[1 : len(recs) - left]
         self.app.new_game(recs[0])
         for rec in recs[1:]:

@@ -66,7 +66,7 @@ def stalk_script(events):
 def orchids_script(events):
     """An Oh My. Orchids! game record -> its button script.
 
-    The board names plants itself (issue 14, docs/controls.md): the plant-kind
+    The board names plants itself (docs/controls.md): the plant-kind
     screen asks only whether a flora is a type the active player has not
     planted yet (1 dahlia) or one they already have (2 daffodil); OK is an
     orchid. So the script asks the engine, replaying the record alongside,

@@ -75,7 +75,7 @@ def step():
 
 def finish():
     app = board["app"]
-    if app.faults:  # the loop survives a MemoryError (issue 16); a fit is a game without one
+    if app.faults:  # the loop survives a MemoryError (App logs it as a fault); a fit is a game without one
         t = app.store.faults()  # "" if even the fault log could not be written
         raise (MemoryError if "MemoryError" in t or not t else RuntimeError)("faults: " + t)
     # the live heap after the last gesture, before this check's own garbage:

@@ -1,5 +1,5 @@
 """The whole board against its model, as a hypothesis state machine
-(tests/board_machine.py; issue 16). Bounded here so CI stays fast; the
+(tests/board_machine.py). Bounded here so CI stays fast; the
 bench (bench/bench_board_machine.py) runs it longer."""
 
 from hypothesis import HealthCheck, settings

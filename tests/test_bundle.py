@@ -1,4 +1,4 @@
-"""`make firmware` (issue 6): "the bundle holds every module the firmware
+"""`make firmware`: "the bundle holds every module the firmware
 imports (import-closure check) and nothing else".
 
 Two independent checks: the closure is computed from the source with `ast`
@@ -112,7 +112,7 @@ def test_bundle_bytes_for_the_bench(built):
     assert n == sum(v for r, v in files.items() if r.endswith(".mpy"))
 
 
-# Issue 13's budgets (bytes on flash are exact, not a timing): the board
+# The budgets of docs/design.md (bytes on flash are exact, not a timing): the board
 # bundle <= 48 KB of .mpy, engine_lite's share <= 16 KB.
 BUNDLE_BUDGET = 48 * 1024
 ENGINE_BUDGET = 16 * 1024
@@ -188,7 +188,7 @@ def test_closure_refuses_imports_the_board_cannot_satisfy(tmp_path, src, word):
 
 
 def test_the_board_gets_the_codec_without_the_hosts_half(built):
-    """Issue 12: one codec module for both sides; the board never sends a
+    """One codec module for both sides; the board never sends a
     request nor reads a reply, so its copy leaves those definitions out
     (~600 B of the 48 KB budget) and keeps everything the board calls."""
     out, _ = built["circuitpython"]  # the same cut, as readable source

@@ -1,6 +1,6 @@
 """firmware/buttons.py: debounce, short/long press, the allocation-free queue.
 
-Issue 3, "Buttons": "Debounced (configurable, default ~20 ms), short and long
+What the buttons must do: "Debounced (configurable, default ~20 ms), short and long
 press, events queued without allocating. Pure logic driven by an injected
 clock, so tests step time exactly." and "nothing fires twice from a bouncing
 contact". Time is stepped 1 ms per poll unless a test says otherwise.

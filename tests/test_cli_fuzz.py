@@ -1,6 +1,6 @@
 """Mutated game records and score tables thrown at `replay` and `score`.
 
-The contract (issue 11, and "bad input gets a clear ONE-line error"): every
+The contract ("bad input gets a clear ONE-line error"): every
 run ends with exit status 0 and JSON on stdout, or exit status 2 and exactly
 one line on stderr with nothing on stdout; never a traceback, never another
 status. Runs go through the CLI's own `main` in-process (fast enough for

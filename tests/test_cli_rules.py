@@ -71,7 +71,7 @@ def test_missing_file_is_one_line():
     assert r.returncode == 2 and r.stderr == "bloomkeeper: cannot read /no/such/file.jsonl: No such file or directory\n"
 
 
-# -- Issue 11: input that json.loads lets through, refused with its line or JSON path
+# -- Input that json.loads lets through, refused with its line or JSON path
 
 
 START = '{"ev":"start","game":"oh-my-orchids","players":["Ann","Bo"]}\n'

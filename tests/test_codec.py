@@ -1,11 +1,11 @@
 """The serial link's wire format, firmware/codec.py (docs/protocol.md).
 
-Framing. Issue 4: "Framing that re-synchronises after garbage, partial or
+Framing, as required: "Framing that re-synchronises after garbage, partial or
 oversized frames, with a checksum". Plus our own demand: a frame never carries
 the REPL control characters, so mpremote's Ctrl-C / Ctrl-A always reach
 MicroPython.
 
-Payloads. Issue 12: "one module that both encodes and decodes every link
+Payloads, as required: "one module that both encodes and decodes every link
 frame and holds prefix_crc, imported by both sides": every kind (request,
 answer, error, events, live event) round-trips through the codec, its bytes
 are the ones docs/protocol.md draws, and a damaged payload is refused with a

@@ -1,4 +1,4 @@
-"""`bloomkeeper serve` without a browser (issue 15): the live panel, the
+"""`bloomkeeper serve` without a browser (docs/dashboard.md): the live panel, the
 market chart and the statistics as functions; the server's routes and
 one-line errors; and the live view end to end over a real pty against the
 real firmware (tests/dashboard_board.py), through an unplug and replug.
@@ -279,7 +279,7 @@ def test_live_view_follows_the_board_records_every_event_and_survives_an_unplug(
         plays = store.read_plays(db)
         assert len(plays) == 1
         stored, played = plays[0]["events"], state_of("stalk-2p.jsonl").events()
-        # the board stamps its start record with the game's identity and start (issue 10)
+        # the board stamps its start record with the game's identity and start
         assert set(stored[0]) - set(played[0]) == {"nonce", "at"} and isinstance(stored[0]["nonce"], int)
         assert {k: v for k, v in stored[0].items() if k not in ("nonce", "at")} == played[0]
         assert stored[1:] == played[1:] and plays[0]["date"] == stored[0]["at"] and not plays[0]["date_estimated"]

@@ -1,5 +1,5 @@
-"""`bloomkeeper serve` in a real headless Chromium (issue 15, "How it must
-be shown"): a simulated board (the real firmware on a pty,
+"""`bloomkeeper serve` in a real headless Chromium (docs/dashboard.md):
+a simulated board (the real firmware on a pty,
 tests/dashboard_board.py) plays while the page is open; the test waits for
 the page to show the new market value, the unplugged board, the board back,
 and the final scores; then the plays history and a game's chart. Every step

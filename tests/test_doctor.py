@@ -1,5 +1,5 @@
-"""`bloomkeeper doctor` and the simulator after a firmware fault (issue 16:
-the fault log is "readable by the host", and the simulator "must also
+"""`bloomkeeper doctor` and the simulator after a firmware fault (the
+fault log is "readable by the host", and the simulator "must also
 survive rather than show 'firmware error' and ignore presses").
 
 The board is the simulator's real firmware (host/board_sim/board.SimBoard: App +
@@ -62,7 +62,7 @@ def test_doctor_shows_the_fault_log(served, tmp_path):
     assert r.returncode == 0, r.stderr
     out = r.stdout
     assert "game in progress: 0001, 2 events" in out
-    assert "board sim-pico (id %s)," % sb.hw.uid in out  # the board's own id (issue 10), beside its type
+    assert "board sim-pico (id %s)," % sb.hw.uid in out  # the board's own id, beside its type
     assert "firmware faults survived since power-up: 1" in out
     assert "#1 orchids RuntimeError: the ring fell over @ " in out and "in render" in out
     assert (tmp_path / "flash" / "faults.txt").is_file()

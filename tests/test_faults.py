@@ -1,4 +1,4 @@
-"""Issue 16, "A main loop that cannot die": "Whatever an unexpected exception
+"""A main loop that cannot die: "Whatever an unexpected exception
 does, the board keeps running: the error is caught at the top of each loop
 step, written to a small crash log on flash (bounded in size, readable by
 the host ...), shown as a distinct ring pattern ... and the board recovers

@@ -1,4 +1,4 @@
-"""`bloomkeeper flash` (issue 6): "flash builds the exact mpremote commands
+"""`bloomkeeper flash`: "flash builds the exact mpremote commands
 (tested against mpremote's own command parsing, without a board)".
 
 `mpremote_actions()` walks an argument list exactly as mpremote.main.main()

@@ -1,4 +1,4 @@
-"""The build kit (issue 6): "the SVG and the Wokwi diagram match the pin map",
+"""The build kit (hardware/): "the SVG and the Wokwi diagram match the pin map",
 and they are generated from it, so regenerating changes nothing (no drift).
 
 The drawings are parsed back (xml.etree for the SVGs, json for Wokwi) and
@@ -170,7 +170,7 @@ def test_reference_card_shows_every_button_and_ring_screens():
     assert names == list(BUTTONS)
     screens = [g.get("data-screen") for g in root.iter(SVG + "g") if g.get("class") == "card-ring"]
     assert "stalk-play" in screens and "orchids-play" in screens and "error" in screens
-    # issue 14: the warnings' patterns, the unconfirmed start space, the blink codes
+    # the warnings' patterns, the unconfirmed start space, the blink codes
     assert {"stalk-bag-warn", "stalk-warn-4", "setup-track-unconfirmed", "stalk-peek"} <= set(screens)
     text = " ".join(t.text or "" for t in root.iter(SVG + "text"))
     assert "count the blinks" in text and "4 = already done" in text
@@ -181,7 +181,7 @@ def test_reference_card_shows_every_button_and_ring_screens():
 
 
 def test_reference_card_and_controls_say_why_a_harvest_is_refused():
-    # issue 11: the board refuses a harvest above the garden's tokens (ruling R10) and offers the
+    # the board refuses a harvest above the garden's tokens (ruling R10) and offers the
     # stuck turn (R3); the printed card and docs/controls.md must say so
     text = " ".join(t.text or "" for t in ElementTree.parse(HW / "reference-card.svg").getroot().iter(SVG + "text"))
     assert "Harvest at most the tokens in the garden: 9 seeded (2 players) or 6" in text

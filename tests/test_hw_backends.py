@@ -1,4 +1,4 @@
-"""firmware/hw.py: one interface, three backends (issue 3, "Hardware layer").
+"""firmware/hw.py: one interface, three backends.
 
 * MicroPython: runs inside a REAL MicroPython (the official Unix port). It
   has no GPIO and no neopixel, so stand-in `machine` and `neopixel` modules
@@ -120,7 +120,7 @@ def test_micropython_backend_in_real_micropython():
     assert lines[3] == "1 [20, 10, 30] [2, 1, 3]"  # one write; GRB order on the wire
     assert lines[4] == "True 5 %d" % LONG
     assert lines[5] == "int"  # time.ticks_ms of the real interpreter
-    # issue 10: the id is machine.unique_id() in hex; the clock is unknown until the
+    # the id is machine.unique_id() in hex; the clock is unknown until the
     # host sets it, then machine.RTC gets (year, month, day, weekday, h, m, s, subseconds)
     assert lines[6] == "e6613852832a4f21 None"
     assert lines[7] == "(2026, 11, 30, 0, 19, 50, 0) True True"

@@ -1,4 +1,4 @@
-"""The house's walls (design.md "The shape of the house"; issue 12: "a test
+"""The house's walls (docs/architecture.md, "The house and its walls"): "a test
 that enforces the import boundaries (`engine_lite` -> nothing; `firmware` ->
 `engine_lite`; only `host` -> `firmware`)").
 

@@ -1,6 +1,6 @@
 """The board's side of the serial link (firmware/link.py, docs/protocol.md).
 
-Issue 4: "versioned hello carrying the board's id, firmware version, protocol
+What the link must do: "versioned hello carrying the board's id, firmware version, protocol
 version and current game id; request/response with sequence numbers ...
 Dangerous requests (new game, erase) need an explicit confirm. Every malformed
 or unknown request gets an error reply and changes nothing. Reflashing with
@@ -55,7 +55,7 @@ def test_hello_is_versioned(dev):
 
 
 def test_the_host_sets_the_board_clock_and_new_games_carry_their_start_time(dev):
-    """Issue 10: "whenever the host talks to a board it sets the board's clock";
+    """Whenever the host talks to a board it sets the board's clock;
     the start record gains `at` when the board knows the time, `uptime` when not."""
     b = dev.board
     b.clock.wall = None  # a Pico after power-up: no idea of the date

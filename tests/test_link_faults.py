@@ -1,4 +1,4 @@
-"""Faults on the link (issue 4, Proof): "cut the link at random points (100+
+"""Faults on the link: "cut the link at random points (100+
 trials): the database always ends equal to the board's log, never a
 duplicate"; plus line noise, and a board whose game changes between syncs
 (an undo after a sync rewrites the tail of the game in progress).

@@ -1,7 +1,7 @@
 """The board's main loop collects garbage between steps (firmware/main.py
 tidy), in the real MicroPython: so that a collection, milliseconds on the
 Pico, comes between two gestures instead of inside one when an allocation
-finds the heap full (issue 14: a button event <= 15 ms worst case)."""
+finds the heap full (docs/design.md: a button event <= 15 ms worst case)."""
 
 import json
 

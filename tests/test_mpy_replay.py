@@ -1,6 +1,6 @@
 """The same rules core gives the same answers inside a real MicroPython.
 
-Issue 2's gates: (2) the shared game records replayed in MicroPython equal
+The rules core's MicroPython gates: (2) the shared game records replayed in MicroPython equal
 the CPython results; (3) a whole 5-player game of each title replays with
 32 KB of heap left after the imports (on the 64-bit Unix port, whose objects
 are up to ~1.35x their size on the Pico).

@@ -1,4 +1,4 @@
-"""One place for each thing (issue 12), checked on the source:
+"""One place for each thing, checked on the source:
 
 * nothing in firmware/ or host/ reads the engine's state through its old
   name (`game.rules`): the board, the dashboard and the full-rules engines

@@ -1,6 +1,6 @@
 """firmware/pinmap.json: the pin maps of the three reference boards.
 
-Issue 3: "Pin maps per board live in one data file (Pico, an Adafruit
+The requirement: "Pin maps per board live in one data file (Pico, an Adafruit
 Feather RP2040 under CircuitPython, a Raspberry Pi with Blinka)." A wiring
 mistake here is a dead button on the table, so: every pin must be one the
 board offers, and no pin may serve twice.

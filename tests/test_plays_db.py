@@ -1,4 +1,4 @@
-"""The plays database (issue 10): game identity, the one legitimate change
+"""The plays database (host/sync/db.py): game identity, the one legitimate change
 (an undo of a stored game's tail, same board, same game), migrations from
 the release before, concurrent writers, and bad input as one line.
 
@@ -60,7 +60,7 @@ def test_an_undo_of_the_tail_on_the_same_board_changes_the_stored_game(tmp_path)
 
 
 def test_a_different_game_with_the_same_number_is_a_new_play(tmp_path):
-    """The issue's bug: a board whose flash was erased counts from 0001
+    """The bug this guards against: a board whose flash was erased counts from 0001
     again. Even the very same table (same record) is a new play: its nonce
     differs. The stored game is never replaced."""
     db = host.sync.db.Database(str(tmp_path / "p.sqlite3"))
@@ -82,7 +82,7 @@ def test_a_different_game_with_the_same_number_is_a_new_play(tmp_path):
 
 
 def test_a_game_without_identity_is_never_replaced(tmp_path):
-    """Firmware before issue 10 wrote no nonce: a changed game there cannot
+    """Older firmware wrote no nonce: a changed game there cannot
     be told from another game, so it is kept as a second play (nothing is
     lost), and the next sync continues the newer one."""
 
@@ -166,8 +166,8 @@ def test_an_abandoned_game_is_listed_as_abandoned(tmp_path):
 # -- versions ------------------------------------------------------------------------
 
 def test_a_database_of_the_release_before_upgrades_in_place_with_nothing_lost(tmp_path):
-    """tests/fixtures/plays-v0.sqlite3 was written by the code before issue
-    10 (tests/fixtures/make_plays_v0.py): every record survives the upgrade,
+    """tests/fixtures/plays-v0.sqlite3 was written by the code before game
+    nonces (tests/fixtures/make_plays_v0.py): every record survives the upgrade,
     and a board with new firmware that still holds one of those games
     (unstamped) continues it instead of storing it twice."""
     path = str(tmp_path / "old.sqlite3")

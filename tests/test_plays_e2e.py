@@ -1,4 +1,4 @@
-"""Issue 10, "How it must be shown": "An end-to-end test with two simulated
+"""What must be shown: "An end-to-end test with two simulated
 boards whose game numbers collide, plus an erased-and-reused board, synced
 in every order into one database: every play kept, none duplicated, dates
 right."
@@ -91,7 +91,7 @@ def sync_board(served, db):
 
 
 def test_the_boards_really_collide(boards):
-    """The setup is what the issue describes: one game number everywhere,
+    """The setup is the collision to prove: one game number everywhere,
     C1 and C2 on one board id, A and B on two others."""
     assert {s.sb.store.game_id for s in boards.values()} == {"0001"}
     ids = {k: s.sb.hw.uid for k, s in boards.items()}
@@ -130,7 +130,7 @@ def test_synced_in_every_order_every_play_is_kept_once_with_its_date(boards, tmp
 
 
 def test_the_command_line_keeps_both_colliding_plays(boards, tmp_path):
-    """The issue's steps, with the `bloomkeeper` command: sync A, then C1,
+    """The same collisions, with the `bloomkeeper` command: sync A, then C1,
     then C2 (the same board after an erase) and B into one file; `plays`
     lists all four, oldest start first, the estimated date marked."""
     db = str(tmp_path / "plays.sqlite3")

@@ -1,5 +1,5 @@
-"""Power cuts at every instant of a full game (issue 3, "Storage that never
-loses a game": "A power cut at any moment (also mid-write, leaving a torn
+"""Power cuts at every instant of a full game (storage that never
+loses a game: "A power cut at any moment (also mid-write, leaving a torn
 record) must boot into a state that holds every event the board had
 acknowledged ... cut power at every write of a scripted full game, and at
 every byte of a torn write.").
@@ -58,7 +58,7 @@ def check_boot(fs, shadow, keep_playing=True):
             last = bytes(list(game.log.records())[-1])
             store.undo(game)
             store.apply(game, last)
-            assert game.events() == want  # the LIVE log reads back the frames written after boot (issue 16)
+            assert game.events() == want  # the LIVE log reads back the frames written after boot (docs/storage.md)
         again = Store(fs=fs.survivor(), snapshot_every=SNAP).boot()
         assert again.events() == want
     return store

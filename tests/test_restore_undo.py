@@ -1,4 +1,4 @@
-"""Issue 16, "The board never stops": "Any restore from flash followed by
+"""A regression: "Any restore from flash followed by
 two events and an undo" raised IndexError: the log tail cached at boot
 served offsets of frames written after boot. These tests play on the LIVE
 Store after a restore (not only on a fresh boot, which always read right)
@@ -49,7 +49,7 @@ def restored(recs, before, snap_every):
 
 # (records before the restore, snapshot_every, records after, undos)
 CASES = [
-    (3, 1000, 2, 1),  # the issue's table: no snapshot anywhere
+    (3, 1000, 2, 1),  # the failing case: no snapshot anywhere
     (3, 1000, 2, 2),
     (12, 1000, 6, 9),  # undo chain past every frame written after boot
     (12, 5, 1, 1),  # restored from a snapshot, nothing in between
@@ -107,7 +107,7 @@ def test_a_torn_tail_cut_off_at_boot_is_never_read_back():
 
 
 def test_the_issue_table_on_the_real_app_plant_end_turn_undo_after_a_restart():
-    """The reproduction from the issue, through the buttons: start a Stalk
+    """The failing case, reproduced through the buttons: start a Stalk
     Exchange game, plant, lose power, plant, end the turn, UNDO."""
     b = Board()
     b.do("ok\nok\nok\n")  # Stalk Exchange, 3 players (the default), default track start

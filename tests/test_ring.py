@@ -404,7 +404,7 @@ def test_no_warning_distances_are_the_warning_tables_lengths():
 
 @pytest.mark.parametrize("count", [12, 16, 23, 25, 60])
 def test_a_ring_of_another_pixel_count_is_refused_in_one_line(count):
-    """Issue 12: the layouts are drawn for the 24-pixel ring of the parts list,
+    """The layouts are drawn for the 24-pixel ring of the parts list,
     so any other count is refused at start with one line naming it, instead of
     screens drawn on the wrong pixels."""
     with pytest.raises(ValueError) as err:

@@ -94,7 +94,7 @@ def test_take_and_plant_never_mix_and_take_is_once():
     # "On their turn, a player chooses one of two possible actions"
     g = game(2)
     play(g, take(5), "end_turn", take(1))
-    # each refusal says what happened (issue 14's words)
+    # each refusal says what happened, in a player's words
     assert "no planting after a take" in refused(g, flora("Ixora", 1, 1), "mixed_turn").message
     assert refused(g, take(1), "mixed_turn").message == "took seeds already"
     play(g, "end_turn", flora("Ixora", 1, 1))

@@ -426,7 +426,7 @@ def test_turn_ends_early_only_when_players_declare_no_action_is_possible():
     refused(g, {"ev": "end_turn", "early": False}, "bad_field")
 
 
-# -- Round 2 (issue 11): what the garden can hold, the stuck turn, portfolio size
+# -- Round 2: what the garden can hold, the stuck turn, portfolio size
 
 
 @pytest.mark.parametrize("n,seeded", [(2, 9), (3, 6), (4, 6), (5, 6)])

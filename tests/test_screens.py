@@ -1,5 +1,5 @@
 """The board UI as screen objects (firmware/screens.py) and the one number
-entry with its own undo (issue 12): each screen handles its gestures and
+entry with its own undo: each screen handles its gestures and
 draws its view; App only routes gestures and owns game, flash and link; no
 module writes another's attributes."""
 

@@ -1,4 +1,4 @@
-"""`bloomkeeper sim --runtime micropython` (issue 13): the firmware bundle
+"""`bloomkeeper sim --runtime micropython` (docs/sim-micropython.md): the firmware bundle
 that `make firmware` builds, inside the official MicroPython Unix port, with
 its pins, pixels and clock behind host/board_sim/mpy_guest/simboard.py's protocol and
 its serial link on the simulator's pseudo-terminal.
@@ -38,7 +38,7 @@ def cpython_records(text):
 
 def unstamped(recs):
     """The records with the start's stamp zeroed: its last 8 bytes are the
-    game's random nonce and its start time (issue 10: a game's identity is
+    game's random nonce and its start time (a game's identity is
     drawn at random, so two runs never share it). Both runtimes must stamp
     the same way: nonce and a known clock (flags 8 and 16, not 32)."""
     start = bytearray(recs[0])
@@ -79,7 +79,7 @@ def test_a_whole_game_by_buttons_gives_byte_identical_records_on_both_runtimes(n
     on the MicroPython Unix port: byte-identical records (but the start's
     random stamp) and the same final state. The record itself cannot always
     be reproduced by buttons: the board names its players Seat 1..n and, in
-    Oh My. Orchids!, its plants ("Orchid k", "Flora k": issue 14 asks only
+    Oh My. Orchids!, its plants ("Orchid k", "Flora k": the plant-kind screen asks only
     whether a flora is a type new to the player). So the game the buttons
     played is checked against the engine's replay of the record where names
     do not matter: the same final scores and, in Orchids, every seat's hand,
@@ -204,7 +204,7 @@ def test_sync_export_names_and_follow_talk_to_real_micropython(record_board, tmp
     r = bk("export", "--db", db, "--format", "json")
     plays = json.loads(r.stdout)
     got, want = plays[0]["events"], g.events()
-    # the board stamps the start with the game's identity and start time (issue 10)
+    # the board stamps the start with the game's identity and start time
     assert {k: v for k, v in got[0].items() if k not in ("nonce", "at")} == want[0] and "nonce" in got[0]
     assert got[1:] == want[1:]
     assert plays[0]["final"] == g.state()["final"]

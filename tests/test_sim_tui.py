@@ -3,7 +3,7 @@ sees it: keys pressed through textual's pilot, then the rendered screen read
 back (its text, and the colour of every ring cell), against the real
 firmware App on the simulated backend with a directory-backed Store.
 
-Issue 3, "The simulator": "The firmware, unchanged, on the simulated backend
+The requirement: "The firmware, unchanged, on the simulated backend
 in a plain terminal: the ring drawn in colour, the keyboard as the buttons
 with a legend on screen, the game state in words beside it. The serial link
 is exposed on a pseudo-terminal."
@@ -489,7 +489,7 @@ def test_bloomkeeper_sim_in_tmux(tmp_path):
         t.close()
 
 
-# -- issue 14: words that say what happened, and an 80x24 window ----------------
+# -- words that say what happened, and an 80x24 window --------------------------
 
 
 def _fits(text, cols=80, rows=24):

@@ -1,7 +1,7 @@
 """The simulator's words (firmware/app_words.py) say what a player sees and
 does: help lines that follow the phase, no firmware screen names, no stale
 numbers, no crash countdown after the crash, basic and extra actions told
-apart, and refusals that say what happened (issue 14)."""
+apart, and refusals that say what happened."""
 
 from firmware import app_words
 from tests.app_helpers import Board

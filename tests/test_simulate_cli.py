@@ -64,7 +64,7 @@ def test_records_replay_to_the_final_scores(capsys, tmp_path):
         lines = (d / name).read_text().splitlines()
         start = json.loads(lines[0])
         # no --track-start: the placeholder is used and the record does not claim it is
-        # the printed number (issue 14; replay says track_start_placeholder)
+        # the printed number (replay says track_start_placeholder)
         assert start["ev"] == "start" and "track_start" not in start
         assert json.loads(lines[-1])["ev"] == "portfolio"
         state = engine_lite.replay(lines)

@@ -1,6 +1,6 @@
 """firmware/storage.py: the board's games on flash (docs/storage.md).
 
-Issue 3, "Storage that never loses a game": "append-only with a checksum
+Storage that never loses a game: "append-only with a checksum
 per record, plus a snapshot so that boot restores in time that does not
 grow with the game's length ... Finished games stay archived on flash (say
 the last 20) until the host has synced them." Power cuts: test_powercut.py.
@@ -387,7 +387,7 @@ def boot_cost(n):
 
 @pytest.mark.mpy
 def test_boot_cost_does_not_grow_with_the_game_in_micropython():
-    """Issue 3 budget: restore at boot for a 2,000-record game costs at
+    """The restore budget (docs/storage.md): restore at boot for a 2,000-record game costs at
     most 1.5x a 100-record game.
 
     Boot = fixed work (directory, snapshot file, first frame) + the frames

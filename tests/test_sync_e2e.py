@@ -1,4 +1,4 @@
-"""End to end over a real pseudo-terminal pair with pyserial (issue 4, Proof):
+"""End to end over a real pseudo-terminal pair with pyserial:
 
 "`bloomkeeper sim --headless --record FILE` as the board, `sync` into a fresh
 database, `export --format json` gives back exactly the loaded game; a second
@@ -87,7 +87,7 @@ def test_sync_then_export_gives_back_the_loaded_game(sim, tmp_path, name):
     assert len(plays) == 1
     got, want = plays[0]["events"], effective_events(record)
     assert got[1:] == want[1:]
-    # the board stamped the start with its identity and start time (issue 10)
+    # the board stamped the start with its identity and start time
     assert {k: v for k, v in got[0].items() if k not in ("nonce", "at")} == want[0]
     assert got[0]["at"] == plays[0]["date"] and plays[0]["date_estimated"] is False
     assert plays[0]["final"] == engine_lite.replay(open(record))["final"]
@@ -138,7 +138,7 @@ def test_follow_command_prints_the_scoreboard(sim):
 
 
 def test_follow_marks_whose_turn_it_is_and_records_with_db(sim, tmp_path):
-    """Issue 10: follow compared a seat index with a name and never marked
+    """A regression: follow compared a seat index with a name and never marked
     anyone; `follow --db FILE` keeps the plays database as it watches."""
     rec = tmp_path / "start.jsonl"
     rec.write_text('{"ev":"start","game":"stalk-exchange","players":["Ann","Bo","Cy"]}\n{"ev":"plant"}\n{"ev":"plant"}\n'

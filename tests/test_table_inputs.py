@@ -1,4 +1,4 @@
-"""Issue 14 at the real table, by button scripts on the simulated board:
+"""At the real table, by button scripts on the simulated board:
 inputs that match the printed components (the start space from the Market
 board, Seed cards, flora types beyond five) and a ring that can be read at a
 glance (a flower's exact value, refusal blink codes).

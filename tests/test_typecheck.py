@@ -1,5 +1,5 @@
 """The board code type-checks against the Raspberry Pi Pico's MicroPython
-stubs (issue 3: "The board code type-checks against the MicroPython stubs
+stubs ("The board code type-checks against the MicroPython stubs
 for the Pico (PyPI micropython-rp2-rpi-pico-stubs, pinned) with pyright or
 mypy, as part of make test").
 
