@@ -5,7 +5,7 @@ from the official MicroPython Unix port (tests/mpy_harness.py, the exact
 `make firmware` .mpy bundle). That port is 64-bit: objects take up to ~1.35x
 the bytes they take on the Pico's 32-bit core, so its heap figures are upper
 bounds for the board; and it runs the same code roughly 100-220x faster than a
-Pico (design.md), so its times are for ratios and trends, not for the board.
+Pico (docs/design.md), so its times are for ratios and trends, not for the board.
 
 * ``mpy_bytes_total``: the .mpy files the Pico bundle puts on flash
   (host.build.bundle, -march=armv6m); ``mpy_bytes_bundle_files`` adds main.py and

@@ -5,7 +5,7 @@ Pico); live heap growth during a 5-player game under 4 KB. Measured in the
 official MicroPython Unix port (tests/mpy_harness.py, the `make firmware`
 bundle). That port is 64-bit: its heap figures are up to ~1.35x what the
 Pico's 32-bit core needs; and it runs roughly 100-220x faster than a Pico
-(design.md), so ``us_per_record_*`` (the fastest of 5 folds of the whole game)
+(docs/design.md), so ``us_per_record_*`` (the fastest of 5 folds of the whole game)
 is for ratios and trends, not for the board.
 
 Run:  .venv/bin/python -m bench.bench_engine

@@ -1,6 +1,6 @@
 """Inside a real MicroPython (the official Unix port): rendering a frame and handling
-a button event allocate nothing (design.md: "Keep the hot path
-allocation-free ... micropython.heap_lock() in a test proves it").
+a button event allocate nothing (docs/design.md: an allocation can trigger a
+garbage collection, milliseconds on the Pico, inside a gesture).
 
 What runs under heap_lock:
 * Ring.render for every screen of both games at many instants;

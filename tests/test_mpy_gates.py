@@ -1,4 +1,4 @@
-"""Gates for board code (design.md, "Rules of the road"):
+"""Gates for board code (it runs on MicroPython, not CPython):
 
 every file under engine_lite/ and firmware/ must compile with mpy-cross and import
 inside a real MicroPython interpreter (the official Unix port, via
