@@ -203,7 +203,7 @@ def test_parts_csv():
     assert sum(int(r["quantity"]) for r in buttons) == 8
 
 
-def test_build_guide_covers_the_issue():
+def test_build_guide_covers_parts_wiring_power_and_flashing():
     guide = (HW / "README.md").read_text()
     for needle in ("Raspberry Pi Pico", "Feather RP2040", "Blinka", "power budget", "level shifter",
                    "1000 µF", "pull-up", "enclosure", "bloomkeeper flash", "first boot", "troubleshooting",

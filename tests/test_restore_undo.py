@@ -106,7 +106,7 @@ def test_a_torn_tail_cut_off_at_boot_is_never_read_back():
     check_live(store, game, want)
 
 
-def test_the_issue_table_on_the_real_app_plant_end_turn_undo_after_a_restart():
+def test_plant_end_turn_undo_after_a_restart_on_the_real_app():
     """The failing case, reproduced through the buttons: start a Stalk
     Exchange game, plant, lose power, plant, end the turn, UNDO."""
     b = Board()
