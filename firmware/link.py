@@ -90,7 +90,7 @@ def check_settings(s):
             raise LinkError("bad_arg", "names must be a list of up to 5 names")
         for i in range(len(names)):
             if not record.check_name(names[i]) or names[i] in names[:i]:
-                raise LinkError("bad_arg", "names: each name 1-12 printable ASCII characters, no repeats")
+                raise LinkError("bad_arg", "names: 1-12 printable ASCII characters each, no repeats")
         out["names"] = list(names)
     if "brightness" in s:
         out["brightness"] = _int(s, "brightness", 0, 255)
