@@ -131,15 +131,11 @@ CPYTHON_MODULES = {"threading", "queue", "pathlib", "typing", "dataclasses", "su
 # Third-party libraries the CircuitPython bundle ships under lib/ (pip package -> module file).
 CP_LIBS = {"neopixel": "adafruit-circuitpython-neopixel"}
 
-ENTRY_SRC = '''\
-# Bloomkeeper board entry (written by host/build/bundle.py; the app is firmware/main).
-# It only starts the app, so a broken app can be fixed from the REPL
-# (mpremote: Ctrl-C stops the app) or by re-running `bloomkeeper flash`.
-import firmware.main as _app
-
-if hasattr(_app, "main"):
-    _app.main()
-'''
+# The board's entry file, as it is: every install path copies this one file
+# (the bundle's main.py / code.py, package.json for mpremote mip). It is never
+# imported on the host (importing it would start the board's loop).
+ENTRY_FILE = Path(__file__).resolve().parent / "board_entry.py"
+ENTRY_SRC = ENTRY_FILE.read_text()
 
 CP_BOOT_SRC = '''\
 # Bloomkeeper boot.py for CircuitPython (written by host/build/bundle.py).
