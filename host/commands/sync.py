@@ -58,6 +58,9 @@ def export_cmd(args):
     plays = db.plays()
     db.close()
     sys.stdout.write(export.FORMATS[args.format](plays))
+    said = export.note(args.format, plays)
+    if said:
+        sys.stderr.write("bloomkeeper: note: %s\n" % said)
     return 0
 
 
@@ -246,7 +249,7 @@ def register(sub):
     p.add_argument("--json", action="store_true", help="as JSON (same as export --format json)")
     p.set_defaults(func=plays_cmd)
 
-    p = sub.add_parser("export", help="export the plays database: json, csv or bgstats (BG Stats app)")
+    p = sub.add_parser("export", help="export the plays database: json, csv, bgstats or bgstats-links (BG Stats app)")
     _db_arg(p)
     p.add_argument("--format", choices=sorted(export.FORMATS), default="json")
     p.set_defaults(func=export_cmd)
