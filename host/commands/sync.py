@@ -24,8 +24,12 @@ def _db_arg(p):
 def sync_cmd(args):
     link = connect(args.port, cap=args.timeout)
     db = host.sync.db.Database(args.db)
+    from host import progress
+
     try:
-        res = host.sync.db.sync(link, db)
+        with progress.bar("syncing games", quiet=args.quiet) as advance:
+            done = []
+            res = host.sync.db.sync(link, db, progress=lambda gid, n: (done.append(gid), advance(len(done))))
     finally:
         link.close()
         db.close()
@@ -234,6 +238,7 @@ def register(sub):
     p = sub.add_parser("sync", help="pull every new event from the board into the plays database")
     _port_arg(p)
     _db_arg(p)
+    p.add_argument("--quiet", action="store_true", help="no progress bar (it shows only on a terminal, on stderr)")
     p.set_defaults(func=sync_cmd)
 
     p = sub.add_parser("follow", help="live scoreboard of the game on the board; --db FILE records it as it goes")
