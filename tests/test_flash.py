@@ -176,7 +176,7 @@ def test_prepare_snippet_refuses_another_python():
 
 
 def test_auto_port_without_a_board_is_one_clear_line(monkeypatch, capsys):
-    monkeypatch.setattr("host.sync.link.candidate_ports", lambda: [])
+    monkeypatch.setattr("host.sync.link.micropython_ports", lambda: [])
     with pytest.raises(SystemExit) as e:
         cli.main(["flash"])
     assert e.value.code == 2
@@ -185,10 +185,10 @@ def test_auto_port_without_a_board_is_one_clear_line(monkeypatch, capsys):
 
 
 def test_auto_port_picks_the_single_pico_and_refuses_two(monkeypatch, capsys):
-    monkeypatch.setattr("host.sync.link.candidate_ports", lambda: ["/dev/ttyACM7"])
+    monkeypatch.setattr("host.sync.link.micropython_ports", lambda: ["/dev/ttyACM7"])
     lines = _dry_run(capsys, "auto")
     assert all(line[:3] == ["mpremote", "connect", "/dev/ttyACM7"] for line in lines)
-    monkeypatch.setattr("host.sync.link.candidate_ports", lambda: ["/dev/ttyACM0", "/dev/ttyACM1"])
+    monkeypatch.setattr("host.sync.link.micropython_ports", lambda: ["/dev/ttyACM0", "/dev/ttyACM1"])
     with pytest.raises(UserError, match="several boards"):
         flash.resolve_port("auto")
 

@@ -72,9 +72,9 @@ def resolve_port(port, dry_run=False):
     """auto -> the single Pico (USB VID:PID 2E8A:0005) or a UserError; else port as given."""
     if port not in (None, "", "auto"):
         return port
-    from host.sync.link import candidate_ports
+    from host.sync.link import micropython_ports
 
-    ports = candidate_ports()
+    ports = micropython_ports()  # a CircuitPython board is updated by copying files, not with mpremote
     if len(ports) == 1:
         return ports[0]
     if dry_run:
