@@ -14,7 +14,7 @@ import argparse
 import importlib
 import sys
 
-from host import __version__
+from host import __version__, config
 from host.errors import UserError
 
 COMMAND_MODULES = (
@@ -90,6 +90,10 @@ def build_parser():
                         help="print the version (the firmware it builds carries the same) and exit")
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)
+    try:
+        config.apply(sub, config.load())
+    except config.ConfigError as err:
+        parser.set_defaults(config_error=str(err))  # said when a command runs (--help and --version still work)
     for name, p in sub.choices.items():
         words, example = GUIDE.get(name) or (None, EXAMPLES.get(name))
         if words and not p.description:
@@ -101,6 +105,8 @@ def build_parser():
 
 def main(argv=None):
     args = build_parser().parse_args(argv)
+    if getattr(args, "config_error", None):
+        fail(args.config_error)
     try:
         status = args.func(args)
     except UserError as err:

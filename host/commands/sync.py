@@ -6,6 +6,7 @@ import time
 
 import engine_lite
 
+import host.config
 import host.sync.db
 from host.sync import export
 from host.errors import UserError
@@ -70,6 +71,9 @@ def export_cmd(args):
 
 def names_cmd(args):
     import engine_lite.record
+
+    if not args.names:
+        raise UserError("names: give the names (or set names = [...] in the config file, %s)" % host.config.path())
 
     for n in args.names:
         if not engine_lite.record.check_name(n):
@@ -261,5 +265,5 @@ def register(sub):
 
     p = sub.add_parser("names", help="push player names to the board")
     _port_arg(p)
-    p.add_argument("names", nargs="+", metavar="NAME")
+    p.add_argument("names", nargs="*", metavar="NAME", help="up to 5 names (default: names in the config file)")
     p.set_defaults(func=names_cmd)
