@@ -77,6 +77,16 @@ class _Parser(argparse.ArgumentParser):
         fail(message if len(words) == 1 else "%s: %s" % (words[1], message))
 
 
+class _Formatter(argparse.HelpFormatter):
+    """Wraps descriptions as usual, but never an example: it must stay one
+    line that can be copied into a shell."""
+
+    def _fill_text(self, text, width, indent):
+        if text.startswith("example: "):
+            return indent + text
+        return super()._fill_text(text, width, indent)
+
+
 def fail(message):
     sys.stderr.write("bloomkeeper: %s\n" % " ".join(str(message).split()))
     raise SystemExit(2)
@@ -100,6 +110,7 @@ def build_parser():
             p.description = words
         if example and not p.epilog:
             p.epilog = "example: " + example
+            p.formatter_class = _Formatter
     return parser
 
 
