@@ -93,3 +93,32 @@ def test_the_check_says_which_file_is_stale(tmp_path, monkeypatch, capsys):
     assert "manifest.py out of date" in capsys.readouterr().err
     assert install_paths.main(["--write"]) == 0 and (tmp_path / "manifest.py").read_text() == "x\n"
     assert install_paths.main([]) == 0
+
+
+class _Board:
+    """What mpremote's mip asks of a board's file system, kept in a dict."""
+
+    def __init__(self):
+        self.files, self.dirs = {}, {"/"}
+
+    def fs_exists(self, path):
+        return path in self.dirs or path in self.files
+
+    def fs_mkdir(self, path):
+        self.dirs.add(path)
+
+    def fs_writefile(self, path, data, progress_callback=None):
+        self.files[path] = data
+
+
+def test_mpremote_mip_installs_every_bundle_file_from_a_clone(shipped, capsys):
+    """mpremote's own mip code reads our package.json from a clone (its
+    relative URLs resolved against the file's directory) and writes each
+    file: the board's file system is the only stand-in."""
+    mip = pytest.importorskip("mpremote.mip")
+    board = _Board()
+    mip._install_json(board, str(REPO / install_paths.PACKAGE_JSON), "", "/", None, False)
+    written = {p.lstrip("/") for p in board.files}
+    assert written == shipped
+    assert board.files["//main.py"] == (REPO / install_paths.ENTRY).read_bytes()
+    assert board.files["//firmware/app.py"] == (REPO / "firmware" / "app.py").read_bytes()
