@@ -111,3 +111,15 @@ def test_the_simulator_survives_a_fault_and_keeps_taking_presses(tmp_path):
         now[0] += 10
         sb.tick()
     assert sb.screen_name() == "setup_players"
+
+
+def test_sync_offers_the_update_to_a_board_on_other_firmware(served, tmp_path):
+    """sync does its work, then says in one line on stderr that the board's
+    firmware is not this host's version, and how to update it."""
+    sb = SimBoard(state_dir=None).start()
+    sb.link.board.fw = "0.0.9"
+    served(sb)
+    r = bk("sync", "--port", sb.link_path, "--db", str(tmp_path / "p.sqlite3"))
+    assert r.returncode == 0 and r.stdout.startswith("synced board "), r.stderr
+    assert r.stderr == "bloomkeeper: note: firmware 0.0.9 differs from this host's %s: update it with bloomkeeper flash --port %s\n" % (
+        __version__, sb.link_path)

@@ -23,7 +23,10 @@ def _db_arg(p):
 
 
 def sync_cmd(args):
+    from host.commands.doctor import version_note
+
     link = connect(args.port, cap=args.timeout)
+    note = version_note((link.info or {}).get("fw"), args.port)  # offer the update: one line on stderr
     db = host.sync.db.Database(args.db)
     from host import progress
 
@@ -36,6 +39,8 @@ def sync_cmd(args):
         db.close()
     marked = (", marked %d finished game(s) synced on the board" % len(res["marked"])) if res["marked"] else ""
     print("synced board %s: %d game(s), %d new event(s)%s -> %s" % (res["board"], res["games"], res["added"], marked, db.path))
+    if note:
+        sys.stderr.write("bloomkeeper: note: %s\n" % note)
     return 0
 
 
