@@ -302,3 +302,21 @@ def test_a_missing_version_placeholder_fails_the_build(tmp_path):
     with pytest.raises(bundle.BundleError, match="found 2"):
         bundle.stamp(bundle.VERSION_STAMP[0], 'a(fw="0")\nb(fw="0")\n', "1.2.3")
     assert bundle.stamp("firmware/app.py", 'x(fw="0")\n', "1.2.3") == 'x(fw="0")\n'
+
+
+def test_without_the_circuitpython_driver_all_builds_micropython_and_says_it_skipped(tmp_path, monkeypatch, capsys):
+    """An installed wheel has no Adafruit driver unless asked for: `bloomkeeper
+    firmware` still builds the MicroPython bundle, and says in one line why the
+    CircuitPython one is missing; asked for by name, it is a one-line error."""
+    from host import cli
+
+    monkeypatch.setattr(bundle, "CP_LIBS", {"no_such_driver_for_this_test": "adafruit-circuitpython-nothing"})
+    assert cli.main(["firmware", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "circuitpython bundle: skipped, Adafruit's no_such_driver_for_this_test driver is not installed" in out
+    assert (tmp_path / "firmware-micropython" / "main.py").is_file()
+    assert not (tmp_path / "firmware-circuitpython").exists()
+    with pytest.raises(SystemExit) as e:
+        cli.main(["firmware", "--out", str(tmp_path), "--runtime", "circuitpython"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and err.count("\n") == 1 and "bloomkeeper[circuitpython]" in err

@@ -410,7 +410,8 @@ def _library_source(mod):
 
     spec = importlib.util.find_spec(mod)
     if spec is None or not spec.origin or not spec.origin.endswith(".py"):
-        raise BundleError("%s not installed: pip install %s (make install)" % (mod, CP_LIBS[mod]))
+        raise BundleError("%s not installed: pip install 'bloomkeeper[circuitpython]' (it is %s; in a clone: make install)"
+                          % (mod, CP_LIBS[mod]))
     return Path(spec.origin).read_text()
 
 
@@ -460,13 +461,33 @@ def _rel(p):
         return str(p)
 
 
-def make(runtimes=RUNTIMES, out=None, stream=None):
+def optional_missing(runtime):
+    """Why `runtime`'s bundle cannot be built in this Python (a driver it
+    ships is not installed), or None."""
+    import importlib.util
+
+    if runtime != "circuitpython":
+        return None
+    for mod, dist in CP_LIBS.items():
+        if importlib.util.find_spec(mod) is None:
+            return "Adafruit's %s driver is not installed (pip install 'bloomkeeper[circuitpython]')" % mod
+    return None
+
+
+def make(runtimes=RUNTIMES, out=None, stream=None, skip_missing=False):
     """`make firmware` and `bloomkeeper firmware`: build each runtime's bundle
     under `out` (default BUILD) and report its files, sizes and what was left
-    out. BundleError (one line) if a bundle cannot be built."""
+    out. BundleError (one line) if a bundle cannot be built; with
+    `skip_missing`, a bundle whose shipped driver is not installed is
+    skipped with one line instead (an installed wheel has no CircuitPython
+    driver unless asked for: the MicroPython bundle must not wait on it)."""
     w = (stream or sys.stdout).write
     out = BUILD if out is None else Path(out)
     for rt in runtimes:
+        why = optional_missing(rt) if skip_missing else None
+        if why:
+            w("%s bundle: skipped, %s\n" % (rt, why))
+            continue
         out_dir = Path(out) / OUT_DIRS[rt]
         files = build(rt, out_dir)
         report(rt, out_dir, files, stream)

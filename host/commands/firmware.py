@@ -16,7 +16,7 @@ from host.errors import UserError
 def firmware_cmd(args):
     runtimes = bundle.RUNTIMES if args.runtime == "all" else (args.runtime,)
     try:
-        bundle.make(runtimes, args.out)
+        bundle.make(runtimes, args.out, skip_missing=args.runtime == "all")
         if args.romfs:
             from host.build import romfs
 
@@ -35,6 +35,7 @@ def register(sub):
     p.add_argument("--out", default=str(bundle.BUILD), metavar="DIR",
                    help="build directory (default: the user's cache, %s)" % bundle.BUILD)
     p.add_argument("--runtime", choices=bundle.RUNTIMES + ("all",), default="all",
-                   help="which bundle (default all; circuitpython needs Adafruit's neopixel driver installed)")
+                   help="which bundle (default all: circuitpython is skipped, saying so, without Adafruit's "
+                   "neopixel driver: pip install 'bloomkeeper[circuitpython]')")
     p.add_argument("--romfs", action="store_true", help="also the MicroPython bundle as one ROMFS image (bloomkeeper.romfs)")
     p.set_defaults(func=firmware_cmd)
