@@ -3,17 +3,28 @@ PY ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed
 
-.PHONY: install test run run-micropython bench firmware romfs clean
+# The Python floor: requires-python in pyproject.toml (python-floor checks it).
+FLOOR := $(shell sed -n 's/^requires-python = ">=\([0-9.]*\)".*/\1/p' pyproject.toml)
+
+.PHONY: install test run run-micropython bench firmware romfs python-floor clean
 
 install: $(STAMP)
 
-# Reinstall only when pyproject.toml changes. editable_mode=compat puts the repo
-# root on the venv's sys.path, so packages created after install are importable too.
-$(STAMP): pyproject.toml
+# Reinstall only when pyproject.toml or the pins change. editable_mode=compat puts
+# the repo root on the venv's sys.path, so packages created after install are
+# importable too. pyproject.toml states ranges; constraints.txt pins the exact set.
+$(STAMP): pyproject.toml constraints.txt
 	test -x $(VENV)/bin/python || $(PY) -m venv $(VENV)
-	$(VENV)/bin/python -m pip install --disable-pip-version-check -q \
+	$(VENV)/bin/python -m pip install --disable-pip-version-check -q -c constraints.txt \
 		--config-settings editable_mode=compat -e '.[test]'
 	touch $@
+
+# Does the pinned set install on the oldest Python that requires-python allows?
+# Wheels only, nothing installed (pip resolves for that Python version).
+python-floor: $(STAMP)
+	$(VENV)/bin/python -m pip install --disable-pip-version-check -q --dry-run --ignore-installed \
+		--target $$(mktemp -d) --python-version $(FLOOR) --only-binary=:all: -c constraints.txt '.[test]'
+	@echo "python-floor: the pinned set resolves on Python $(FLOOR)"
 
 test: $(STAMP)
 	$(VENV)/bin/python -m pytest -q
@@ -31,13 +42,14 @@ bench: $(STAMP)
 
 # Deployable bundles: build/firmware-micropython/ (bloomkeeper flash) and
 # build/firmware-circuitpython/ (copy onto CIRCUITPY). hardware/README.md.
+# Outside a clone, `bloomkeeper firmware` builds the same into the user's cache.
 firmware: $(STAMP)
-	$(VENV)/bin/python -m host.build.bundle
+	$(VENV)/bin/python -m host.build.bundle --out build
 
 # The same MicroPython bundle as one ROMFS image, build/bloomkeeper.romfs, for
 # a firmware with a ROMFS partition (bytecode runs from flash: hardware/README.md).
 romfs: $(STAMP)
-	$(VENV)/bin/python -m host.build.romfs
+	$(VENV)/bin/python -m host.build.romfs --build build --out build/bloomkeeper.romfs
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .hypothesis

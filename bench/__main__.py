@@ -37,6 +37,7 @@ HEADLINE = (
     ("heap_min_kb_full_game_32bit_est", "KB", "the same on a 32-bit core, estimated: x the live-heap ratio measured in the WebAssembly port (budget 64)"),
     ("heap_min_kb_full_game_romfs", "KB", "the same 64-bit figure with the bundle in a mounted ROMFS image (bytecode in flash; the image's own bytes not counted)"),
     ("heap_min_kb_full_game_32bit_est_romfs", "KB", "its 32-bit estimate: x the live-heap ratio with the same image mounted in the WebAssembly port (budget 64)"),
+    ("heap_min_kb_full_game_py_sources", "KB", "the 64-bit figure with the bundle's modules as .py source, compiled at import: a proxy for CircuitPython, whose bundle ships source"),
     ("frame_alloc_bytes", "bytes", "allocated by one ring frame render"),
     ("us_per_event", "µs", "one button event + redraw + flash write (in RAM), MicroPython Unix port, not Pico time"),
     ("sync_bytes_per_event", "bytes", "on the wire per event"),

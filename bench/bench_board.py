@@ -53,6 +53,11 @@ Pico (docs/design.md), so its times are for ratios and trends, not for the board
   finds there can only keep garbage alive: both err high).
   ``heap_live_kb_64bit_<title>_romfs``: the live heap of that run, minus the
   image too.
+* ``heap_min_kb_full_game_py_sources`` (and ``_<title>``): a PROXY for
+  CircuitPython (none can run here): the same smallest heap, the same game
+  and port, with the bundle's modules as the .py source the CircuitPython
+  bundle ships, compiled into the heap at import, instead of .mpy. It leaves
+  out CircuitPython's own compiler, runtime and 32-bit object sizes.
 * ``heap_min_kb_full_game_32bit_est`` (and ``_<title>``): the 32-bit
   figure, an estimate. The official MicroPython WebAssembly port
   (npm ``@micropython/micropython-webassembly-pyscript``, pinned, wasm32:
@@ -289,6 +294,47 @@ def heap_figures():
     kb, tried = heap_min_kb(lambda k: run_mpy(code, heapsize_kb=k, timeout=600).stdout, want)
     out["heap_min_kb_replay_5p"] = kb
     out["heap_bisection_replay_5p"] = {str(k): v for k, v in sorted(tried.items())}
+    return out
+
+
+# ------------------------------------------------------- .py sources heap
+
+# A proxy for CircuitPython, which no interpreter here can run: its bundle
+# ships the board's modules as .py source (host/build/bundle.py says why),
+# and CircuitPython compiles each one into RAM when it is imported. The same
+# whole game as heap_min_kb_full_game, on the same 64-bit Unix port, with the
+# bundle's modules as the source the CircuitPython bundle carries (version
+# stamped, the codec's host half left out) instead of .mpy; the guest's own
+# scaffolding (the simulated pins and flash, the game driver) stays .mpy as
+# in the other runs. What it leaves out: CircuitPython's own compiler and
+# object sizes, its runtime's RAM, and the 32-bit Pico's smaller objects.
+
+
+def py_tree(dst, text):
+    """The files tree of one game run with the bundle's .mpy modules replaced by their .py source."""
+    from host.build import bundle
+
+    tree = game_tree(dst, text, "files")
+    mods, _ = bundle.closure("micropython")
+    version = bundle.firmware_version()
+    for rel in mods:
+        (tree / (rel[: -len(".py")] + ".mpy")).unlink()
+        (tree / rel).write_text(bundle.board_source(rel, mods, version=version))
+    return tree
+
+
+def py_source_figures():
+    out = {}
+    with tempfile.TemporaryDirectory(prefix="bk-heap-py-") as tmp:
+        for key, path, script_of in GAMES:
+            text = script_of(load_events(ROOT / path))
+            want = cpython_result(text)
+            tree = py_tree(Path(tmp) / key, text)
+            kb, tried = heap_min_kb(lambda k: run_game(tree, "files", heapsize_kb=k), want)
+            out["heap_min_kb_full_game_py_sources_" + key] = kb
+            out["heap_bisection_full_game_py_sources_" + key] = {str(k): v for k, v in sorted(tried.items())}
+    out["heap_min_kb_full_game_py_sources"] = max(out["heap_min_kb_full_game_py_sources_" + k] or HEAP_HI + 1
+                                                  for k, _, _ in GAMES)
     return out
 
 
@@ -697,6 +743,7 @@ def measure():
     for name, fn in (
         ("bundle", bundle_figures),
         ("heap", heap_figures),
+        ("heap_py_sources", py_source_figures),
         ("frame", frame_figures),
         ("speed", speed_figures),
         ("restore", restore_figures),

@@ -18,5 +18,4 @@ def score(table):
     return score_table(table)
 
 
-VERSION = "1.0.0"
 RECORD_VERSION = 1  # docs/game-record.md

@@ -19,7 +19,11 @@ DEFAULT_BOARD = {"micropython": "pico", "circuitpython": "feather_rp2040", "sim"
 
 
 def pinmap_path():
-    f = globals().get("__file__") or "firmware/hw.py"
+    """pinmap.json beside this module. Frozen into a firmware (manifest.py),
+    the module names itself .frozen/firmware/hw.py, and its pin map is
+    /pinmap.json: a /firmware directory on the file system would shadow
+    the frozen package."""
+    f = (globals().get("__file__") or "firmware/hw.py").replace(".frozen/firmware", "")
     i = f.rfind("/")
     return (f[:i] if i >= 0 else ".") + "/pinmap.json"
 

@@ -63,7 +63,7 @@ class LinkError(Exception):
 def _gid(req):
     g = req.get("game")
     if type(g) is not str or not 0 < len(g) <= 32:
-        raise LinkError("bad_arg", "game must be a game id string")
+        raise LinkError("bad_arg", "game: a game id string")
     return g
 
 
@@ -79,7 +79,7 @@ def check_settings(s):
     from engine_lite import record
 
     if type(s) is not dict or not s:
-        raise LinkError("bad_arg", "set must be a non-empty object")
+        raise LinkError("bad_arg", "set: a non-empty object")
     out = {}
     for k in s:
         if k not in SETTINGS_KEYS:
@@ -87,17 +87,17 @@ def check_settings(s):
     if "names" in s:
         names = s["names"]
         if type(names) is not list or len(names) > 5:
-            raise LinkError("bad_arg", "names must be a list of up to 5 names")
+            raise LinkError("bad_arg", "names: a list of up to 5 names")
         for i in range(len(names)):
             if not record.check_name(names[i]) or names[i] in names[:i]:
-                raise LinkError("bad_arg", "names: each name 1-12 printable ASCII characters, no repeats")
+                raise LinkError("bad_arg", "names: 1-12 printable ASCII characters each, no repeats")
         out["names"] = list(names)
     if "brightness" in s:
         out["brightness"] = _int(s, "brightness", 0, 255)
     if "track_start" in s:
         t = s["track_start"]
         if type(t) is not dict:
-            raise LinkError("bad_arg", "track_start must be an object")
+            raise LinkError("bad_arg", "track_start: an object")
         out["track_start"] = {}
         for k in t:
             if k not in TRACK_START_PLACEHOLDER:  # its keys: one per table size

@@ -83,9 +83,10 @@ def test_micropython_bundle_is_armv6m_mpy_and_the_entry_is_source(built):
 def test_circuitpython_bundle_is_source_with_boot_and_neopixel(built):
     out, files = built["circuitpython"]
     mods, _ = bundle.closure("circuitpython")
-    for rel in mods:  # the sources as they are, but for the host's half of a shared module
-        assert (out / rel).read_text() == bundle.board_source(rel, mods)
-        if rel not in bundle.HOST_SIDE:
+    version = bundle.firmware_version()
+    for rel in mods:  # the sources as they are, but for the host's half of a shared module and the version stamp
+        assert (out / rel).read_text() == bundle.board_source(rel, mods, version=version)
+        if rel not in bundle.HOST_SIDE and rel != bundle.VERSION_STAMP[0]:
             assert (out / rel).read_text() == (REPO / rel).read_text()
     for rel in ("code.py", "boot.py", "lib/neopixel.py"):
         ast.parse((out / rel).read_text(), rel)
@@ -279,3 +280,43 @@ def test_make_firmware_prints_sizes_and_what_it_left_out(tmp_path, capsys):
     assert (tmp_path / "firmware-micropython" / "main.py").is_file()
     make = (REPO / "Makefile").read_text()
     assert "firmware:" in make and "-m host.build.bundle" in make
+
+
+def test_the_bundle_is_stamped_with_the_package_version(built, tmp_path):
+    """One version everywhere: the board's hello (`fw`) in the built .mpy
+    bundle, run in a real MicroPython, is the package's version (the source
+    itself says "0": the simulator and tests run unstamped)."""
+    from host import __version__
+
+    assert bundle.firmware_version() == __version__
+    r = run_mpy("from firmware import link\nprint(link.AppBoard(None, None, uid='x').fw)", tree=built["micropython"][0])
+    assert r.stdout.strip() == __version__
+    cp = (built["circuitpython"][0] / bundle.VERSION_STAMP[0]).read_text()
+    assert 'fw="%s"' % __version__ in cp and 'fw="0"' not in cp
+    assert 'fw="0"' in (REPO / bundle.VERSION_STAMP[0]).read_text()
+
+
+def test_a_missing_version_placeholder_fails_the_build(tmp_path):
+    with pytest.raises(bundle.BundleError, match="exactly once"):
+        bundle.stamp(bundle.VERSION_STAMP[0], "def f(fw='0'):\n    pass\n", "1.2.3")
+    with pytest.raises(bundle.BundleError, match="found 2"):
+        bundle.stamp(bundle.VERSION_STAMP[0], 'a(fw="0")\nb(fw="0")\n', "1.2.3")
+    assert bundle.stamp("firmware/app.py", 'x(fw="0")\n', "1.2.3") == 'x(fw="0")\n'
+
+
+def test_without_the_circuitpython_driver_all_builds_micropython_and_says_it_skipped(tmp_path, monkeypatch, capsys):
+    """An installed wheel has no Adafruit driver unless asked for: `bloomkeeper
+    firmware` still builds the MicroPython bundle, and says in one line why the
+    CircuitPython one is missing; asked for by name, it is a one-line error."""
+    from host import cli
+
+    monkeypatch.setattr(bundle, "CP_LIBS", {"no_such_driver_for_this_test": "adafruit-circuitpython-nothing"})
+    assert cli.main(["firmware", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "circuitpython bundle: skipped, Adafruit's no_such_driver_for_this_test driver is not installed" in out
+    assert (tmp_path / "firmware-micropython" / "main.py").is_file()
+    assert not (tmp_path / "firmware-circuitpython").exists()
+    with pytest.raises(SystemExit) as e:
+        cli.main(["firmware", "--out", str(tmp_path), "--runtime", "circuitpython"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and err.count("\n") == 1 and "bloomkeeper[circuitpython]" in err

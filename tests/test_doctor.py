@@ -14,7 +14,9 @@ import threading
 
 import pytest
 
+from host import __version__
 from host.board_sim import serve_record
+from host.commands.doctor import version_note
 from host.board_sim.board import SHORT, SimBoard
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -73,6 +75,21 @@ def test_doctor_on_a_board_without_faults(served):
     r = bk("doctor", "--port", sb.link_path)
     assert r.returncode == 0, r.stderr
     assert "no game in progress" in r.stdout and "fault log: empty" in r.stdout
+    # the simulator runs this host's firmware: both versions named, no mismatch line
+    assert "firmware %s, link protocol 1; this host: bloomkeeper %s" % (__version__, __version__) in r.stdout
+    assert "differs" not in r.stdout
+
+
+def test_doctor_says_in_one_line_when_the_board_runs_other_firmware(served):
+    sb = SimBoard(state_dir=None).start()
+    sb.link.board.fw = "0.0.9"  # the hello's firmware version, as an older bundle stamped it
+    served(sb)
+    r = bk("doctor", "--port", sb.link_path)
+    assert r.returncode == 0, r.stderr
+    lines = [x for x in r.stdout.splitlines() if "differs" in x]
+    assert lines == ["firmware 0.0.9 differs from this host's %s: update it with bloomkeeper flash --port %s"
+                     % (__version__, sb.link_path)]
+    assert version_note("0") .startswith("firmware version unknown") and version_note(__version__) is None
 
 
 def test_doctor_without_a_board_is_one_line_and_status_2(tmp_path):
@@ -94,3 +111,15 @@ def test_the_simulator_survives_a_fault_and_keeps_taking_presses(tmp_path):
         now[0] += 10
         sb.tick()
     assert sb.screen_name() == "setup_players"
+
+
+def test_sync_offers_the_update_to_a_board_on_other_firmware(served, tmp_path):
+    """sync does its work, then says in one line on stderr that the board's
+    firmware is not this host's version, and how to update it."""
+    sb = SimBoard(state_dir=None).start()
+    sb.link.board.fw = "0.0.9"
+    served(sb)
+    r = bk("sync", "--port", sb.link_path, "--db", str(tmp_path / "p.sqlite3"))
+    assert r.returncode == 0 and r.stdout.startswith("synced board "), r.stderr
+    assert r.stderr == "bloomkeeper: note: firmware 0.0.9 differs from this host's %s: update it with bloomkeeper flash --port %s\n" % (
+        __version__, sb.link_path)

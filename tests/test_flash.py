@@ -1,5 +1,5 @@
-"""`bloomkeeper flash`: "flash builds the exact mpremote commands
-(tested against mpremote's own command parsing, without a board)".
+"""`bloomkeeper flash`: it builds the exact mpremote command line, one
+chained run (tested against mpremote's own command parsing, without a board).
 
 `mpremote_actions()` walks an argument list exactly as mpremote.main.main()
 does (its command table `_COMMANDS`, its shortcut expansions, its argparse
@@ -94,31 +94,42 @@ def bundle_dir(tmp_path_factory):
 
 
 @pytest.mark.parametrize("port", ["/dev/ttyACM0", "COM3", "rfc2217://localhost:4000"])
-def test_dry_run_prints_three_mpremote_commands_that_mpremote_parses(capsys, port, bundle_dir):
+def test_dry_run_prints_one_chained_mpremote_run_that_mpremote_parses(capsys, port, bundle_dir):
+    """One mpremote run (one connection, one raw REPL): check and clean-up,
+    copy, reset, chained with '+'."""
     lines = _dry_run(capsys, port, "--out", str(bundle_dir))
-    assert len(lines) == 3
-    acts = [mpremote_actions(line) for line in lines]
-    for a in acts:  # every invocation connects to the chosen port first
-        assert a[0][0] == "connect" and a[0][1].device == [port]
-    # 1: exec the board check / clean-up snippet and wait for it (follow)
-    (_, c1), (cmd, ex) = acts[0]
-    assert cmd == "exec" and ex.expr == [flash.PREPARE] and ex.follow is True
-    # 2: fs cp -r <bundle entries> :   with main.py last
-    (_, c2), (cmd, fs) = acts[1]
-    assert cmd == "fs" and fs.command == ["cp"] and fs.recursive is True and fs.force is False
+    assert len(lines) == 1
+    acts = mpremote_actions(lines[0])
+    assert [a[0] for a in acts] == ["connect", "exec", "fs", "exec"]
+    assert acts[0][1].device == [port]
+    # 1: exec the board check / stale-file clean-up snippet and wait for it (follow)
+    ex = acts[1][1]
+    files = flash.bundle_files(bundle_dir / "firmware-micropython")
+    assert ex.expr == [flash.prepare(files)] and ex.follow is True
+    # 2: fs cp -r <bundle entries> :   with main.py last; no --force, so mpremote
+    # compares hashes and skips the files the board already has
+    fs = acts[2][1]
+    assert fs.command == ["cp"] and fs.recursive is True and fs.force is False
     assert fs.path[-1] == ":"
-    srcs = fs.path[:-1]
-    assert [s.rsplit("/", 1)[-1] for s in srcs] == ["engine_lite", "firmware", "main.py"]
+    assert [s.rsplit("/", 1)[-1] for s in fs.path[:-1]] == ["engine_lite", "firmware", "main.py"]
     # 3: reset = mpremote's own shortcut: exec --no-follow ... machine.reset()
-    (_, c3), (cmd, rs) = acts[2]
-    assert cmd == "exec" and rs.follow is False and "machine.reset()" in rs.expr[0]
-    assert lines[2][-1] == "reset"
+    rs = acts[3][1]
+    assert rs.follow is False and "machine.reset()" in rs.expr[0]
+    assert lines[0][-1] == "reset"
+
+
+def test_the_clean_up_keeps_exactly_the_bundle_files(bundle_dir):
+    files = flash.bundle_files(bundle_dir / "firmware-micropython")
+    assert "firmware/app.mpy" in files and "firmware/pinmap.json" in files and "engine_lite/game.mpy" in files
+    assert "main.py" not in files and all(f.split("/")[0] in flash.BOARD_DIRS for f in files)
+    for f in files:
+        assert '"%s"' % f in flash.prepare(files)
 
 
 def test_dry_run_copies_the_built_bundle(capsys, tmp_path):
     assert cli.main(["flash", "--dry-run", "--port", "/dev/ttyACM1", "--out", str(tmp_path)]) == 0
-    cp = shlex.split(capsys.readouterr().out.splitlines()[1])
-    srcs = cp[cp.index("-r") + 1 : -1]
+    cp = shlex.split(capsys.readouterr().out.splitlines()[0])
+    srcs = cp[cp.index("-r") + 1 : cp.index(":")]
     for s in srcs:
         assert s.startswith(str(tmp_path / "firmware-micropython"))
     assert (tmp_path / "firmware-micropython" / "main.py").is_file()
@@ -138,7 +149,7 @@ FAKE_OS = """
 import sys
 class FakeOS:
     tree = {'/': ['bk', 'engine_lite', 'firmware', 'main.py'], '/bk': ['g1.log', 'settings.json'],
-            '/engine_lite': ['game.py', 'game.mpy'], '/firmware': ['app.py', 'old.mpy']}
+            '/engine_lite': ['game.py', 'game.mpy'], '/firmware': ['app.py', 'app.mpy', 'old.mpy']}
     removed = []
     def listdir(self, p):
         return list(self.tree[p])
@@ -150,20 +161,22 @@ sys.modules['os'] = FakeOS()
 
 def test_prepare_snippet_runs_in_micropython_and_keeps_saved_games():
     """Step 1 in a real MicroPython (os replaced by a stand-in that keeps
-    the board's tree and notes removals): old package files go, /bk (the
-    saved games) stays."""
-    assert "\n" not in flash.PREPARE  # one command line
-    r = run_mpy(flash.PREPARE + "\nprint(sorted(sys.modules['os'].removed))", setup=FAKE_OS)
-    assert r.stdout.strip() == str(sorted(["/engine_lite/game.py", "/engine_lite/game.mpy", "/firmware/app.py", "/firmware/old.mpy"]))
+    the board's tree and notes removals): only the files the new bundle does
+    not have go (a stale .py would shadow its .mpy); the bundle's own files
+    stay for mpremote's hash check, and /bk (the saved games) is untouched."""
+    snippet = flash.prepare(["engine_lite/game.mpy", "firmware/app.mpy"])
+    assert "\n" not in snippet  # one command line
+    r = run_mpy(snippet + "\nprint(sorted(sys.modules['os'].removed))", setup=FAKE_OS)
+    assert r.stdout.strip() == str(sorted(["/engine_lite/game.py", "/firmware/app.py", "/firmware/old.mpy"]))
 
 
 def test_prepare_snippet_refuses_another_python():
     with pytest.raises(AssertionError, match="NOT-MICROPYTHON cpython"):
-        exec(flash.PREPARE, {})
+        exec(flash.prepare(["firmware/app.mpy"]), {})
 
 
 def test_auto_port_without_a_board_is_one_clear_line(monkeypatch, capsys):
-    monkeypatch.setattr("host.sync.link.candidate_ports", lambda: [])
+    monkeypatch.setattr("host.sync.link.micropython_ports", lambda: [])
     with pytest.raises(SystemExit) as e:
         cli.main(["flash"])
     assert e.value.code == 2
@@ -172,10 +185,10 @@ def test_auto_port_without_a_board_is_one_clear_line(monkeypatch, capsys):
 
 
 def test_auto_port_picks_the_single_pico_and_refuses_two(monkeypatch, capsys):
-    monkeypatch.setattr("host.sync.link.candidate_ports", lambda: ["/dev/ttyACM7"])
+    monkeypatch.setattr("host.sync.link.micropython_ports", lambda: ["/dev/ttyACM7"])
     lines = _dry_run(capsys, "auto")
     assert all(line[:3] == ["mpremote", "connect", "/dev/ttyACM7"] for line in lines)
-    monkeypatch.setattr("host.sync.link.candidate_ports", lambda: ["/dev/ttyACM0", "/dev/ttyACM1"])
+    monkeypatch.setattr("host.sync.link.micropython_ports", lambda: ["/dev/ttyACM0", "/dev/ttyACM1"])
     with pytest.raises(UserError, match="several boards"):
         flash.resolve_port("auto")
 
@@ -220,23 +233,37 @@ class _Link:
         pass
 
 
-def test_flash_runs_the_steps_then_checks_the_hello(monkeypatch, capsys):
+def test_flash_runs_one_mpremote_then_checks_the_hello(monkeypatch, capsys):
     ran = _fake_steps(monkeypatch)
     seen = []
+    version = bundle.firmware_version()
 
     def connect(port, cap=60.0, request_timeout=1.0):
         seen.append(port)
         if len(seen) < 3:  # the board is still rebooting
             raise UserError("%s does not answer the hello" % port)
-        return _Link({"proto": 1, "fw": "1.0.0", "board": "pico", "game": None})
+        return _Link({"proto": 1, "fw": version, "board": "pico", "game": None})
 
     monkeypatch.setattr("host.sync.link.connect", connect)
     monkeypatch.setattr(flash.time, "sleep", lambda s: None)
     assert cli.main(["flash", "--port", "/dev/ttyACM0"]) == 0
     out = capsys.readouterr().out
-    assert [a[3:5] for a in ran] == [["exec", flash.PREPARE], ["fs", "cp"], ["reset"]]
+    assert len(ran) == 1 and ran[0][3:5] == ["exec", ran[0][4]] and ran[0][-1] == "reset"
     assert seen == ["/dev/ttyACM0"] * 3
-    assert "hello from /dev/ttyACM0: firmware 1.0.0, board pico, link protocol 1" in out
+    assert "hello from /dev/ttyACM0: firmware %s, board pico, link protocol 1" % version in out
+
+
+def test_a_board_that_keeps_its_old_firmware_is_one_line(monkeypatch, capsys):
+    """The hello after the reset still names another version: the update did
+    not take. One line, exit 2."""
+    _fake_steps(monkeypatch)
+    monkeypatch.setattr("host.sync.link.connect", lambda port, cap=60.0, request_timeout=1.0:
+                        _Link({"proto": 1, "fw": "0.0.1", "board": "pico", "game": None}))
+    with pytest.raises(SystemExit) as e:
+        cli.main(["flash", "--port", "/dev/ttyACM0"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert "still answers firmware 0.0.1, not %s" % bundle.firmware_version() in err and "\n" not in err
 
 
 def test_no_hello_after_reset_says_the_app_did_not_start(monkeypatch, capsys):

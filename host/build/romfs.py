@@ -4,8 +4,10 @@ Why: a .mpy imported from a normal file system has its bytecode copied into
 the heap; imported from a ROMFS (MicroPython >= 1.25, ``vfs.VfsRom``) it runs
 in place from memory-mapped flash, and its string and bytes constants stay
 there too. The image holds exactly the MicroPython bundle that `make
-firmware` writes (host/build/bundle.py: build/firmware-micropython/, its
-``main.py`` and pin map included) and is written to build/bloomkeeper.romfs.
+firmware` writes (host/build/bundle.py: firmware-micropython/, its
+``main.py`` and pin map included) and is written to bloomkeeper.romfs in the
+same build directory (`make romfs`: the clone's build/; otherwise the user's
+cache directory, bundle.BUILD).
 
 The image format is mpremote's own (``mpremote.romfs.make_romfs``, the
 builder behind ``mpremote romfs build``; mpremote is pinned in
@@ -42,9 +44,11 @@ def image_of(src_dir):
         return bytes(make_romfs(str(src), mpy_cross=False))
 
 
-def build(out=IMAGE, build_dir=bundle.BUILD, root=bundle.REPO):
+def build(out=None, build_dir=None, root=bundle.ROOT):
     """Build the MicroPython bundle into build_dir (as `make firmware`), then
     its ROMFS image into `out`; return (bundle dir, image bytes)."""
+    build_dir = bundle.BUILD if build_dir is None else build_dir
+    out = IMAGE if out is None else out
     bundle_dir = Path(build_dir) / bundle.OUT_DIRS["micropython"]
     bundle.build("micropython", bundle_dir, root)
     data = image_of(bundle_dir)
@@ -57,8 +61,8 @@ def build(out=IMAGE, build_dir=bundle.BUILD, root=bundle.REPO):
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m host.build.romfs",
                                  description="Build the MicroPython bundle and its ROMFS image (make romfs).")
-    ap.add_argument("--out", default=str(IMAGE), help="image file (default: build/bloomkeeper.romfs)")
-    ap.add_argument("--build", default=str(bundle.BUILD), help="build directory for the bundle (default: build/)")
+    ap.add_argument("--out", default=str(IMAGE), help="image file (default: %s)" % IMAGE)
+    ap.add_argument("--build", default=str(bundle.BUILD), help="build directory for the bundle (default: %s)" % bundle.BUILD)
     args = ap.parse_args(argv)
     try:
         bundle_dir, data = build(args.out, args.build)

@@ -7,9 +7,26 @@ last, bounded), blinks the fault cross on the ring and reloads its game
 from flash (docs/ring.md). This command prints that log so a fault can be
 reported and fixed rather than only survived. Read-only: it changes
 nothing on the board.
+
+It also compares versions: the board's hello names the firmware it runs
+(the bundle is stamped with the package version when it is built), and a
+board whose firmware is not this host's version gets one line saying so and
+how to update it (`bloomkeeper flash`).
 """
 
+from host import __version__
 from host.sync.link import BoardError, connect
+
+
+def version_note(fw, port="auto"):
+    """One line when the board's firmware is not this host's version, else None."""
+    if fw == __version__:
+        return None
+    flash = "bloomkeeper flash" + ("" if port in (None, "", "auto") else " --port %s" % port)
+    if fw in (None, "", "0"):
+        return ("firmware version unknown (built before versions, or from unstamped sources), this host is %s: "
+                "update it with %s" % (__version__, flash))
+    return "firmware %s differs from this host's %s: update it with %s" % (fw, __version__, flash)
 
 
 def doctor_cmd(args):
@@ -26,8 +43,11 @@ def doctor_cmd(args):
             faults = None  # older firmware: no fault log
     finally:
         link.close()
-    print("board %s (id %s), firmware %s, link protocol %s"
-          % (info.get("board"), info.get("id", "none: firmware before ids"), info.get("fw"), info.get("proto")))
+    print("board %s (id %s), firmware %s, link protocol %s; this host: bloomkeeper %s"
+          % (info.get("board"), info.get("id", "none: firmware before ids"), info.get("fw"), info.get("proto"), __version__))
+    note = version_note(info.get("fw"), args.port)
+    if note:
+        print(note)
     if status.get("game"):
         print("game in progress: %s, %d events, screen %s" % (status["game"], status.get("events", 0), status.get("screen")))
     else:

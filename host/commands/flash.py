@@ -1,18 +1,28 @@
 """`bloomkeeper flash [--port auto|PATH|URL] [--dry-run]`: put the firmware on a Pico.
 
-Builds the MicroPython bundle (host/build/bundle.py, build/firmware-micropython/),
-then runs the real mpremote (pinned dependency) three times:
+Builds the MicroPython bundle (host/build/bundle.py, firmware-micropython/
+under the build directory), then runs the real mpremote (a dependency) ONCE,
+its commands chained with `+` so that it connects, enters the raw REPL and
+resets the board only once:
 
-1. ``exec``: refuse a board that is not MicroPython, and delete the files of
-   an older engine_lite/ and firmware/ (a stale ``x.py`` would shadow the new
-   ``x.mpy``: MicroPython looks for .py first). Saved games in /bk stay.
+1. ``exec``: refuse a board that is not MicroPython, and delete only the
+   files of engine_lite/ and firmware/ that the new bundle does not have (a
+   stale ``x.py`` would shadow the new ``x.mpy``: MicroPython looks for .py
+   first). Nothing else is deleted: saved games in /bk stay, and so do the
+   files the bundle is about to copy.
 2. ``fs cp -r``: copy the bundle's top-level entries to the flash root.
+   mpremote compares each file's SHA-256 with the board's copy and skips the
+   unchanged ones ("Up to date"), so an update writes only what changed
+   (fewer flash erases, and a cut copy leaves fewer half-written files).
 3. ``reset``: hard reset; the board boots into main.py, the app.
 
 Then it waits for the app's hello on the serial link (host/sync/link.py) and
-reports the firmware that answered. ``--dry-run`` prints the exact mpremote
-command lines and touches nothing. A port URL (``rfc2217://localhost:4000``,
-the Wokwi simulator in VS Code) works like a device path.
+checks that the firmware that answered is the version just built (the bundle
+is stamped with the package version): a board that still answers another
+version refused the update, which is one line, exit 2. ``--dry-run`` prints
+the exact mpremote command line and touches nothing. A port URL
+(``rfc2217://localhost:4000``, the Wokwi simulator in VS Code) works like a
+device path.
 """
 
 import os
@@ -24,25 +34,35 @@ import time
 from host.build import bundle
 from host.errors import UserError
 
-BOARD_DIRS = ("engine_lite", "firmware")  # what step 1 clears on the board
-# One line of MicroPython run on the board before copying (mpremote exec).
-PREPARE = (
-    'import sys,os;n=sys.implementation.name;assert n=="micropython","NOT-MICROPYTHON "+n;'
-    '[os.remove("/"+d+"/"+f) for d in (%s) if d in os.listdir("/") for f in os.listdir("/"+d)]'
-    % ",".join('"%s"' % d for d in BOARD_DIRS)
-)
+BOARD_DIRS = ("engine_lite", "firmware")  # where step 1 looks for stale files
+
+
+def prepare(keep):
+    """The one line of MicroPython run on the board before copying (mpremote
+    exec): refuse another firmware; remove the files of BOARD_DIRS that are
+    not in `keep` (bundle paths such as "firmware/app.mpy")."""
+    return (
+        'import sys,os;n=sys.implementation.name;assert n=="micropython","NOT-MICROPYTHON "+n;k=%s;'
+        '[os.remove("/"+d+"/"+f) for d in (%s) if d in os.listdir("/") for f in os.listdir("/"+d) if d+"/"+f not in k]'
+        % ("{%s}" % ",".join('"%s"' % f for f in sorted(keep)) if keep else "()",
+           ",".join('"%s"' % d for d in BOARD_DIRS))
+    )
+
+
 HELLO_WAIT = 20.0  # seconds for the board to reboot and answer
 
 
 def register(sub):
     p = sub.add_parser("flash", help="copy the firmware to a MicroPython board with mpremote and check its hello",
-                       description="Build the MicroPython bundle (make firmware), copy it to the board with mpremote "
-                       "(old engine_lite/ and firmware/ files are replaced, saved games in /bk stay), reset the "
-                       "board and wait for the Bloomkeeper app's hello. --dry-run prints the mpremote command lines.")
+                       description="Build the MicroPython bundle (as bloomkeeper firmware), update the board with one "
+                       "mpremote run (only changed files are copied, stale engine_lite/ and firmware/ files removed, "
+                       "saved games in /bk stay), reset it and check that the app's hello names this version. "
+                       "--dry-run prints the mpremote command line.")
     p.add_argument("--port", default="auto", metavar="auto|PATH|URL",
                    help="serial port of the board (default auto: the one USB device with VID:PID 2E8A:0005)")
-    p.add_argument("--dry-run", action="store_true", help="print the mpremote command lines, run nothing")
-    p.add_argument("--out", default=str(bundle.BUILD), metavar="DIR", help="build directory (default: build/)")
+    p.add_argument("--dry-run", action="store_true", help="print the mpremote command line, run nothing")
+    p.add_argument("--out", default=str(bundle.BUILD), metavar="DIR",
+                   help="build directory (default: the user's cache, %s)" % bundle.BUILD)
     p.add_argument("--wait", type=float, default=HELLO_WAIT, metavar="S",
                    help="seconds to wait for the hello after the reset (default %g)" % HELLO_WAIT)
     p.set_defaults(func=flash_cmd)
@@ -52,9 +72,9 @@ def resolve_port(port, dry_run=False):
     """auto -> the single Pico (USB VID:PID 2E8A:0005) or a UserError; else port as given."""
     if port not in (None, "", "auto"):
         return port
-    from host.sync.link import candidate_ports
+    from host.sync.link import micropython_ports
 
-    ports = candidate_ports()
+    ports = micropython_ports()  # a CircuitPython board is updated by copying files, not with mpremote
     if len(ports) == 1:
         return ports[0]
     if dry_run:
@@ -65,20 +85,28 @@ def resolve_port(port, dry_run=False):
     raise UserError("several boards found (%s): choose one with --port" % ", ".join(ports))
 
 
-def mpremote_commands(port, bundle_dir):
-    """The mpremote argument lists (each starting with 'mpremote') for one flash."""
+def bundle_files(bundle_dir):
+    """The bundle's files below BOARD_DIRS, as paths on the board ("firmware/app.mpy")."""
+    out = []
+    for d in BOARD_DIRS:
+        top = os.path.join(bundle_dir, d)
+        for base, _, names in os.walk(top):
+            for n in names:
+                out.append(os.path.relpath(os.path.join(base, n), bundle_dir).replace(os.sep, "/"))
+    return sorted(out)
+
+
+def mpremote_command(port, bundle_dir):
+    """The one mpremote argument list (starting with 'mpremote') of a flash:
+    connect, then exec, cp and reset chained with '+'."""
     bundle_dir = _short(os.fspath(bundle_dir))
     entries = sorted(os.listdir(bundle_dir))
     if "main.py" not in entries:
-        raise UserError("%s has no main.py: not a MicroPython bundle (make firmware)" % bundle_dir)
+        raise UserError("%s has no main.py: not a MicroPython bundle (bloomkeeper firmware)" % bundle_dir)
     entries.remove("main.py")
     entries.append("main.py")  # the entry goes last: a cut copy leaves the old one in charge
-    conn = ["mpremote", "connect", port]
-    return [
-        conn + ["exec", PREPARE],
-        conn + ["fs", "cp", "-r"] + [os.path.join(bundle_dir, e) for e in entries] + [":"],
-        conn + ["reset"],
-    ]
+    return (["mpremote", "connect", port, "exec", prepare(bundle_files(bundle_dir)), "+",
+             "fs", "cp", "-r"] + [os.path.join(bundle_dir, e) for e in entries] + [":", "+", "reset"])
 
 
 def _short(path):
@@ -144,27 +172,34 @@ def flash_cmd(args):
         files = bundle.build("micropython", out_dir)
     except bundle.BundleError as err:
         raise UserError("cannot build the firmware: %s" % err)
+    except OSError as err:
+        raise UserError("cannot write the firmware bundle to %s: %s" % (out_dir, err.strerror or err))
     port = resolve_port(args.port, dry_run=args.dry_run)
-    cmds = mpremote_commands(port, out_dir)
+    argv = mpremote_command(port, out_dir)
     if args.dry_run:
-        for c in cmds:
-            print(shlex.join(c))
+        print(shlex.join(argv))
         return 0
     import importlib.util
 
     if importlib.util.find_spec("mpremote") is None:
-        raise UserError("mpremote is not installed in this Python (make install, or pip install mpremote==1.29.0)")
+        raise UserError("mpremote is not installed in this Python (pip install mpremote)")
+    version = bundle.firmware_version()
     mpy = sum(n for r, n in files.items() if r.endswith(".mpy"))
-    print("bundle: %d files, %d bytes of .mpy (%s)" % (len(files), mpy, out_dir))
-    for step, argv in zip(("checking the board", "copying the bundle", "resetting the board"), cmds):
-        print("%s: %s" % (step, shlex.join(argv)))
-        status, output = run_mpremote(argv)
-        if status != 0:
-            raise UserError(explain(step, port, output))
+    print("bundle: firmware %s, %d files, %d bytes of .mpy (%s)" % (version, len(files), mpy, out_dir))
+    print("updating the board (unchanged files are skipped): %s" % shlex.join(argv))
+    status, output = run_mpremote(argv)
+    if status != 0:
+        raise UserError(explain("flash", port, output))
+    skipped = output.count("Up to date")
+    if skipped:
+        print("%d files were already up to date" % skipped)
     # after the reset the board re-enumerates: with --port auto, find it again
     info = wait_for_hello(args.port if args.port in (None, "", "auto") else port, args.wait)
     print("hello from %s: firmware %s, board %s%s, link protocol %s%s" % (
         port, info.get("fw", "?"), info.get("board", "?"), " (id %s, clock set)" % info["id"] if info.get("id") else "",
         info.get("proto", "?"),
         ", game in progress %s" % info["game"] if info.get("game") else ""))
+    if info.get("fw") != version:
+        raise UserError("the board on %s still answers firmware %s, not %s: it did not take the update "
+                        "(is its flash full or read-only? see mpremote connect %s fs df)" % (port, info.get("fw"), version, port))
     return 0

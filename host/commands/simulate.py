@@ -75,8 +75,12 @@ def simulate_cmd(args):
         parent = os.path.dirname(os.path.abspath(args.plot))
         if not os.path.isdir(parent):
             raise UserError("simulate: --plot: directory %s does not exist" % parent)
+    from host import progress
+
     try:
-        stats = simulate.run(args.game, args.players, args.games, args.seed, policies, options, records=args.records, verify=args.verify)
+        with progress.bar("simulating %s" % args.game, total=args.games, quiet=args.quiet) as advance:
+            stats = simulate.run(args.game, args.players, args.games, args.seed, policies, options, records=args.records,
+                                 verify=args.verify, progress=advance)
     except ValueError as e:  # e.g. a layout without enough seeding spaces
         raise UserError("simulate: %s" % e)
     except OSError as e:
@@ -121,4 +125,5 @@ def register(sub):
     p.add_argument("--records", default=None, metavar="DIR", help="write every game as DIR/game-NNNNN.jsonl")
     p.add_argument("--plot", default=None, metavar="FILE.png", help="draw the distributions (matplotlib)")
     p.add_argument("--verify", action="store_true", help="replay every record through engine_lite and compare (slower)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar (it shows only on a terminal, on stderr)")
     p.set_defaults(func=simulate_cmd)

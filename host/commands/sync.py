@@ -6,6 +6,7 @@ import time
 
 import engine_lite
 
+import host.config
 import host.sync.db
 from host.sync import export
 from host.errors import UserError
@@ -22,15 +23,24 @@ def _db_arg(p):
 
 
 def sync_cmd(args):
+    from host.commands.doctor import version_note
+
     link = connect(args.port, cap=args.timeout)
+    note = version_note((link.info or {}).get("fw"), args.port)  # offer the update: one line on stderr
     db = host.sync.db.Database(args.db)
+    from host import progress
+
     try:
-        res = host.sync.db.sync(link, db)
+        with progress.bar("syncing games", quiet=args.quiet) as advance:
+            done = []
+            res = host.sync.db.sync(link, db, progress=lambda gid, n: (done.append(gid), advance(len(done))))
     finally:
         link.close()
         db.close()
     marked = (", marked %d finished game(s) synced on the board" % len(res["marked"])) if res["marked"] else ""
     print("synced board %s: %d game(s), %d new event(s)%s -> %s" % (res["board"], res["games"], res["added"], marked, db.path))
+    if note:
+        sys.stderr.write("bloomkeeper: note: %s\n" % note)
     return 0
 
 
@@ -58,11 +68,17 @@ def export_cmd(args):
     plays = db.plays()
     db.close()
     sys.stdout.write(export.FORMATS[args.format](plays))
+    said = export.note(args.format, plays)
+    if said:
+        sys.stderr.write("bloomkeeper: note: %s\n" % said)
     return 0
 
 
 def names_cmd(args):
     import engine_lite.record
+
+    if not args.names:
+        raise UserError("names: give the names (or set names = [...] in the config file, %s)" % host.config.path())
 
     for n in args.names:
         if not engine_lite.record.check_name(n):
@@ -231,6 +247,7 @@ def register(sub):
     p = sub.add_parser("sync", help="pull every new event from the board into the plays database")
     _port_arg(p)
     _db_arg(p)
+    p.add_argument("--quiet", action="store_true", help="no progress bar (it shows only on a terminal, on stderr)")
     p.set_defaults(func=sync_cmd)
 
     p = sub.add_parser("follow", help="live scoreboard of the game on the board; --db FILE records it as it goes")
@@ -246,12 +263,12 @@ def register(sub):
     p.add_argument("--json", action="store_true", help="as JSON (same as export --format json)")
     p.set_defaults(func=plays_cmd)
 
-    p = sub.add_parser("export", help="export the plays database: json, csv or bgstats (BG Stats app)")
+    p = sub.add_parser("export", help="export the plays database: json, csv, bgstats or bgstats-links (BG Stats app)")
     _db_arg(p)
     p.add_argument("--format", choices=sorted(export.FORMATS), default="json")
     p.set_defaults(func=export_cmd)
 
     p = sub.add_parser("names", help="push player names to the board")
     _port_arg(p)
-    p.add_argument("names", nargs="+", metavar="NAME")
+    p.add_argument("names", nargs="*", metavar="NAME", help="up to 5 names (default: names in the config file)")
     p.set_defaults(func=names_cmd)

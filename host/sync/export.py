@@ -1,4 +1,4 @@
-"""Exports of the plays database: json, csv, bgstats.
+"""Exports of the plays database: json, csv, bgstats, bgstats-links.
 
 json     a JSON array of plays: board (the board's unique id), board_type,
          game_id (its game number there), date (the game's start, ISO 8601
@@ -6,11 +6,15 @@ json     a JSON array of plays: board (the board's unique id), board_type,
          docs/protocol.md), state, game, players, events (the effective
          game-record events, in order), final when scored.
 csv      one row per player per play (date and date_estimated as in json).
-bgstats  a play file for the BG Stats app (its import JSON: sourceName,
-         games with name and bggId, players, plays with playDate and
-         playerScores: name, score, winner, startPlayer, rank); playDate is the
-         game's start in the host's local time. Only scored plays go in:
-         BG Stats needs the scores.
+bgstats  a JSON array of plays, each in the shape BG Stats documents for
+         plays pushed to it from other apps (docs/protocol.md, "BG Stats"):
+         sourceName, sourcePlayId, playDate (the game's start in the host's
+         local time), game {name, sourceGameId, bggId, highestWins, noPoints},
+         players [{name, sourcePlayerId, score, winner, rank, startPlayer,
+         role}]. Only scored plays go in: BG Stats needs the scores.
+bgstats-links  the same plays, one BG Stats import link per line
+         (createPlay.html?data=<the play, URL-encoded>): opened on a phone or
+         tablet with BG Stats, each shows the app's import dialog.
 """
 
 import calendar
@@ -18,6 +22,7 @@ import csv
 import io
 import json
 import time
+import urllib.parse
 
 from engine_lite.vocab import GAME_TITLES, GAMES
 
@@ -30,6 +35,12 @@ GAME_NAMES = dict(zip(GAMES, GAME_TITLES))
 BGG_ID_STALK_EXCHANGE_UNVERIFIED = 0
 BGG_ID_OH_MY_ORCHIDS_UNVERIFIED = 0
 BGG_IDS = {"stalk-exchange": BGG_ID_STALK_EXCHANGE_UNVERIFIED, "oh-my-orchids": BGG_ID_OH_MY_ORCHIDS_UNVERIFIED}
+
+SOURCE_NAME = "Bloomkeeper"  # BG Stats remembers its matches of games and players per source: keep it stable
+BGSTATS_LINK = "https://app.bgstatsapp.com/createPlay.html?data="
+# What a BG Stats export says beside its output (stderr), while an id is 0.
+BGSTATS_NOTE = ("bggId is 0 for %s: their BoardGameGeek ids are not verified, so BG Stats matches "
+                "the game by name (or asks) instead of linking a wrong one")
 
 
 def state(p):
@@ -95,40 +106,58 @@ def source_play_id(p):
     return "%s/%s" % (p["board"], p["game_id"])
 
 
-def to_bgstats(plays):
-    games, players, out = {}, {}, []
-    for p in plays:
-        res = _results(p)
-        if not res:
-            continue
-        games[p["game"]] = {"sourceGameId": p["game"], "name": GAME_NAMES[p["game"]], "bggId": BGG_IDS[p["game"]]}
-        scores = []
-        for seat, name in enumerate(p["players"]):
-            players[name] = {"sourcePlayerId": name, "name": name}
-            r = res[name]
-            scores.append(
-                {
-                    "sourcePlayerId": name,
-                    "name": name,
-                    "score": str(r["score"]),
-                    "winner": bool(r["winner"]),
-                    "startPlayer": seat == 0,  # seat order = list order; first player = first name
-                    "rank": r["rank"],
-                    "seatOrder": seat + 1,
-                }
-            )
-        out.append(
+def bgstats_play(p):
+    """One scored play as BG Stats' import payload (docs/protocol.md, "BG Stats")."""
+    res = _results(p)
+    players = []
+    for seat, name in enumerate(p["players"]):
+        r = res[name]
+        players.append(
             {
-                "sourcePlayId": source_play_id(p),
-                "sourceGameId": p["game"],
-                "gameName": GAME_NAMES[p["game"]],
-                "bggId": BGG_IDS[p["game"]],
-                "playDate": local_time(p["date"]),
-                "playerScores": scores,
+                "name": name,
+                "sourcePlayerId": name,  # the board knows players by name only
+                "score": r["score"],
+                "winner": bool(r["winner"]),
+                "rank": r["rank"],
+                "startPlayer": seat == 0,  # seat order = list order; the first name plays first
+                "role": "",
             }
         )
-    doc = {"sourceName": "Bloomkeeper", "games": list(games.values()), "players": list(players.values()), "plays": out}
-    return json.dumps(doc, indent=2) + "\n"
+    return {
+        "sourceName": SOURCE_NAME,
+        "sourcePlayId": source_play_id(p),
+        "playDate": local_time(p["date"]),
+        "game": {
+            "name": GAME_NAMES[p["game"]],
+            "sourceGameId": p["game"],
+            "bggId": BGG_IDS[p["game"]],
+            "highestWins": True,  # both rulebooks: the most points wins (ties: docs/rulings.md)
+            "noPoints": False,
+        },
+        "players": players,
+    }
 
 
-FORMATS = {"json": to_json, "csv": to_csv, "bgstats": to_bgstats}
+def _scored(plays):
+    return [p for p in plays if _results(p)]
+
+
+def to_bgstats(plays):
+    return json.dumps([bgstats_play(p) for p in _scored(plays)], indent=2) + "\n"
+
+
+def to_bgstats_links(plays):
+    return "".join(BGSTATS_LINK + urllib.parse.quote(json.dumps(bgstats_play(p), separators=(",", ":")), safe="") + "\n"
+                   for p in _scored(plays))
+
+
+def note(fmt, plays):
+    """A line to show beside an export (None: nothing to say): BG Stats
+    exports say when a game goes out without a verified BoardGameGeek id."""
+    if not fmt.startswith("bgstats"):
+        return None
+    games = sorted({GAME_NAMES[p["game"]] for p in _scored(plays) if not BGG_IDS[p["game"]]})
+    return BGSTATS_NOTE % " and ".join(games) if games else None
+
+
+FORMATS = {"json": to_json, "csv": to_csv, "bgstats": to_bgstats, "bgstats-links": to_bgstats_links}

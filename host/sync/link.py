@@ -224,8 +224,34 @@ def open_serial(path, baud=BAUD):
         raise UserError("cannot open %s: %s" % (path, _why(err)))
 
 
-def candidate_ports():
+# Adafruit's USB vendor id: CircuitPython boards. Their boot.py (the bundle's)
+# enables a second CDC interface, the data channel, which carries the link;
+# the first is the REPL console, which the link never uses.
+CP_VID = 0x239A
+
+
+def is_circuitpython_data(port):
+    """A CircuitPython board's data channel: its interface is named
+    "CircuitPython CDC2 ..." (the console is "CircuitPython CDC ..."); where
+    the system gives no interface name (Windows), the USB location's
+    interface number 2 (the second CDC's first interface)."""
+    if port.vid != CP_VID:
+        return False
+    if port.interface:
+        return port.interface.startswith("CircuitPython CDC2")
+    return (port.location or "").endswith(".2")
+
+
+def micropython_ports():
+    """Picos running MicroPython (VID:PID 2E8A:0005): the ones `flash` can update."""
     return sorted(p.device for p in list_ports.comports() if p.vid == VID and p.pid == PID)
+
+
+def candidate_ports():
+    """Every USB serial port a board's link may be on: MicroPython Picos and
+    CircuitPython boards' data channels (`--port auto` asks each one's hello)."""
+    ports = list_ports.comports()
+    return sorted(p.device for p in ports if (p.vid == VID and p.pid == PID) or is_circuitpython_data(p))
 
 
 def connect(port="auto", cap=60.0, request_timeout=1.0):
@@ -245,7 +271,8 @@ def connect(port="auto", cap=60.0, request_timeout=1.0):
 def discover(cap=60.0, request_timeout=1.0, ports=None):
     ports = candidate_ports() if ports is None else ports
     if not ports:
-        raise UserError("no board found: no USB serial device with VID:PID 2E8A:0005 (plugged in? or give --port PATH)")
+        raise UserError("no board found: no USB serial device with VID:PID 2E8A:0005 (MicroPython Pico) nor a CircuitPython "
+                        "board's data channel (VID 239A) (plugged in? or give --port PATH)")
     found, busy, silent = [], [], []
     for dev in ports:
         try:

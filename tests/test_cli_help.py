@@ -1,0 +1,46 @@
+"""What users of command-line tools expect of `bloomkeeper`: --version, a
+description and one example in every subcommand's --help, shell completion."""
+
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from host import __version__, cli
+from tests.mpy_harness import REPO
+
+
+def _subcommands():
+    parser = cli.build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    return sub.choices
+
+
+def test_version():
+    r = subprocess.run([sys.executable, "-m", "host.cli", "--version"], cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and r.stdout == "bloomkeeper %s\n" % __version__
+
+
+@pytest.mark.parametrize("name", sorted(_subcommands()))
+def test_every_subcommand_has_a_description_and_an_example(name):
+    p = _subcommands()[name]
+    assert p.description and len(p.description) > 40, name
+    assert p.epilog and p.epilog.startswith("example: bloomkeeper %s" % name), name
+    text = p.format_help()
+    assert p.epilog in text
+
+
+def test_completion_scripts_know_every_subcommand():
+    names = sorted(_subcommands())
+    for shell in ("bash", "zsh"):
+        r = subprocess.run([sys.executable, "-m", "host.cli", "completion", shell], cwd=REPO, capture_output=True,
+                           text=True, timeout=60)
+        assert r.returncode == 0, r.stderr
+        for n in names:
+            assert n in r.stdout
+    if shutil.which("bash"):
+        r = subprocess.run(["bash", "-n"], input=subprocess.run(
+            [sys.executable, "-m", "host.cli", "completion", "bash"], cwd=REPO, capture_output=True, text=True, timeout=60).stdout,
+            capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, r.stderr  # a script bash can source
