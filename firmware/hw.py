@@ -128,8 +128,9 @@ def stamp(rec, hw):
     """A new game's start record with its identity and start time (layout:
     engine_lite/stamp.py): flag 8 + a random u32 nonce, then flag 16 + unix
     seconds UTC if the clock is known, else flag 32 + the uptime. A record
-    that already has a nonce (a game loaded from a host) is kept as it is."""
-    if rec[3] & 8:
+    with any of the three (a game played elsewhere, loaded from a host) is
+    kept as it is: a second stamp would bury its own date."""
+    if rec[3] & 56:
         return rec
     t = hw.utc()
     b = bytearray(rec)
