@@ -9,6 +9,7 @@ import engine_lite
 import host.sync.db
 from host.sync import export
 from host.errors import UserError
+from host.io_util import show
 from host.sync.link import connect
 
 
@@ -30,34 +31,84 @@ def sync_cmd(args):
         link.close()
         db.close()
     marked = (", marked %d finished game(s) synced on the board" % len(res["marked"])) if res["marked"] else ""
-    print("synced board %s: %d game(s), %d new event(s)%s -> %s" % (res["board"], res["games"], res["added"], marked, db.path))
+    print("synced board %s: %d game(s), %d new event(s)%s -> %s" % (show(res["board"]), res["games"], res["added"], marked, db.path))
+    if res["refused"]:
+        raise UserError(refused_line(res["refused"]))
     return 0
+
+
+def refused_line(refused):
+    """The one line a sync ends with when the engine refused records."""
+    r = refused[0]
+    more = " (and %d more game(s))" % (len(refused) - 1) if len(refused) > 1 else ""
+    return ("board %s, game %s: record %d refused by the rules engine (%s); %d record(s) quarantined, not stored in the play%s: "
+            "`bloomkeeper repair` re-judges them with a newer bloomkeeper"
+            % (show(r["board"]), show(r["game_id"]), r["index"], show(r["reason"]), r["count"], more))
+
+
+def problem_line(q):
+    """One damaged or quarantined play, in words."""
+    where = "board %s, game %s" % (show(q["board"]), show(q["game_id"]))
+    if q["kind"] == "quarantined":
+        return "%s: %d record(s) quarantined from record %d: %s" % (where, q["count"], q["index"], show(q["reason"]))
+    return "%s: damaged, %d record(s) from record %d unreadable: %s" % (where, q["count"], q["index"], show(q["reason"]))
+
+
+def read_db(path):
+    """(plays, problems, path) of a plays database opened for reading."""
+    db = host.sync.db.Database(path, create=False, readonly=True)
+    try:
+        plays, problems = db.read()
+    finally:
+        db.close()
+    return plays, problems, db.path
 
 
 def plays_cmd(args):
-    db = host.sync.db.Database(args.db, create=False)
-    plays = db.plays()
-    db.close()
+    plays, problems, path = read_db(args.db)
     if args.json:
         sys.stdout.write(export.to_json(plays))
+        _note_problems(problems)
         return 0
-    if not plays:
-        print("no plays in %s" % db.path)
+    if not plays and not problems:
+        print("no plays in %s" % path)
     for p in plays:
         res = {r["name"]: r for r in p.get("final", {}).get("players", [])}
-        who = ", ".join("%s %s" % (n, res[n]["score"]) if n in res else n for n in p["players"])
+        who = ", ".join(show("%s %s" % (n, res[n]["score"]) if n in res else n) for n in p["players"])
         when = export.local_time(p["date"]) + ("~" if p.get("date_estimated") else " ")
-        print("%s %-14s %s/%s  %3d events  %-11s %s" % (when, p["game"], p["board"][:12], p["game_id"], len(p["events"]), export.state(p), who))
+        print("%s %-14s %s/%s  %3d events  %-11s %s%s" % (when, p["game"], show(p["board"][:12]), show(p["game_id"]), len(p["events"]),
+                                                          export.state(p), who, "  [%s]" % show(p["problem"]) if "problem" in p else ""))
+    for q in problems:
+        print("! " + problem_line(q))
     if any(p.get("date_estimated") for p in plays):
         print("~ estimated start (the board did not know the time, or an older release kept only the sync time)")
+    if problems:
+        print("! %d play(s) damaged or quarantined: the others are shown; `bloomkeeper repair` re-judges quarantined records" % len(problems))
     return 0
 
 
+def _note_problems(problems):
+    """Damaged or quarantined plays, one line each on stderr: the export on
+    stdout stays a clean file of the good plays."""
+    for q in problems:
+        sys.stderr.write("bloomkeeper: not exported: %s\n" % problem_line(q))
+
+
 def export_cmd(args):
-    db = host.sync.db.Database(args.db, create=False)
-    plays = db.plays()
-    db.close()
+    plays, problems, _ = read_db(args.db)
     sys.stdout.write(export.FORMATS[args.format](plays))
+    _note_problems(problems)
+    return 0
+
+
+def repair_cmd(args):
+    db = host.sync.db.Database(args.db, create=False)
+    try:
+        res = db.repair()
+    finally:
+        db.close()
+    print("re-judged %d quarantined record(s) in %s: %d accepted into their plays, %d still refused"
+          % (res["tried"], db.path, res["accepted"], res["tried"] - res["accepted"]))
     return 0
 
 
@@ -250,6 +301,10 @@ def register(sub):
     _db_arg(p)
     p.add_argument("--format", choices=sorted(export.FORMATS), default="json")
     p.set_defaults(func=export_cmd)
+
+    p = sub.add_parser("repair", help="re-judge quarantined records (refused by an older engine) and store the ones now accepted")
+    _db_arg(p)
+    p.set_defaults(func=repair_cmd)
 
     p = sub.add_parser("names", help="push player names to the board")
     _port_arg(p)

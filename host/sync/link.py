@@ -19,6 +19,7 @@ from serial.tools import list_ports
 
 from firmware import codec
 from host.errors import UserError
+from host.io_util import show
 
 VID = 0x2E8A  # Raspberry Pi
 PID = 0x0005  # MicroPython on RP2040
@@ -36,6 +37,21 @@ class BoardError(UserError):
 
 class NoAnswer(UserError):
     """No (readable) answer within the request's retries."""
+
+
+def peer_error(op, what, name="board"):
+    """An answer whose fields are missing or odd: one line. What a board
+    sends is data, checked before use (a mismatched firmware, a damaged
+    flash or a hostile device must not crash the host)."""
+    return UserError("%s: odd answer to %s (%s): firmware and host tool do not match?" % (show(name), op, what))
+
+
+def _short_text(info, key, required):
+    v = info.get(key)
+    if v is None and not required:
+        return
+    if type(v) is not str or not 0 < len(v) <= 64:
+        raise peer_error("hello", "%s %s" % (key, "missing" if v is None else "is not a short string"))
 
 
 class HostLink:
@@ -123,11 +139,15 @@ class HostLink:
     def hello(self):
         self._write(b"\x00\x00")  # end whatever half frame the board holds
         info = self.call("hello")
+        if type(info) is not dict:
+            raise peer_error("hello", "not an object", self.name)
         if info.get("proto") != codec.PROTO:
             raise UserError(
                 "%s speaks link protocol %s, this bloomkeeper speaks %d: update the firmware or the host tool"
-                % (self.name, info.get("proto"), codec.PROTO)
+                % (show(self.name), show(str(info.get("proto")))[:20], codec.PROTO)
             )
+        _short_text(info, "board", True)
+        _short_text(info, "id", False)
         self.info = info
         return info
 
