@@ -7,9 +7,20 @@ last, bounded), blinks the fault cross on the ring and reloads its game
 from flash (docs/ring.md). This command prints that log so a fault can be
 reported and fixed rather than only survived. Read-only: it changes
 nothing on the board.
+
+Doctor is what one runs on a board that misbehaves, so every field of its
+answers is checked before use: a missing one is said ("?"), a wrong type
+is one line (peer_error), and every string is printed escaped (show).
 """
 
-from host.sync.link import BoardError, connect
+from host.io_util import show
+from host.sync.db import games_of
+from host.sync.link import BoardError, connect, peer_error
+
+
+def _field(d, key, default="?"):
+    v = d.get(key, default)
+    return show(v if type(v) is str else str(v))
 
 
 def doctor_cmd(args):
@@ -17,9 +28,12 @@ def doctor_cmd(args):
     try:
         info = link.info or {}
         status = link.status()
-        games = link.games()
+        _, _, archived = games_of(link.games())
         try:
-            faults = link.call("faults")["faults"]
+            ans = link.call("faults")
+            faults = ans.get("faults") if type(ans) is dict else None
+            if type(faults) is not str:
+                raise peer_error("faults", "faults is not text", link.name)
         except BoardError as err:
             if err.code != "unknown_op":
                 raise
@@ -27,25 +41,27 @@ def doctor_cmd(args):
     finally:
         link.close()
     print("board %s (id %s), firmware %s, link protocol %s"
-          % (info.get("board"), info.get("id", "none: firmware before ids"), info.get("fw"), info.get("proto")))
-    if status.get("game"):
-        print("game in progress: %s, %d events, screen %s" % (status["game"], status.get("events", 0), status.get("screen")))
+          % (_field(info, "board"), _field(info, "id", "none: firmware before ids"), _field(info, "fw"), _field(info, "proto")))
+    game = status.get("game")
+    if game:
+        events = status.get("events", 0)
+        print("game in progress: %s, %s events, screen %s" % (_field(status, "game"), events if type(events) is int else "?",
+                                                              _field(status, "screen")))
     else:
-        print("no game in progress (screen %s)" % status.get("screen"))
-    archived = games.get("archived", [])
+        print("no game in progress (screen %s)" % _field(status, "screen"))
     unsynced = sum(1 for _, synced in archived if not synced)
     print("finished games on the board: %d (%d not synced yet)" % (len(archived), unsynced))
     if faults is None:
         print("fault log: this firmware keeps none (update it with bloomkeeper flash)")
         return 0
-    print("firmware faults survived since power-up: %s" % status.get("faults", "?"))
+    print("firmware faults survived since power-up: %s" % _field(status, "faults"))
     lines = [x for x in faults.split("\n") if x]
     if not lines:
         print("fault log: empty")
     else:
         print("fault log (newest last; please report these):")
         for x in lines:
-            print("  " + x)
+            print("  " + show(x))
     return 0
 
 

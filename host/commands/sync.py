@@ -7,6 +7,7 @@ import time
 import engine_lite
 
 import host.sync.db
+import host.sync.link
 from host.sync import export
 from host.errors import UserError
 from host.io_util import show
@@ -23,10 +24,15 @@ def _db_arg(p):
 
 
 def sync_cmd(args):
-    link = connect(args.port, cap=args.timeout)
-    db = host.sync.db.Database(args.db)
+    db = host.sync.db.Database(args.db)  # a database that cannot be used is one line before the board is asked
     try:
-        res = host.sync.db.sync(link, db)
+        link = connect(args.port, cap=args.timeout)
+    except UserError:
+        db.close()
+        raise
+    try:
+        with db.guard():
+            res = host.sync.db.sync(link, db)
     finally:
         link.close()
         db.close()
@@ -125,7 +131,10 @@ def names_cmd(args):
         s = link.settings({"names": list(args.names)})
     finally:
         link.close()
-    print("names on the board: %s" % ", ".join(s.get("names", [])))
+    names = s.get("names", []) if type(s) is dict else None
+    if type(names) is not list:
+        raise host.sync.link.peer_error("settings", "names is not a list")
+    print("names on the board: %s" % ", ".join(show(str(n)) for n in names))
     return 0
 
 
@@ -146,7 +155,7 @@ def scoreboard(g):
             mark = ">" if n == st["current_player"] else " "  # the state names the player (None once over)
             tok = st["tokens"][n] if isinstance(st["tokens"], dict) else st["tokens"][i]
             fl = st["flush_used"][n] if isinstance(st["flush_used"], dict) else st["flush_used"][i]
-            lines.append("%s %-12s tokens %d%s" % (mark, n, tok, "  flushed" if fl else ""))
+            lines.append("%s %-12s tokens %d%s" % (mark, show(n), tok, "  flushed" if fl else ""))
         if st.get("tokens_until_crash") is not None and not st["game_over"]:
             lines.append("crash in %s harvested token(s) at the earliest" % st["tokens_until_crash"])
         if st.get("end_triggered"):
@@ -156,11 +165,11 @@ def scoreboard(g):
         for n in names:
             p = st["players"][n]
             mark = ">" if n == st["current_player"] else " "
-            lines.append("%s %-12s hand %d  flowers %d  points %d  composted %d" % (mark, n, p["hand"], len(p["flowers"]), p["points"], p["composted"]))
+            lines.append("%s %-12s hand %d  flowers %d  points %d  composted %d" % (mark, show(n), p["hand"], len(p["flowers"]), p["points"], p["composted"]))
     if st["game_over"]:
         lines.append("GAME OVER")
     if "final" in st:
-        lines.append("final: " + ", ".join("%d. %s %s" % (r["rank"], r["name"], r["score"]) for r in st["final"]["players"]))
+        lines.append("final: " + ", ".join("%d. %s %s" % (r["rank"], show(r["name"]), r["score"]) for r in st["final"]["players"]))
     return "\n".join(lines)
 
 
@@ -171,30 +180,42 @@ class Follower:
         self.link = link
         self.gid = None
         self.game = None
+        self.problem = None  # why the board's game stops being followed part way (a refused record)
 
     def refetch(self):
-        self.gid = self.link.call("subscribe", on=True)["game"]
+        ans = self.link.call("subscribe", on=True)
+        gid = ans.get("game") if type(ans) is dict else None
+        if gid is not None and not host.sync.db._gid_ok(gid):
+            raise host.sync.link.peer_error("subscribe", "game is not a game id")
+        self.gid = gid
         self.game = engine_lite.Game()
+        self.problem = None
         if self.gid is None:
             return
         have = 0
+        recs = []
         while True:
-            start, total, _, recs = self.link.events(self.gid, have)
-            for r in recs:
-                self.game.apply_record(r)
-            have += len(recs)
-            if have >= total or not recs:
-                return
+            start, total, _, chunk = self.link.events(self.gid, have)
+            recs.extend(chunk)
+            have += len(chunk)
+            if have >= total or not chunk:
+                break
+        good, why = host.sync.db.judge(recs)
+        for r in recs[:good]:
+            self.game.apply_record(r)
+        if why is not None:
+            self.problem = "board %s, game %s: %s (not followed past it)" % (show(self.link.name), show(self.gid), show(why))
 
     def take(self, push):
         """Apply one live event; False if a refetch was needed instead."""
         gid, index, rec = push
-        if gid == self.gid and self.game is not None and rec and rec[0] != 11 and index == len(self.game.log):
+        if (self.problem is None and gid == self.gid and self.game is not None and rec and rec[0] != 11
+                and index == len(self.game.log)):
             try:
                 self.game.apply_record(rec)
                 return True
-            except engine_lite.EngineError:
-                pass
+            except (engine_lite.EngineError, IndexError, KeyError, TypeError, ValueError):
+                pass  # refused: the refetch judges the whole game and says where it stops
         self.refetch()
         return False
 
@@ -212,11 +233,14 @@ class Recorder:
         self.who = None
 
     def record(self, gid):
-        if self.who is None or gid != self.gid:
-            host.sync.db.sync(self.link, self.db)
-            self.who = host.sync.db.board_of(self.link)
-        elif gid is not None:
-            host.sync.db.sync_game(self.link, self.db, self.who, gid)
+        """Sync as the table plays; a quarantined record is said on the
+        follower's screen (Follower.problem), the recording goes on."""
+        with self.db.guard():
+            if self.who is None or gid != self.gid:
+                host.sync.db.sync(self.link, self.db)
+                self.who = host.sync.db.board_of(self.link)
+            elif gid is not None:
+                host.sync.db.sync_game(self.link, self.db, self.who, gid)
         self.gid = gid
 
 
@@ -253,8 +277,12 @@ def follow_cmd(args):
             if args.events and seen >= args.events:
                 return
 
+    def table():
+        text = scoreboard(f.game) if f.game else "no game"
+        return text + ("\n! " + f.problem if f.problem else "")
+
     def print_table():
-        sys.stdout.write("--- %s\n%s\n" % (f.gid, scoreboard(f.game) if f.game else "no game"))
+        sys.stdout.write("--- %s\n%s\n" % (show(str(f.gid)), table()))
         sys.stdout.flush()
 
     try:
@@ -265,7 +293,7 @@ def follow_cmd(args):
             from rich.panel import Panel
 
             def panel():
-                return Panel(scoreboard(f.game) if f.game else "no game", title="game %s" % f.gid)
+                return Panel(table(), title="game %s" % show(str(f.gid)))
 
             with Live(panel(), refresh_per_second=20) as live:
                 follow(lambda: live.update(panel()))

@@ -154,9 +154,14 @@ class HostLink:
     def set_clock(self):
         """Set the board's clock to the host's (unix seconds UTC): done
         whenever the host talks to a board, so games started later carry
-        their real date. Firmware without board ids has no clock request."""
+        their real date. Firmware without board ids has no clock request.
+        The answer's uptime is checked: it dates games back (db.start_date)."""
         if self.info and self.info.get("id"):
-            return self.call("time", set=int(time.time()))
+            ans = self.call("time", set=int(time.time()))
+            up = ans.get("up") if type(ans) is dict else None
+            if up is not None and (type(up) is not int or not 0 <= up <= 0xFFFFFFFF):
+                raise peer_error("time", "up is not a whole number of seconds", self.name)
+            return ans if type(ans) is dict else {}
         return None
 
     def events(self, gid, start, limit=None):
@@ -183,7 +188,10 @@ class HostLink:
         return self.call("games")
 
     def status(self):
-        return self.call("status")
+        ans = self.call("status")
+        if type(ans) is not dict:
+            raise peer_error("status", "not an object", self.name)
+        return ans
 
     def mark_synced(self, gid):
         return self.call("mark_synced", game=gid)
@@ -192,9 +200,11 @@ class HostLink:
         return self.call("subscribe", on=on)
 
     def settings(self, new=None):
-        if new is None:
-            return self.call("settings")["settings"]
-        return self.call("settings", set=new)["settings"]
+        ans = self.call("settings") if new is None else self.call("settings", set=new)
+        s = ans.get("settings") if type(ans) is dict else None
+        if type(s) is not dict:
+            raise peer_error("settings", "settings is not an object", self.name)
+        return s
 
     def confirmed(self, op, **args):
         """A dangerous request: ask, receive the one-time token, send it back."""
