@@ -272,7 +272,7 @@ class Database:
         try:
             if not mem:
                 os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
-            if readonly and not mem and not os.access(self.path, os.W_OK):
+            if readonly and not mem and os.path.exists(self.path) and not os.access(self.path, os.W_OK):
                 self.readonly = True
                 self.con = self._connect_ro()
             else:
@@ -304,7 +304,7 @@ class Database:
         """An existing file must be an SQLite database: an empty file or
         another file is refused, never turned into one."""
         if os.path.isdir(self.path):
-            raise UserError("%s is a directory, not a plays database: give a file with --db" % self.path)
+            raise UserError("cannot open the database %s: it is a directory, not a plays database (give a file with --db)" % self.path)
         try:
             with open(self.path, "rb") as fh:
                 head = fh.read(len(SQLITE_MAGIC))
