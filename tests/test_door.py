@@ -173,5 +173,5 @@ def test_stored_damage_is_listed_and_the_other_plays_still_read(tmp_path):
     db.close()
     r = bk("plays", "--db", path)
     assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
-    assert "record 3 is empty" in r.stdout and "record 4 is str" in r.stdout
+    assert "record 3 is empty" in r.stdout and "record 4 is TEXT" in r.stdout
     assert len([x for x in r.stdout.splitlines() if "Stalk" in x or "stalk" in x]) == 3, r.stdout

@@ -57,6 +57,8 @@ def problem_line(q):
     where = "board %s, game %s" % (show(q["board"]), show(q["game_id"]))
     if q["kind"] == "quarantined":
         return "%s: %d record(s) quarantined from record %d: %s" % (where, q["count"], q["index"], show(q["reason"]))
+    if not q["count"]:
+        return "%s: damaged: %s" % (where, show(q["reason"]))
     return "%s: damaged, %d record(s) from record %d unreadable: %s" % (where, q["count"], q["index"], show(q["reason"]))
 
 

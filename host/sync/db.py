@@ -149,7 +149,8 @@ def _migrate_2(con):
             con.execute("DELETE FROM games WHERE id=?", (pid,))
 
 
-MIGRATIONS = (_migrate_1, _migrate_2)  # MIGRATIONS[i] takes a database from version i to i + 1
+MIGRATIONS = (_migrate_1, _migrate_2)
+TABLES = ("games", "events", "quarantine")  # what a database of version v has: TABLES[:2] from 1, TABLES[:3] from 2  # MIGRATIONS[i] takes a database from version i to i + 1
 VERSION = len(MIGRATIONS)
 
 
@@ -183,6 +184,9 @@ def _blob(value):
     return str(value).encode("utf-8", "replace")
 
 
+SQL_TYPES = {str: "TEXT", int: "an INTEGER", float: "a REAL", type(None): "NULL"}
+
+
 def judge(recs):
     """(how many of `recs` the rules engine accepts from the start, None or
     its reason for refusing the next one). A record of another kind than a
@@ -191,7 +195,7 @@ def judge(recs):
     g = engine_lite.Game()
     for i, r in enumerate(recs):
         if not isinstance(r, (bytes, bytearray, memoryview)):
-            return i, "record %d is %s, not a record" % (i, type(r).__name__ if r is not None else "NULL")
+            return i, "record %d is %s, not a record (BLOB)" % (i, SQL_TYPES.get(type(r), type(r).__name__))
         if not r:
             return i, "record %d is empty" % i
         try:
@@ -233,6 +237,7 @@ def start_date(start, sync_utc, clock):
 
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
+RECOVER = "restore the file from a backup, or `sqlite3 %s .recover | sqlite3 NEW.sqlite3` and use --db NEW.sqlite3"
 
 
 def fault_line(path, err):
@@ -251,8 +256,7 @@ def fault_line(path, err):
     if "locked" in low or "busy" in low:
         return "the plays database %s is busy (%s): another program holds it; try again" % (path, text)
     if "malformed" in low or "not a database" in low or "corrupt" in low:
-        return ("the plays database %s is damaged (%s): restore it from a backup, or recover what it holds with "
-                "`sqlite3 %s .recover | sqlite3 NEW.sqlite3` and use --db NEW.sqlite3" % (path, text, path))
+        return "the plays database %s is damaged (%s): %s" % (path, text, RECOVER % path)
     return "cannot use the plays database %s: %s" % (path, text)
 
 
@@ -273,32 +277,56 @@ class Database:
             if not mem:
                 os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
             if readonly and not mem and os.path.exists(self.path) and not os.access(self.path, os.W_OK):
-                self.readonly = True
-                self.con = self._connect_ro()
+                self._open_ro()
             else:
-                self.con = sqlite3.connect(self.path, timeout=BUSY_MS / 1000, isolation_level=None)
-            self.con.execute("PRAGMA busy_timeout = %d" % BUSY_MS)
-            version = self.con.execute("PRAGMA user_version").fetchone()[0]
-            if version > VERSION:
-                self.con.close()
-                raise UserError("the database %s is from a newer bloomkeeper (database version %d; this one knows up to %d): update bloomkeeper"
-                                % (self.path, version, VERSION))
-            if self.readonly:
-                if version < 1:
-                    self.con.close()
-                    raise UserError("the plays database %s is read-only and from an older release (database version %d): "
-                                    "make it writable once (chmod u+w) so that it can be upgraded" % (self.path, version))
-                self.schema = version
-                return
-            if not mem:
-                self.con.execute("PRAGMA journal_mode = WAL")
-            if version != VERSION:
-                self._upgrade()
-            self.schema = VERSION
+                try:
+                    self._open_rw(mem)
+                except sqlite3.OperationalError as err:
+                    if not (readonly and "readonly" in str(err).lower()):
+                        raise
+                    self.con.close()  # a file we may not write after all (a read-only mount): read it as it is
+                    self._open_ro()
         except sqlite3.Error as err:
             raise UserError(fault_line(self.path, err))
         except OSError as err:
             raise UserError("cannot open the database %s: %s" % (self.path, err.strerror or err))
+
+    def _version(self):
+        version = self.con.execute("PRAGMA user_version").fetchone()[0]
+        if version > VERSION:
+            self.con.close()
+            raise UserError("the database %s is from a newer bloomkeeper (database version %d; this one knows up to %d): update bloomkeeper"
+                            % (self.path, version, VERSION))
+        tables = set(r[0] for r in self.con.execute("SELECT name FROM sqlite_master WHERE type='table'"))
+        missing = sorted(set(TABLES[:version + 1 if version >= 2 else 2 if version else 0]) - tables)
+        if missing:  # checked before anything is written: a file that lost its tables is left as it is
+            self.con.close()
+            raise UserError("the plays database %s is missing its tables (%s; database version %d): restore it from a "
+                            "backup, or give another --db (a new file is made by `bloomkeeper sync`)"
+                            % (self.path, ", ".join(missing), version))
+        return version
+
+    def _open_rw(self, mem):
+        self.con = sqlite3.connect(self.path, timeout=BUSY_MS / 1000, isolation_level=None)
+        self.con.execute("PRAGMA busy_timeout = %d" % BUSY_MS)
+        version = self._version()
+        if not mem:
+            self.con.execute("PRAGMA journal_mode = WAL")
+        if version != VERSION:
+            self._upgrade()
+        self.schema = VERSION
+
+    def _open_ro(self):
+        """A reading command on a file this user cannot write: read as it
+        is, never upgraded (a version-1 file has no quarantine yet)."""
+        self.readonly = True
+        self.con = self._connect_ro()
+        version = self._version()
+        if version < 1:
+            self.con.close()
+            raise UserError("the plays database %s is read-only and from an older release (database version %d): "
+                            "make it writable once (chmod u+w) so that it can be upgraded" % (self.path, version))
+        self.schema = version
 
     def _check_file(self):
         """An existing file must be an SQLite database: an empty file or
@@ -356,7 +384,28 @@ class Database:
     @contextlib.contextmanager
     def tx(self):
         """One write transaction, taken at once (BEGIN IMMEDIATE): a second
-        writer waits for it (busy timeout), then sees what it wrote."""
+        writer waits for it (busy timeout), then sees what it wrote. Inside
+        another one it is a savepoint: a sync's writes are one transaction.
+        A failure (a full disk) undoes it whole, even where SQLite already
+        rolled back by itself."""
+        if self.con.in_transaction:
+            self._depth = getattr(self, "_depth", 0) + 1
+            name = "w%d" % self._depth
+            self.con.execute("SAVEPOINT " + name)
+            try:
+                yield self.con
+                self.con.execute("RELEASE " + name)
+            except BaseException:
+                if self.con.in_transaction:
+                    try:
+                        self.con.execute("ROLLBACK TO " + name)
+                        self.con.execute("RELEASE " + name)
+                    except sqlite3.Error:
+                        pass
+                raise
+            finally:
+                self._depth -= 1
+            return
         self.con.execute("BEGIN IMMEDIATE")
         try:
             yield self.con
@@ -596,7 +645,12 @@ class Database:
         for pid, board, btype, gid, ident, started, est, first, archived in self._rows(
                 "id, board, board_type, game_id, ident, started, date_estimated, first_seen, archived"):
             board, gid = _text(board), _text(gid)
-            recs = _raw_records(self.con, pid)
+            try:
+                recs = _raw_records(self.con, pid)
+            except sqlite3.DatabaseError as err:  # a damaged page under this play's records: the others may read
+                problems.append({"board": board, "game_id": gid, "play": None, "kind": "damaged", "index": 0, "count": 0,
+                                 "reason": "its records cannot be read (%s): %s" % (" ".join(str(err).split()), RECOVER % self.path)})
+                continue
             if not recs:
                 continue
             good, why = judge(recs)
@@ -733,15 +787,16 @@ def sync(link, db, progress=None):
     marked = []
     plays = {}
     before = len(db.refused)
-    for gid in ids:
-        plays[gid], n = sync_game(link, db, who, gid)
-        added += n
-        if progress:
-            progress(gid, n)
+    with db.tx():  # one transaction: a full disk or a lost board leaves the database as it was
+        for gid in ids:
+            plays[gid], n = sync_game(link, db, who, gid)
+            added += n
+            if progress:
+                progress(gid, n)
+        db.set_archived(who["board"], plays.get(current))
     refused = db.refused[before:]
-    db.set_archived(who["board"], plays.get(current))
     bad = set(r["game_id"] for r in refused)
-    for gid, synced in archived:
+    for gid, synced in archived:  # only once stored for good: the board may then let its copy go
         if synced or gid in bad or plays[gid] is None:
             continue
         recs = db.play_records(plays[gid])

@@ -237,7 +237,12 @@ def _why(err):
 
 def _busy(err):
     text = str(err).lower()
-    return getattr(err, "errno", None) in (errno.EBUSY, errno.EACCES, errno.EAGAIN) or "lock" in text or "busy" in text
+    return getattr(err, "errno", None) in (errno.EBUSY, errno.EAGAIN) or "lock" in text or "busy" in text
+
+
+def _denied(err):
+    """EACCES/EPERM: this user may not open the port (not: someone else has it)."""
+    return getattr(err, "errno", None) in (errno.EACCES, errno.EPERM) or "permission denied" in str(err).lower()
 
 
 def open_serial(path, baud=BAUD):
@@ -247,6 +252,9 @@ def open_serial(path, baud=BAUD):
             return serial.serial_for_url(path, baudrate=baud, timeout=0.05)
         return serial.Serial(path, baudrate=baud, timeout=0.05, exclusive=True)
     except (serial.SerialException, OSError, ValueError) as err:
+        if _denied(err):
+            raise UserError("port %s: permission denied: this user may not open it (on Linux: join the group that owns it, "
+                            "often dialout: `sudo usermod -aG dialout $USER`, then log in again)" % path)
         if _busy(err):
             raise UserError("port %s is busy: another program has it open (mpremote, a serial monitor, another bloomkeeper?)" % path)
         if getattr(err, "errno", None) == errno.ENOENT or "no such file" in str(err).lower():
@@ -276,12 +284,12 @@ def discover(cap=60.0, request_timeout=1.0, ports=None):
     ports = candidate_ports() if ports is None else ports
     if not ports:
         raise UserError("no board found: no USB serial device with VID:PID 2E8A:0005 (plugged in? or give --port PATH)")
-    found, busy, silent = [], [], []
+    found, busy, silent, denied = [], [], [], []
     for dev in ports:
         try:
             link = HostLink(open_serial(dev), name=dev, cap=cap, request_timeout=request_timeout, retries=2)
         except UserError as err:
-            (busy if "busy" in str(err) else silent).append(dev)
+            (denied if "permission denied" in str(err) else busy if "busy" in str(err) else silent).append(dev)
             continue
         try:
             link.hello()
@@ -300,6 +308,9 @@ def discover(cap=60.0, request_timeout=1.0, ports=None):
         link.close()
     if len(found) > 1:
         raise UserError("several boards found (%s): choose one with --port" % ", ".join(x.name for x in found))
+    if denied and not busy and not silent:
+        raise UserError("port %s: permission denied: this user may not open it (on Linux: join the group that owns it, "
+                        "often dialout: `sudo usermod -aG dialout $USER`, then log in again)" % denied[0])
     if busy:
         raise UserError("the board on %s is busy: another program has it open (mpremote, a serial monitor?)" % busy[0])
     raise UserError("%s does not answer the hello: is the Bloomkeeper app running (not the REPL)?" % ", ".join(silent))
