@@ -13,7 +13,7 @@ answers is checked before use: a missing one is said ("?"), a wrong type
 is one line (peer_error), and every string is printed escaped (show).
 """
 
-from host.io_util import show
+from host.io_util import positive_duration, show
 from host.sync.db import games_of
 from host.sync.link import BoardError, connect, peer_error
 
@@ -68,5 +68,5 @@ def doctor_cmd(args):
 def register(sub):
     p = sub.add_parser("doctor", help="the board's health: what it holds and the firmware faults it survived")
     p.add_argument("--port", default="auto", metavar="auto|PATH|URL", help="serial port of the board (default: find it by USB id)")
-    p.add_argument("--timeout", type=float, default=20.0, metavar="S", help="cap on the whole exchange, seconds (default 20)")
+    p.add_argument("--timeout", type=positive_duration, default=20.0, metavar="S", help="cap on the whole exchange, seconds (default 20)")
     p.set_defaults(func=doctor_cmd)

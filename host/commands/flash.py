@@ -23,6 +23,7 @@ import time
 
 from host.build import bundle
 from host.errors import UserError
+from host.io_util import duration
 
 BOARD_DIRS = ("engine_lite", "firmware")  # what step 1 clears on the board
 # One line of MicroPython run on the board before copying (mpremote exec).
@@ -43,7 +44,7 @@ def register(sub):
                    help="serial port of the board (default auto: the one USB device with VID:PID 2E8A:0005)")
     p.add_argument("--dry-run", action="store_true", help="print the mpremote command lines, run nothing")
     p.add_argument("--out", default=str(bundle.BUILD), metavar="DIR", help="build directory (default: build/)")
-    p.add_argument("--wait", type=float, default=HELLO_WAIT, metavar="S",
+    p.add_argument("--wait", type=duration, default=HELLO_WAIT, metavar="S",
                    help="seconds to wait for the hello after the reset (default %g)" % HELLO_WAIT)
     p.set_defaults(func=flash_cmd)
 
@@ -140,10 +141,14 @@ def wait_for_hello(port, wait):
 
 def flash_cmd(args):
     out_dir = os.path.join(args.out, bundle.OUT_DIRS["micropython"])
+    if os.path.exists(args.out) and not os.path.isdir(args.out):
+        raise UserError("--out %s is a file: give a directory to build in (default: build/)" % args.out)
     try:
         files = bundle.build("micropython", out_dir)
     except bundle.BundleError as err:
         raise UserError("cannot build the firmware: %s" % err)
+    except OSError as err:  # a path through a file, no permission, a full disk
+        raise UserError("cannot build the firmware in %s: %s" % (args.out, err.strerror or err))
     port = resolve_port(args.port, dry_run=args.dry_run)
     cmds = mpremote_commands(port, out_dir)
     if args.dry_run:

@@ -10,13 +10,13 @@ import host.sync.db
 import host.sync.link
 from host.sync import export
 from host.errors import UserError
-from host.io_util import show
+from host.io_util import duration, positive_duration, show
 from host.sync.link import connect
 
 
 def _port_arg(p):
     p.add_argument("--port", default="auto", metavar="auto|PATH|URL", help="serial port of the board (default: find it by USB id)")
-    p.add_argument("--timeout", type=float, default=60.0, metavar="S", help="cap on the whole exchange, seconds (default 60)")
+    p.add_argument("--timeout", type=positive_duration, default=60.0, metavar="S", help="cap on the whole exchange, seconds (default 60)")
 
 
 def _db_arg(p):
@@ -318,7 +318,7 @@ def register(sub):
     _port_arg(p)
     p.add_argument("--db", default=None, metavar="FILE", help="also keep this plays database current (as sync does)")
     p.add_argument("--plain", action="store_true", help="print each update as text (default when not a terminal)")
-    p.add_argument("--seconds", type=float, default=0, help="stop after S seconds (default: run until Ctrl-C)")
+    p.add_argument("--seconds", type=duration, default=0, help="stop after S seconds (default: run until Ctrl-C)")
     p.add_argument("--events", type=int, default=0, help="stop after N live events")
     p.set_defaults(func=follow_cmd)
 
