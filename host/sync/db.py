@@ -12,12 +12,17 @@ tail on the same board, in the same game (same nonce): the stored tail is
 then replaced, in the same transaction that adds the board's new tail.
 
 Events are rows keyed (play, index): a record can never be stored twice,
-and records are only added in a transaction that first checks that they
-continue the stored prefix exactly (its crc32, sent by the board). An
-interrupted sync therefore leaves a prefix of the game, and the next one
-resumes there. Every write is one IMMEDIATE transaction, and the file is
-in WAL mode with a busy timeout, so `follow --db` and `sync` (or two
-syncs) can run at once: a second writer waits, then re-checks.
+and records are only added after checking that they continue the stored
+prefix exactly (its crc32, sent by the board). A whole sync is one
+IMMEDIATE transaction (each play's write a savepoint in it): one cut short
+(a lost board, a killed host, a full disk) leaves the database as it was.
+The file is in WAL mode with a busy timeout, so `follow --db` and `sync`
+(or two syncs) can run at once: a second writer waits, then re-checks.
+
+Records are judged at the door: a play holds only what engine_lite
+accepts (judge()); a refused record and those after it are quarantined
+with the engine's reason, and reading never lets one bad play hide the
+others (read()).
 
 The file is versioned (`PRAGMA user_version`, MIGRATIONS below, one step
 per version, each in one transaction): a database from an older release
