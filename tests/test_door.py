@@ -175,3 +175,14 @@ def test_stored_damage_is_listed_and_the_other_plays_still_read(tmp_path):
     assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
     assert "record 3 is empty" in r.stdout and "record 4 is TEXT" in r.stdout
     assert len([x for x in r.stdout.splitlines() if "Stalk" in x or "stalk" in x]) == 3, r.stdout
+
+
+def test_follow_shows_the_game_up_to_a_refused_record_and_says_where_it_stops(tmp_path):
+    db = str(tmp_path / "p.sqlite3")
+    with served(poisoned_board()) as port:
+        r = subprocess.run([sys.executable, "-m", "host.cli", "follow", "--port", port, "--plain", "--seconds", "0.5",
+                            "--db", db], cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    assert "Oh My. Orchids!" in r.stdout and "! board" in r.stdout and "record 6" in r.stdout, r.stdout
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT COUNT(*) FROM quarantine").fetchone()[0] == 2, "recorded as sync records it"
