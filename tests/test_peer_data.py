@@ -90,3 +90,13 @@ def test_an_odd_games_answer_stops_sync_in_one_line(reply, tmp_path):
     with served(b) as port:
         r = bk("sync", "--port", port, "--db", str(tmp_path / "p.sqlite3"))
     assert one_line(r) and "odd answer to games" in r.stderr, r.stderr
+
+
+def test_a_game_reported_without_any_record_is_not_a_crash(tmp_path):
+    """A board whose `games` names a game it then serves no record of."""
+    b = board()
+    b.replies["games"] = {"current": "0099", "archived": []}
+    b.records = lambda gid, real=b.records: [] if gid == "0099" else real(gid)
+    with served(b) as port:
+        r = bk("sync", "--port", port, "--db", str(tmp_path / "p.sqlite3"))
+    assert "Traceback" not in r.stderr and (r.returncode == 0 or one_line(r)), r.stderr

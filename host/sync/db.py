@@ -493,6 +493,8 @@ class Database:
         changed it (same board, same nonce); else it is a new play. What
         the engine refuses is quarantined: a refused start makes no play
         (play id None)."""
+        if not recs:
+            return None, 0  # a board that reports a game without even its start record: nothing to keep
         good, why = judge(recs)
         ident = identity(recs[0]) if good else "start:" + binascii.hexlify(_blob(recs[0])).decode()
         with self.tx():
