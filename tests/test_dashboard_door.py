@@ -77,6 +77,14 @@ def test_a_foreign_host_header_is_refused_with_421(serve):
         assert status(get(srv, "/history", host=host)) == 200, host
 
 
+def test_a_server_bound_by_name_answers_for_the_name_and_its_address(serve):
+    srv = serve("localhost:0")
+    port = srv.server_address[1]
+    for host in ("localhost:%d" % port, "%s:%d" % (srv.server_address[0], port)):
+        assert status(get(srv, "/state.json", host=host)) == 200, host
+    assert status(get(srv, "/state.json", host="evil.example")) == 421
+
+
 def test_405_names_the_allowed_methods_and_head_is_answered(serve):
     srv = serve()
     for method in ("POST", "PUT", "DELETE", "PATCH", "OPTIONS", "BREW"):

@@ -240,9 +240,11 @@ class DashboardServer(ThreadingHTTPServer):
         self._charts = {}
         self._charts_lock = threading.Lock()
         self.slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
-        self.hosts = host_allowlist(addr[0])
-        self.host_words = ", ".join(sorted(self.hosts or ())) or "any host"
         ThreadingHTTPServer.__init__(self, addr, Handler)
+        self.hosts = host_allowlist(addr[0])  # the name given (localhost, a host name) and the address it bound
+        if self.hosts is not None:
+            self.hosts |= host_allowlist(self.server_address[0]) or set()
+        self.host_words = ", ".join(sorted(self.hosts or ())) or "any host"
 
     def process_request(self, request, client_address):
         """A thread per connection, up to MAX_CONNECTIONS; beyond, one 503
