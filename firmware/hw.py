@@ -131,9 +131,10 @@ def random32():
 def stamp(rec, hw):
     """A new game's start record with its identity and start time (layout:
     engine_lite/stamp.py): flag 8 + a random u32 nonce, then flag 16 + unix
-    seconds UTC if the clock is known, else flag 32 + the uptime. A record
-    that already has a nonce (a game loaded from a host) is kept as it is."""
-    if rec[3] & 8:
+    seconds UTC if the clock is known, else flag 32 + the uptime. One with
+    any of them (loaded from a host) is kept: a second stamp buries its date.
+    (Flags 8 and up are these three: `> 7` is one byte less than `& 56`.)"""
+    if rec[3] > 7:
         return rec
     t = hw.utc()
     b = bytearray(rec)

@@ -9,12 +9,36 @@ splits on "\\n" only (JSON Lines: U+2028 is legal inside a string) and names
 the line that is not UTF-8.
 """
 
+import argparse
 import json
+import math
 import sys
 
 from host.errors import UserError
 
 MAX_DEPTH = 32  # game records and score tables need 5 levels at most
+MAX_INPUT = 1 << 20  # bytes read from a user's file at most: the longest game record is ~10 KiB
+
+
+def duration(text):
+    """An argparse type: seconds, a finite number >= 0. NaN compares false
+    with everything, so a cap of NaN would never be reached, and an
+    infinite or negative one is no cap: refused when the line is parsed."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("%r is not a number of seconds" % text[:40])
+    if not math.isfinite(v) or v < 0:
+        raise argparse.ArgumentTypeError("%r: give a finite number of seconds, 0 or more" % text[:40])
+    return v
+
+
+def positive_duration(text):
+    """duration(), and more than 0 (a cap of 0 s would give up at once)."""
+    v = duration(text)
+    if v <= 0:
+        raise argparse.ArgumentTypeError("%r: give a number of seconds above 0" % text[:40])
+    return v
 
 
 class JsonInputError(ValueError):
@@ -25,15 +49,21 @@ class _Pairs(list):
     """An object's (key, value) pairs, kept in order so duplicates show."""
 
 
-def read_bytes(path):
-    """The bytes of FILE, or of stdin for '-'."""
+def read_bytes(path, cap=MAX_INPUT):
+    """The bytes of FILE, or of stdin for '-', at most `cap` of them: a
+    larger input (/dev/zero, a wrong file) stops there with one line
+    instead of filling the memory."""
     try:
         if path == "-":
-            return sys.stdin.buffer.read()
-        with open(path, "rb") as fh:
-            return fh.read()
+            data = sys.stdin.buffer.read(cap + 1)
+        else:
+            with open(path, "rb") as fh:
+                data = fh.read(cap + 1)
     except OSError as err:
         raise UserError("cannot read %s: %s" % (path, err.strerror or err))
+    if len(data) > cap:
+        raise UserError("%s is larger than %d KiB: not a file this command reads (they are a few KiB)" % (path, cap >> 10))
+    return data
 
 
 def lines_of(path):

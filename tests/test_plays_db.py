@@ -224,7 +224,7 @@ def test_a_file_that_is_not_a_database_is_one_line(tmp_path):
     path = tmp_path / "junk.sqlite3"
     path.write_bytes(b"not a database at all" * 100)
     r = bk("plays", "--db", str(path))
-    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "cannot open the database" in r.stderr
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "is not a plays database" in r.stderr
 
 
 # -- concurrency ---------------------------------------------------------------------

@@ -49,14 +49,13 @@ def script_state(text, board="pico", runtime="cpython"):
 
 def run_buttons(path, board="pico", runtime="cpython"):
     """Play the script at `path` ('-' = stdin); print the state; exit status."""
+    from host.errors import UserError
+    from host.io_util import read_text
+
     try:
-        if path == "-":
-            text = sys.stdin.read()
-        else:
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
-    except (OSError, UnicodeDecodeError) as err:
-        sys.stderr.write("bloomkeeper: sim: cannot read %s: %s\n" % (path, getattr(err, "strerror", None) or err))
+        text = read_text(path)  # capped: /dev/zero is one line, not a growing heap
+    except UserError as err:
+        sys.stderr.write("bloomkeeper: sim: %s\n" % err)
         return 2
     try:
         state = script_state(text, board or "pico", runtime)

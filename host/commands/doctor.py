@@ -12,10 +12,21 @@ It also compares versions: the board's hello names the firmware it runs
 (the bundle is stamped with the package version when it is built), and a
 board whose firmware is not this host's version gets one line saying so and
 how to update it (`bloomkeeper flash`).
+
+Doctor is what one runs on a board that misbehaves, so every field of its
+answers is checked before use: a missing one is said ("?"), a wrong type
+is one line (peer_error), and every string is printed escaped (show).
 """
 
 from host import __version__
-from host.sync.link import BoardError, connect
+from host.io_util import positive_duration, show
+from host.sync.db import games_of
+from host.sync.link import BoardError, connect, peer_error
+
+
+def _field(d, key, default="?"):
+    v = d.get(key, default)
+    return show(v if type(v) is str else str(v))
 
 
 def version_note(fw, port="auto"):
@@ -34,43 +45,50 @@ def doctor_cmd(args):
     try:
         info = link.info or {}
         status = link.status()
-        games = link.games()
+        _, _, archived = games_of(link.games())
         try:
-            faults = link.call("faults")["faults"]
+            ans = link.call("faults")
+            faults = ans.get("faults") if type(ans) is dict else None
+            if type(faults) is not str:
+                raise peer_error("faults", "faults is not text", link.name)
         except BoardError as err:
             if err.code != "unknown_op":
                 raise
             faults = None  # older firmware: no fault log
     finally:
         link.close()
+    fw = info.get("fw")
     print("board %s (id %s), firmware %s, link protocol %s; this host: bloomkeeper %s"
-          % (info.get("board"), info.get("id", "none: firmware before ids"), info.get("fw"), info.get("proto"), __version__))
-    note = version_note(info.get("fw"), args.port)
+          % (_field(info, "board"), _field(info, "id", "none: firmware before ids"), _field(info, "fw"), _field(info, "proto"),
+             __version__))
+    note = version_note(fw if type(fw) is str else None, args.port)
     if note:
-        print(note)
-    if status.get("game"):
-        print("game in progress: %s, %d events, screen %s" % (status["game"], status.get("events", 0), status.get("screen")))
+        print(show(note))
+    game = status.get("game")
+    if game:
+        events = status.get("events", 0)
+        print("game in progress: %s, %s events, screen %s" % (_field(status, "game"), events if type(events) is int else "?",
+                                                              _field(status, "screen")))
     else:
-        print("no game in progress (screen %s)" % status.get("screen"))
-    archived = games.get("archived", [])
+        print("no game in progress (screen %s)" % _field(status, "screen"))
     unsynced = sum(1 for _, synced in archived if not synced)
     print("finished games on the board: %d (%d not synced yet)" % (len(archived), unsynced))
     if faults is None:
         print("fault log: this firmware keeps none (update it with bloomkeeper flash)")
         return 0
-    print("firmware faults survived since power-up: %s" % status.get("faults", "?"))
+    print("firmware faults survived since power-up: %s" % _field(status, "faults"))
     lines = [x for x in faults.split("\n") if x]
     if not lines:
         print("fault log: empty")
     else:
         print("fault log (newest last; please report these):")
         for x in lines:
-            print("  " + x)
+            print("  " + show(x))
     return 0
 
 
 def register(sub):
     p = sub.add_parser("doctor", help="the board's health: what it holds and the firmware faults it survived")
     p.add_argument("--port", default="auto", metavar="auto|PATH|URL", help="serial port of the board (default: find it by USB id)")
-    p.add_argument("--timeout", type=float, default=20.0, metavar="S", help="cap on the whole exchange, seconds (default 20)")
+    p.add_argument("--timeout", type=positive_duration, default=20.0, metavar="S", help="cap on the whole exchange, seconds (default 20)")
     p.set_defaults(func=doctor_cmd)

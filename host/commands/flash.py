@@ -33,6 +33,7 @@ import time
 
 from host.build import bundle
 from host.errors import UserError
+from host.io_util import duration
 
 BOARD_DIRS = ("engine_lite", "firmware")  # where step 1 looks for stale files
 
@@ -63,7 +64,7 @@ def register(sub):
     p.add_argument("--dry-run", action="store_true", help="print the mpremote command line, run nothing")
     p.add_argument("--out", default=str(bundle.BUILD), metavar="DIR",
                    help="build directory (default: the user's cache, %s)" % bundle.BUILD)
-    p.add_argument("--wait", type=float, default=HELLO_WAIT, metavar="S",
+    p.add_argument("--wait", type=duration, default=HELLO_WAIT, metavar="S",
                    help="seconds to wait for the hello after the reset (default %g)" % HELLO_WAIT)
     p.set_defaults(func=flash_cmd)
 
@@ -168,6 +169,8 @@ def wait_for_hello(port, wait):
 
 def flash_cmd(args):
     out_dir = os.path.join(args.out, bundle.OUT_DIRS["micropython"])
+    if os.path.exists(args.out) and not os.path.isdir(args.out):
+        raise UserError("--out %s is a file: give a directory to build in (default: build/)" % args.out)
     try:
         files = bundle.build("micropython", out_dir)
     except bundle.BundleError as err:

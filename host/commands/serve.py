@@ -9,13 +9,13 @@ import sys
 
 from host.dashboard import store, views
 from host.dashboard.live import Live
-from host.dashboard.server import make_server
+from host.dashboard.server import make_server, parse_http
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
 def serve_cmd(args):
-    db = store.open_db(args.db)  # a database that cannot be opened is one line, before anything starts
+    db = store.open_db(args.db, readonly=True)  # a database that cannot be opened is one line, before anything starts
     db_path = db.path
     db.close()
     board = args.port != "none"
@@ -23,8 +23,9 @@ def serve_cmd(args):
     live = Live({"link": link, "html": views.panel(link, "", None)})
     server = make_server(args.http, live, db_path)
     host, port = server.server_address[:2]
-    print("serving http://%s:%d/  (board: %s, plays: %s)" % (host, port, args.port if board else "none", db_path))
-    if args.http.rpartition(":")[0] not in LOOPBACK:
+    print("serving http://%s:%d/  (board: %s, plays: %s)" % ("[%s]" % host if ":" in host else host, port,
+                                                            args.port if board else "none", db_path))
+    if parse_http(args.http)[0] not in LOOPBACK:
         print("note: listening on %s: every machine that can reach it sees the page" % host)
     sys.stdout.flush()
     watcher = None

@@ -8,14 +8,16 @@ import engine_lite
 
 import host.config
 import host.sync.db
+import host.sync.link
 from host.sync import export
 from host.errors import UserError
+from host.io_util import duration, positive_duration, show
 from host.sync.link import connect
 
 
 def _port_arg(p):
     p.add_argument("--port", default="auto", metavar="auto|PATH|URL", help="serial port of the board (default: find it by USB id)")
-    p.add_argument("--timeout", type=float, default=60.0, metavar="S", help="cap on the whole exchange, seconds (default 60)")
+    p.add_argument("--timeout", type=positive_duration, default=60.0, metavar="S", help="cap on the whole exchange, seconds (default 60)")
 
 
 def _db_arg(p):
@@ -24,53 +26,109 @@ def _db_arg(p):
 
 def sync_cmd(args):
     from host.commands.doctor import version_note
-
-    link = connect(args.port, cap=args.timeout)
-    note = version_note((link.info or {}).get("fw"), args.port)  # offer the update: one line on stderr
-    db = host.sync.db.Database(args.db)
     from host import progress
 
+    db = host.sync.db.Database(args.db)  # a database that cannot be used is one line before the board is asked
     try:
-        with progress.bar("syncing games", quiet=args.quiet) as advance:
+        link = connect(args.port, cap=args.timeout)
+    except UserError:
+        db.close()
+        raise
+    fw = (link.info or {}).get("fw")
+    note = version_note(fw if type(fw) is str else None, args.port)  # offer the update: one line on stderr
+    try:
+        with db.guard(), progress.bar("syncing games", quiet=args.quiet) as advance:
             done = []
             res = host.sync.db.sync(link, db, progress=lambda gid, n: (done.append(gid), advance(len(done))))
     finally:
         link.close()
         db.close()
     marked = (", marked %d finished game(s) synced on the board" % len(res["marked"])) if res["marked"] else ""
-    print("synced board %s: %d game(s), %d new event(s)%s -> %s" % (res["board"], res["games"], res["added"], marked, db.path))
+    print("synced board %s: %d game(s), %d new event(s)%s -> %s" % (show(res["board"]), res["games"], res["added"], marked, db.path))
     if note:
-        sys.stderr.write("bloomkeeper: note: %s\n" % note)
+        sys.stderr.write("bloomkeeper: note: %s\n" % show(note))
+    if res["refused"]:
+        raise UserError(refused_line(res["refused"]))
     return 0
+
+
+def refused_line(refused):
+    """The one line a sync ends with when the engine refused records."""
+    r = refused[0]
+    more = " (and %d more game(s))" % (len(refused) - 1) if len(refused) > 1 else ""
+    return ("board %s, game %s: record %d refused by the rules engine (%s); %d record(s) quarantined, not stored in the play%s: "
+            "`bloomkeeper repair` re-judges them with a newer bloomkeeper"
+            % (show(r["board"]), show(r["game_id"]), r["index"], show(r["reason"]), r["count"], more))
+
+
+def problem_line(q):
+    """One damaged or quarantined play, in words."""
+    where = "board %s, game %s" % (show(q["board"]), show(q["game_id"]))
+    if q["kind"] == "quarantined":
+        return "%s: %d record(s) quarantined from record %d: %s" % (where, q["count"], q["index"], show(q["reason"]))
+    if not q["count"]:
+        return "%s: damaged: %s" % (where, show(q["reason"]))
+    return "%s: damaged, %d record(s) from record %d unreadable: %s" % (where, q["count"], q["index"], show(q["reason"]))
+
+
+def read_db(path):
+    """(plays, problems, path) of a plays database opened for reading."""
+    db = host.sync.db.Database(path, create=False, readonly=True)
+    try:
+        plays, problems = db.read()
+    finally:
+        db.close()
+    return plays, problems, db.path
 
 
 def plays_cmd(args):
-    db = host.sync.db.Database(args.db, create=False)
-    plays = db.plays()
-    db.close()
+    plays, problems, path = read_db(args.db)
     if args.json:
         sys.stdout.write(export.to_json(plays))
+        _note_problems(problems)
         return 0
-    if not plays:
-        print("no plays in %s" % db.path)
+    if not plays and not problems:
+        print("no plays in %s" % path)
     for p in plays:
         res = {r["name"]: r for r in p.get("final", {}).get("players", [])}
-        who = ", ".join("%s %s" % (n, res[n]["score"]) if n in res else n for n in p["players"])
+        who = ", ".join(show("%s %s" % (n, res[n]["score"]) if n in res else n) for n in p["players"])
         when = export.local_time(p["date"]) + ("~" if p.get("date_estimated") else " ")
-        print("%s %-14s %s/%s  %3d events  %-11s %s" % (when, p["game"], p["board"][:12], p["game_id"], len(p["events"]), export.state(p), who))
+        print("%s %-14s %s/%s  %3d events  %-11s %s%s" % (when, p["game"], show(p["board"][:12]), show(p["game_id"]), len(p["events"]),
+                                                          export.state(p), who, "  [%s]" % show(p["problem"]) if "problem" in p else ""))
+    for q in problems:
+        print("! " + problem_line(q))
     if any(p.get("date_estimated") for p in plays):
         print("~ estimated start (the board did not know the time, or an older release kept only the sync time)")
+    if problems:
+        print("! %d play(s) damaged or quarantined: the others are shown; `bloomkeeper repair` re-judges quarantined records" % len(problems))
     return 0
 
 
+def _note_problems(problems):
+    """Damaged or quarantined plays, one line each on stderr: the export on
+    stdout stays a clean file of the good plays."""
+    for q in problems:
+        sys.stderr.write("bloomkeeper: not exported: %s\n" % problem_line(q))
+
+
 def export_cmd(args):
-    db = host.sync.db.Database(args.db, create=False)
-    plays = db.plays()
-    db.close()
+    plays, problems, _ = read_db(args.db)
     sys.stdout.write(export.FORMATS[args.format](plays))
+    _note_problems(problems)
     said = export.note(args.format, plays)
     if said:
         sys.stderr.write("bloomkeeper: note: %s\n" % said)
+    return 0
+
+
+def repair_cmd(args):
+    db = host.sync.db.Database(args.db, create=False)
+    try:
+        res = db.repair()
+    finally:
+        db.close()
+    print("re-judged %d quarantined record(s) in %s: %d accepted into their plays, %d still refused"
+          % (res["tried"], db.path, res["accepted"], res["tried"] - res["accepted"]))
     return 0
 
 
@@ -90,7 +148,10 @@ def names_cmd(args):
         s = link.settings({"names": list(args.names)})
     finally:
         link.close()
-    print("names on the board: %s" % ", ".join(s.get("names", [])))
+    names = s.get("names", []) if type(s) is dict else None
+    if type(names) is not list:
+        raise host.sync.link.peer_error("settings", "names is not a list")
+    print("names on the board: %s" % ", ".join(show(str(n)) for n in names))
     return 0
 
 
@@ -111,7 +172,7 @@ def scoreboard(g):
             mark = ">" if n == st["current_player"] else " "  # the state names the player (None once over)
             tok = st["tokens"][n] if isinstance(st["tokens"], dict) else st["tokens"][i]
             fl = st["flush_used"][n] if isinstance(st["flush_used"], dict) else st["flush_used"][i]
-            lines.append("%s %-12s tokens %d%s" % (mark, n, tok, "  flushed" if fl else ""))
+            lines.append("%s %-12s tokens %d%s" % (mark, show(n), tok, "  flushed" if fl else ""))
         if st.get("tokens_until_crash") is not None and not st["game_over"]:
             lines.append("crash in %s harvested token(s) at the earliest" % st["tokens_until_crash"])
         if st.get("end_triggered"):
@@ -121,11 +182,11 @@ def scoreboard(g):
         for n in names:
             p = st["players"][n]
             mark = ">" if n == st["current_player"] else " "
-            lines.append("%s %-12s hand %d  flowers %d  points %d  composted %d" % (mark, n, p["hand"], len(p["flowers"]), p["points"], p["composted"]))
+            lines.append("%s %-12s hand %d  flowers %d  points %d  composted %d" % (mark, show(n), p["hand"], len(p["flowers"]), p["points"], p["composted"]))
     if st["game_over"]:
         lines.append("GAME OVER")
     if "final" in st:
-        lines.append("final: " + ", ".join("%d. %s %s" % (r["rank"], r["name"], r["score"]) for r in st["final"]["players"]))
+        lines.append("final: " + ", ".join("%d. %s %s" % (r["rank"], show(r["name"]), r["score"]) for r in st["final"]["players"]))
     return "\n".join(lines)
 
 
@@ -136,30 +197,42 @@ class Follower:
         self.link = link
         self.gid = None
         self.game = None
+        self.problem = None  # why the board's game stops being followed part way (a refused record)
 
     def refetch(self):
-        self.gid = self.link.call("subscribe", on=True)["game"]
+        ans = self.link.call("subscribe", on=True)
+        gid = ans.get("game") if type(ans) is dict else None
+        if gid is not None and not host.sync.db._gid_ok(gid):
+            raise host.sync.link.peer_error("subscribe", "game is not a game id")
+        self.gid = gid
         self.game = engine_lite.Game()
+        self.problem = None
         if self.gid is None:
             return
         have = 0
+        recs = []
         while True:
-            start, total, _, recs = self.link.events(self.gid, have)
-            for r in recs:
-                self.game.apply_record(r)
-            have += len(recs)
-            if have >= total or not recs:
-                return
+            start, total, _, chunk = self.link.events(self.gid, have)
+            recs.extend(chunk)
+            have += len(chunk)
+            if have >= total or not chunk:
+                break
+        good, why = host.sync.db.judge(recs)
+        for r in recs[:good]:
+            self.game.apply_record(r)
+        if why is not None:
+            self.problem = "board %s, game %s: %s (not followed past it)" % (show(self.link.name), show(self.gid), show(why))
 
     def take(self, push):
         """Apply one live event; False if a refetch was needed instead."""
         gid, index, rec = push
-        if gid == self.gid and self.game is not None and rec and rec[0] != 11 and index == len(self.game.log):
+        if (self.problem is None and gid == self.gid and self.game is not None and rec and rec[0] != 11
+                and index == len(self.game.log)):
             try:
                 self.game.apply_record(rec)
                 return True
-            except engine_lite.EngineError:
-                pass
+            except (engine_lite.EngineError, IndexError, KeyError, TypeError, ValueError):
+                pass  # refused: the refetch judges the whole game and says where it stops
         self.refetch()
         return False
 
@@ -177,11 +250,14 @@ class Recorder:
         self.who = None
 
     def record(self, gid):
-        if self.who is None or gid != self.gid:
-            host.sync.db.sync(self.link, self.db)
-            self.who = host.sync.db.board_of(self.link)
-        elif gid is not None:
-            host.sync.db.sync_game(self.link, self.db, self.who, gid)
+        """Sync as the table plays; a quarantined record is said on the
+        follower's screen (Follower.problem), the recording goes on."""
+        with self.db.guard():
+            if self.who is None or gid != self.gid:
+                host.sync.db.sync(self.link, self.db)
+                self.who = host.sync.db.board_of(self.link)
+            elif gid is not None:
+                host.sync.db.sync_game(self.link, self.db, self.who, gid)
         self.gid = gid
 
 
@@ -218,8 +294,12 @@ def follow_cmd(args):
             if args.events and seen >= args.events:
                 return
 
+    def table():
+        text = scoreboard(f.game) if f.game else "no game"
+        return text + ("\n! " + f.problem if f.problem else "")
+
     def print_table():
-        sys.stdout.write("--- %s\n%s\n" % (f.gid, scoreboard(f.game) if f.game else "no game"))
+        sys.stdout.write("--- %s\n%s\n" % (show(str(f.gid)), table()))
         sys.stdout.flush()
 
     try:
@@ -230,7 +310,7 @@ def follow_cmd(args):
             from rich.panel import Panel
 
             def panel():
-                return Panel(scoreboard(f.game) if f.game else "no game", title="game %s" % f.gid)
+                return Panel(table(), title="game %s" % show(str(f.gid)))
 
             with Live(panel(), refresh_per_second=20) as live:
                 follow(lambda: live.update(panel()))
@@ -254,7 +334,7 @@ def register(sub):
     _port_arg(p)
     p.add_argument("--db", default=None, metavar="FILE", help="also keep this plays database current (as sync does)")
     p.add_argument("--plain", action="store_true", help="print each update as text (default when not a terminal)")
-    p.add_argument("--seconds", type=float, default=0, help="stop after S seconds (default: run until Ctrl-C)")
+    p.add_argument("--seconds", type=duration, default=0, help="stop after S seconds (default: run until Ctrl-C)")
     p.add_argument("--events", type=int, default=0, help="stop after N live events")
     p.set_defaults(func=follow_cmd)
 
@@ -267,6 +347,10 @@ def register(sub):
     _db_arg(p)
     p.add_argument("--format", choices=sorted(export.FORMATS), default="json")
     p.set_defaults(func=export_cmd)
+
+    p = sub.add_parser("repair", help="re-judge quarantined records (refused by an older engine) and store the ones now accepted")
+    _db_arg(p)
+    p.set_defaults(func=repair_cmd)
 
     p = sub.add_parser("names", help="push player names to the board")
     _port_arg(p)

@@ -84,7 +84,7 @@ def market_svg(events, title=""):
         ax.grid(alpha=0.3)
         ax.legend(loc="upper left", fontsize=9, frameon=False)
         if title:
-            ax.set_title(title, fontsize=11)
+            ax.set_title(title, fontsize=11, parse_math=False)  # player names are text: "Ke$ha" is no TeX
         fig.tight_layout()
         buf = io.StringIO()
         fig.savefig(buf, format="svg")

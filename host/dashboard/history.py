@@ -68,10 +68,23 @@ def result_words(p):
     return who, ", ".join(escape(r["name"]) for r in rows if r["winner"])
 
 
-def history_body(plays):
+def problems_list(problems):
+    """Damaged or quarantined plays, one item each with its reason (the
+    plays database lists them; the page shows every other play)."""
+    if not problems:
+        return ""
+    items = "".join('<li class="problem">board %s, game %s: %s %d record(s) from record %d: %s</li>'
+                    % (escape(q["board"]), escape(q["game_id"]), "quarantined" if q["kind"] == "quarantined" else "damaged,",
+                       q["count"], q["index"], escape(q["reason"])) for q in problems)
+    return ('<h2>Plays not shown</h2><p>These records could not be read as a game (the rules engine refused them); '
+            '<code>bloomkeeper repair</code> re-judges quarantined ones.</p><ul class="problems" id="problems">%s</ul>' % items)
+
+
+def history_body(plays, problems=()):
     out = ["<h1>Plays</h1>"]
     if not plays:
         out.append('<p class="big">No plays recorded yet.</p>')
+        out.append(problems_list(problems))
         return "\n".join(out)
     rows = []
     for p in sorted(plays, key=lambda p: p["date"], reverse=True):
@@ -98,6 +111,7 @@ def history_body(plays):
                    "<th>wins</th><th>win rate</th><th>average</th><th>best</th></tr>%s</table></div>" % "".join(srows))
     else:
         out.append("<p>No scored game yet.</p>")
+    out.append(problems_list(problems))
     return "\n".join(out)
 
 

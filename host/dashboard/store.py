@@ -11,17 +11,24 @@ is its unique key (board id + game identity, host/sync/db.py).
 import host.sync.db
 
 
-def open_db(path):
-    """A Database for this thread (sqlite3 connections stay in their thread)."""
-    return host.sync.db.Database(path)
+def open_db(path, readonly=False):
+    """A Database for this thread (sqlite3 connections stay in their thread).
+    `readonly`: the history only (a file this user cannot write is read)."""
+    return host.sync.db.Database(path, readonly=readonly)
 
 
 def read_plays(path):
     """Every stored game as db.plays() gives it: board, game_id, date, game,
     players, events (dicts), over, final (when scored)."""
-    db = host.sync.db.Database(path)
+    return read_all(path)[0]
+
+
+def read_all(path):
+    """(plays, problems) as db.read() gives them: every readable play, and
+    one entry per damaged or quarantined play (listed, never fatal)."""
+    db = host.sync.db.Database(path, readonly=True)
     try:
-        return db.plays()
+        return db.read()
     finally:
         db.close()
 

@@ -72,13 +72,13 @@ def play_turns(play):
 
 def load_json(path, label, error):
     """A data file (layout, deck) as JSON; `error(one line)` if unreadable."""
+    from host.errors import UserError
+    from host.io_util import read_json
+
     try:
-        with open(path) as f:
-            return json.load(f)
-    except OSError as e:
-        raise error("%s %s: cannot read (%s)" % (label, path, e.strerror or e))
-    except ValueError:
-        raise error("%s %s: not valid JSON" % (label, path))
+        return read_json(path)  # capped in size, strict, nesting bounded (host/io_util.py)
+    except UserError as e:
+        raise error("%s %s" % (label, e))
 
 
 def record_lines(game):

@@ -12,12 +12,17 @@ tail on the same board, in the same game (same nonce): the stored tail is
 then replaced, in the same transaction that adds the board's new tail.
 
 Events are rows keyed (play, index): a record can never be stored twice,
-and records are only added in a transaction that first checks that they
-continue the stored prefix exactly (its crc32, sent by the board). An
-interrupted sync therefore leaves a prefix of the game, and the next one
-resumes there. Every write is one IMMEDIATE transaction, and the file is
-in WAL mode with a busy timeout, so `follow --db` and `sync` (or two
-syncs) can run at once: a second writer waits, then re-checks.
+and records are only added after checking that they continue the stored
+prefix exactly (its crc32, sent by the board). A whole sync is one
+IMMEDIATE transaction (each play's write a savepoint in it): one cut short
+(a lost board, a killed host, a full disk) leaves the database as it was.
+The file is in WAL mode with a busy timeout, so `follow --db` and `sync`
+(or two syncs) can run at once: a second writer waits, then re-checks.
+
+Records are judged at the door: a play holds only what engine_lite
+accepts (judge()); a refused record and those after it are quarantined
+with the engine's reason, and reading never lets one bad play hide the
+others (read()).
 
 The file is versioned (`PRAGMA user_version`, MIGRATIONS below, one step
 per version, each in one transaction): a database from an older release
@@ -110,7 +115,47 @@ def _migrate_1(con):
     con.execute("DROP TABLE events_v0")
 
 
-MIGRATIONS = (_migrate_1,)  # MIGRATIONS[i] takes a database from version i to i + 1
+# Version 2: records the rules engine refuses are kept apart (quarantine),
+# raw, with where they came from and why: never part of a play.
+SCHEMA_V2 = """
+CREATE TABLE quarantine (
+    board TEXT NOT NULL,            -- as games.board
+    board_type TEXT NOT NULL,
+    game_id TEXT NOT NULL,          -- the board's game number
+    ident TEXT NOT NULL,            -- the game's identity (identity())
+    game INTEGER,                   -- the play holding the accepted prefix (NULL: the start was refused)
+    idx INTEGER NOT NULL,           -- the record's index in the board's game
+    record BLOB NOT NULL,           -- as the board sent it
+    reason TEXT NOT NULL,           -- the engine's reason (the first refused record), or "after record N"
+    seen TEXT NOT NULL,             -- host local time it arrived
+    PRIMARY KEY (board, game_id, ident, idx)
+)"""
+
+
+def _migrate_2(con):
+    """Version 1 -> 2: the quarantine table; every stored play judged again
+    by the engine, and the records it refuses (stored by a release that did
+    not judge at the door) moved there with its reason. A play whose start
+    is refused moves whole. Nothing is dropped."""
+    con.execute(SCHEMA_V2)
+    now = _now()
+    for pid, board, btype, gid, ident in con.execute(
+            "SELECT id, board, board_type, game_id, ident FROM games ORDER BY id").fetchall():
+        recs = _raw_records(con, pid)
+        good, why = judge(recs)
+        if why is None:
+            continue
+        con.executemany("INSERT OR REPLACE INTO quarantine (board, board_type, game_id, ident, game, idx, record, reason, seen) "
+                        "VALUES (?,?,?,?,?,?,?,?,?)",
+                        [(board, btype, gid, ident, pid if good else None, i, _blob(recs[i]), why if i == good else
+                          "after refused record %d" % good, now) for i in range(good, len(recs))])
+        con.execute("DELETE FROM events WHERE game=? AND idx>=?", (pid, good))
+        if not good:
+            con.execute("DELETE FROM games WHERE id=?", (pid,))
+
+
+MIGRATIONS = (_migrate_1, _migrate_2)
+TABLES = ("games", "events", "quarantine")  # what a database of version v has: TABLES[:2] from 1, TABLES[:3] from 2  # MIGRATIONS[i] takes a database from version i to i + 1
 VERSION = len(MIGRATIONS)
 
 
@@ -133,11 +178,49 @@ def _utc_of_local(text):
     return stamp.iso(int(t))
 
 
+def _raw_records(con, play):
+    return [r[0] for r in con.execute("SELECT record FROM events WHERE game=? ORDER BY idx", (play,))]
+
+
+def _blob(value):
+    """A stored record as bytes (a damaged row may hold TEXT or a number)."""
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value)
+    return str(value).encode("utf-8", "replace")
+
+
+SQL_TYPES = {str: "TEXT", int: "an INTEGER", float: "a REAL", type(None): "NULL"}
+
+
+def judge(recs):
+    """(how many of `recs` the rules engine accepts from the start, None or
+    its reason for refusing the next one). A record of another kind than a
+    blob, an empty one or one cut short is refused too: anything a board,
+    a flash or a damaged file can hand the host is judged, none raises."""
+    g = engine_lite.Game()
+    for i, r in enumerate(recs):
+        if not isinstance(r, (bytes, bytearray, memoryview)):
+            return i, "record %d is %s, not a record (BLOB)" % (i, SQL_TYPES.get(type(r), type(r).__name__))
+        if not r:
+            return i, "record %d is empty" % i
+        try:
+            g.apply_record(bytes(r))
+        except engine_lite.EngineError as err:
+            return i, "record %d: %s" % (i, err)
+        except (IndexError, KeyError, TypeError, ValueError):  # a record cut short or of an unknown shape
+            return i, "record %d is not a readable %s record (%d bytes)" % (
+                i, record.GAMES[g.game] if g.table is not None else "start", len(r))
+    return len(recs), None
+
+
 def identity(start):
     """A game's identity from its start record: the board's nonce, or for a
     game that has none (firmware that wrote no nonce, a record typed by hand)
     the start record itself."""
-    nonce = stamp.fields(start)[0]
+    try:
+        nonce = stamp.fields(start)[0]
+    except (IndexError, TypeError):  # not a readable start (quarantined): the bytes are its identity
+        nonce = None
     if nonce is not None:
         return "nonce:%08x" % nonce
     return "start:" + binascii.hexlify(start).decode()
@@ -158,27 +241,138 @@ def start_date(start, sync_utc, clock):
     return sync_utc, 1
 
 
+SQLITE_MAGIC = b"SQLite format 3\x00"
+RECOVER = "restore the file from a backup, or `sqlite3 %s .recover | sqlite3 NEW.sqlite3` and use --db NEW.sqlite3"
+
+
+def fault_line(path, err):
+    """One line for a database that SQLite cannot use, naming the file and
+    what to do about it."""
+    text = " ".join(str(err).split())
+    low = text.lower()
+    if "full" in low:
+        return ("the disk holding the plays database %s is full (%s): free some space and run it again; "
+                "the write that failed was undone, the database is as it was before it" % (path, text))
+    if "readonly" in low or "read-only" in low:
+        return "the plays database %s is read-only (%s): make it writable (chmod u+w) to change it" % (path, text)
+    if "no such table" in low or "no such column" in low:
+        return ("the plays database %s is missing its tables (%s): restore it from a backup, or give another --db "
+                "(a new file is made by `bloomkeeper sync`)" % (path, text))
+    if "locked" in low or "busy" in low:
+        return "the plays database %s is busy (%s): another program holds it; try again" % (path, text)
+    if "malformed" in low or "not a database" in low or "corrupt" in low:
+        return "the plays database %s is damaged (%s): %s" % (path, text, RECOVER % path)
+    return "cannot use the plays database %s: %s" % (path, text)
+
+
 class Database:
-    def __init__(self, path=None, create=True):
+    def __init__(self, path=None, create=True, readonly=False):
+        """`create`: a missing file is made (sync) or refused (reading
+        commands). `readonly`: a reading command; a file this user cannot
+        write is then opened read-only (not upgraded) instead of refused."""
         self.path = path or default_path()
-        if not create and self.path != ":memory:" and not os.path.exists(self.path):
+        self.refused = []  # records quarantined through this connection (sync's report)
+        self.readonly = False
+        mem = self.path == ":memory:"
+        if not create and not mem and not os.path.exists(self.path):
             raise UserError("no plays database at %s (`bloomkeeper sync` makes one)" % self.path)
+        if not mem and os.path.exists(self.path):
+            self._check_file()
         try:
-            if self.path != ":memory:":
+            if not mem:
                 os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
-            self.con = sqlite3.connect(self.path, timeout=BUSY_MS / 1000, isolation_level=None)
-            self.con.execute("PRAGMA busy_timeout = %d" % BUSY_MS)
-            version = self.con.execute("PRAGMA user_version").fetchone()[0]
-            if version > VERSION:
-                self.con.close()
-                raise UserError("the database %s is from a newer bloomkeeper (database version %d; this one knows up to %d): update bloomkeeper"
-                                % (self.path, version, VERSION))
-            if self.path != ":memory:":
-                self.con.execute("PRAGMA journal_mode = WAL")
-            if version != VERSION:
-                self._upgrade()
-        except (OSError, sqlite3.Error) as err:
-            raise UserError("cannot open the database %s: %s" % (self.path, err))
+            if readonly and not mem and os.path.exists(self.path) and not os.access(self.path, os.W_OK):
+                self._open_ro()
+            else:
+                try:
+                    self._open_rw(mem)
+                except sqlite3.OperationalError as err:
+                    if not (readonly and "readonly" in str(err).lower()):
+                        raise
+                    self.con.close()  # a file we may not write after all (a read-only mount): read it as it is
+                    self._open_ro()
+        except sqlite3.Error as err:
+            raise UserError(fault_line(self.path, err))
+        except OSError as err:
+            raise UserError("cannot open the database %s: %s" % (self.path, err.strerror or err))
+
+    def _version(self):
+        version = self.con.execute("PRAGMA user_version").fetchone()[0]
+        if version > VERSION:
+            self.con.close()
+            raise UserError("the database %s is from a newer bloomkeeper (database version %d; this one knows up to %d): update bloomkeeper"
+                            % (self.path, version, VERSION))
+        tables = set(r[0] for r in self.con.execute("SELECT name FROM sqlite_master WHERE type='table'"))
+        missing = sorted(set(TABLES[:version + 1 if version >= 2 else 2 if version else 0]) - tables)
+        if missing:  # checked before anything is written: a file that lost its tables is left as it is
+            self.con.close()
+            raise UserError("the plays database %s is missing its tables (%s; database version %d): restore it from a "
+                            "backup, or give another --db (a new file is made by `bloomkeeper sync`)"
+                            % (self.path, ", ".join(missing), version))
+        return version
+
+    def _open_rw(self, mem):
+        self.con = sqlite3.connect(self.path, timeout=BUSY_MS / 1000, isolation_level=None)
+        self.con.execute("PRAGMA busy_timeout = %d" % BUSY_MS)
+        version = self._version()
+        if not mem:
+            self.con.execute("PRAGMA journal_mode = WAL")
+        if version != VERSION:
+            self._upgrade()
+        self.schema = VERSION
+
+    def _open_ro(self):
+        """A reading command on a file this user cannot write: read as it
+        is, never upgraded (a version-1 file has no quarantine yet)."""
+        self.readonly = True
+        self.con = self._connect_ro()
+        version = self._version()
+        if version < 1:
+            self.con.close()
+            raise UserError("the plays database %s is read-only and from an older release (database version %d): "
+                            "make it writable once (chmod u+w) so that it can be upgraded" % (self.path, version))
+        self.schema = version
+
+    def _check_file(self):
+        """An existing file must be an SQLite database: an empty file or
+        another file is refused, never turned into one."""
+        if os.path.isdir(self.path):
+            raise UserError("cannot open the database %s: it is a directory, not a plays database (give a file with --db)" % self.path)
+        try:
+            with open(self.path, "rb") as fh:
+                head = fh.read(len(SQLITE_MAGIC))
+        except OSError as err:
+            raise UserError("cannot read the plays database %s: %s" % (self.path, err.strerror or err))
+        if not head:
+            raise UserError("%s is an empty file, not a plays database: give another --db, or delete the file "
+                            "(`bloomkeeper sync` then makes a new one)" % self.path)
+        if head != SQLITE_MAGIC:
+            raise UserError("%s is not a plays database (not an SQLite file): give another --db, or restore it from a backup"
+                            % self.path)
+
+    def _connect_ro(self):
+        """The file opened read-only. A WAL database needs its shared-memory
+        file: where that cannot be made either (a read-only directory), the
+        file is read as immutable (nothing else may write it then)."""
+        from urllib.parse import quote
+
+        uri = "file:%s?mode=ro" % quote(os.path.abspath(self.path))
+        con = sqlite3.connect(uri, uri=True, timeout=BUSY_MS / 1000, isolation_level=None)
+        try:
+            con.execute("PRAGMA user_version").fetchone()
+            return con
+        except sqlite3.OperationalError:
+            con.close()
+            return sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None)
+
+    @contextlib.contextmanager
+    def guard(self):
+        """SQLite failures (a damaged page, a full disk, missing tables) as
+        one line naming the file and what to do."""
+        try:
+            yield self
+        except sqlite3.Error as err:
+            raise UserError(fault_line(self.path, err))
 
     def _upgrade(self):
         with self.tx():
@@ -195,14 +389,39 @@ class Database:
     @contextlib.contextmanager
     def tx(self):
         """One write transaction, taken at once (BEGIN IMMEDIATE): a second
-        writer waits for it (busy timeout), then sees what it wrote."""
+        writer waits for it (busy timeout), then sees what it wrote. Inside
+        another one it is a savepoint: a sync's writes are one transaction.
+        A failure (a full disk) undoes it whole, even where SQLite already
+        rolled back by itself."""
+        if self.con.in_transaction:
+            self._depth = getattr(self, "_depth", 0) + 1
+            name = "w%d" % self._depth
+            self.con.execute("SAVEPOINT " + name)
+            try:
+                yield self.con
+                self.con.execute("RELEASE " + name)
+            except BaseException:
+                if self.con.in_transaction:
+                    try:
+                        self.con.execute("ROLLBACK TO " + name)
+                        self.con.execute("RELEASE " + name)
+                    except sqlite3.Error:
+                        pass
+                raise
+            finally:
+                self._depth -= 1
+            return
         self.con.execute("BEGIN IMMEDIATE")
         try:
             yield self.con
+            self.con.execute("COMMIT")
         except BaseException:
-            self.con.execute("ROLLBACK")
+            if self.con.in_transaction:  # SQLite may have rolled back itself (a full disk)
+                try:
+                    self.con.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass
             raise
-        self.con.execute("COMMIT")
 
     def version(self):
         return self.con.execute("PRAGMA user_version").fetchone()[0]
@@ -231,48 +450,120 @@ class Database:
     def extend(self, play, start, pcrc, recs):
         """Add records start.. to a play in one transaction, only if the
         stored records are exactly `start` long and their crc is the
-        board's `pcrc` (None if not: nothing added)."""
+        board's `pcrc` (None if not: nothing added). Records the engine
+        refuses are quarantined (quarantine()), not added: the count added
+        is of the accepted ones."""
         with self.tx() as con:
             mine = self.play_records(play)
             if len(mine) != start or prefix_crc(mine, start) != pcrc:
                 return None
-            if recs:
+            good, why = judge(mine + list(recs))
+            k = max(0, good - start)
+            if k:
                 con.executemany("INSERT INTO events (game, idx, record) VALUES (?,?,?)",
-                                [(play, start + i, r) for i, r in enumerate(recs)])
+                                [(play, start + i, r) for i, r in enumerate(recs[:k])])
                 con.execute("UPDATE games SET updated=? WHERE id=?", (_now(), play))
-        return len(recs)
+            if why is not None:
+                board, btype, gid, ident = con.execute(
+                    "SELECT board, board_type, game_id, ident FROM games WHERE id=?", (play,)).fetchone()
+                self._quarantine({"board": board, "type": btype}, gid, ident, play, start + k, recs[k:],
+                                 why if good >= start else "after refused record %d" % good)
+        return k
+
+    def _quarantine(self, who, gid, ident, play, first, recs, why):
+        """Keep refused records apart, raw (inside the caller's transaction):
+        record `first` with the engine's reason, the ones after it as
+        following it. A board that sends the same game again replaces its
+        copy from `first` on. Noted in self.refused for the sync's report."""
+        if not recs:
+            return
+        self.con.execute("DELETE FROM quarantine WHERE board=? AND game_id=? AND ident=? AND idx>=?",
+                         (who["board"], gid, ident, first))
+        now = _now()
+        self.con.executemany(
+            "INSERT INTO quarantine (board, board_type, game_id, ident, game, idx, record, reason, seen) VALUES (?,?,?,?,?,?,?,?,?)",
+            [(who["board"], who["type"], gid, ident, play, first + i, _blob(r), why if i == 0 else "after refused record %d" % first, now)
+             for i, r in enumerate(recs)])
+        self.refused.append({"board": who["board"], "game_id": gid, "index": first, "count": len(recs), "reason": why})
 
     def store(self, who, gid, recs):
         """The whole board game `recs` (from index 0) into the database, in
         one transaction: (play id, records added). Continues the play it
         belongs to; replaces the tail of that play when an undo on the board
-        changed it (same board, same nonce); else it is a new play."""
-        ident = identity(recs[0])
+        changed it (same board, same nonce); else it is a new play. What
+        the engine refuses is quarantined: a refused start makes no play
+        (play id None)."""
+        if not recs:
+            return None, 0  # a board that reports a game without even its start record: nothing to keep
+        good, why = judge(recs)
+        ident = identity(recs[0]) if good else "start:" + binascii.hexlify(_blob(recs[0])).decode()
+        with self.tx():
+            play, added = self._store(who, gid, ident, recs[:good]) if good else (None, 0)
+            if why is not None:
+                self._quarantine(who, gid, ident, play, good, recs[good:], why)
+        return play, added
+
+    def _store(self, who, gid, ident, recs):
+        con = self.con
         stamped = ident.startswith("nonce:")
-        with self.tx() as con:
-            self._check_board(who, gid, ident)
-            rows = con.execute(
-                "SELECT id FROM games WHERE game_id=? AND ident=? AND (board=? OR (legacy=1 AND board_type=?)) "
-                "ORDER BY board=? DESC, id DESC", (gid, ident, who["board"], who["type"], who["board"])).fetchall()
-            for (play,) in rows:  # one for a game with a nonce; without, every version kept so far
-                mine = self.play_records(play)
-                k = 0
-                while k < len(mine) and k < len(recs) and mine[k] == recs[k]:
-                    k += 1
-                if k == len(mine) or stamped:
-                    con.execute("DELETE FROM events WHERE game=? AND idx>=?", (play, k))  # an undo on the board (nothing if k == len(mine))
+        self._check_board(who, gid, ident)
+        rows = con.execute(
+            "SELECT id FROM games WHERE game_id=? AND ident=? AND (board=? OR (legacy=1 AND board_type=?)) "
+            "ORDER BY board=? DESC, id DESC", (gid, ident, who["board"], who["type"], who["board"])).fetchall()
+        for (play,) in rows:  # one for a game with a nonce; without, every version kept so far
+            mine = self.play_records(play)
+            k = 0
+            while k < len(mine) and k < len(recs) and mine[k] == recs[k]:
+                k += 1
+            if k == len(mine) or stamped:
+                con.execute("DELETE FROM events WHERE game=? AND idx>=?", (play, k))  # an undo on the board (nothing if k == len(mine))
+                con.executemany("INSERT INTO events (game, idx, record) VALUES (?,?,?)",
+                                [(play, i, recs[i]) for i in range(k, len(recs))])
+                con.execute("UPDATE games SET updated=?, board=?, legacy=0 WHERE id=?", (_now(), who["board"], play))
+                return play, len(recs) - k
+        now = _now()
+        started, est = start_date(recs[0], stamp.iso(int(time.time())), who.get("clock"))
+        cur = con.execute(
+            "INSERT INTO games (board, board_type, game_id, ident, started, date_estimated, first_seen, updated) "
+            "VALUES (?,?,?,?,?,?,?,?)", (who["board"], who["type"], gid, ident, started, est, now, now))
+        con.executemany("INSERT INTO events (game, idx, record) VALUES (?,?,?)",
+                        [(cur.lastrowid, i, r) for i, r in enumerate(recs)])
+        return cur.lastrowid, len(recs)
+
+    def repair(self):
+        """Judge every quarantined run again with this engine: the records
+        it accepts now (an engine that learnt a rule, a ruling changed) join
+        their play, a start that is accepted makes its play; the rest stay
+        quarantined with the new reason. One transaction. Returns
+        {"tried": records judged, "accepted": records moved into plays}."""
+        tried = accepted = 0
+        with self.guard(), self.tx() as con:
+            groups = {}
+            for board, btype, gid, ident, play, idx, rec in con.execute(
+                    "SELECT board, board_type, game_id, ident, game, idx, record FROM quarantine ORDER BY board, game_id, ident, idx"):
+                groups.setdefault((board, btype, gid, ident, play), []).append((idx, rec))
+            for (board, btype, gid, ident, play), rows in groups.items():
+                tried += len(rows)
+                mine = self.play_records(play) if play is not None else []
+                if [i for i, _ in rows] != list(range(len(mine), len(mine) + len(rows))):
+                    continue  # the play changed since (an undo on the board): the run no longer follows it
+                recs = [_blob(r) for _, r in rows]
+                good, why = judge(mine + recs)
+                k = good - len(mine)
+                if k <= 0:
+                    continue
+                who = {"board": board, "type": btype, "clock": None}
+                con.execute("DELETE FROM quarantine WHERE board=? AND game_id=? AND ident=?", (board, gid, ident))
+                if play is None:
+                    ident = identity(recs[0])
+                    play, _ = self._store(who, gid, ident, recs[:k])
+                else:
                     con.executemany("INSERT INTO events (game, idx, record) VALUES (?,?,?)",
-                                    [(play, i, recs[i]) for i in range(k, len(recs))])
-                    con.execute("UPDATE games SET updated=?, board=?, legacy=0 WHERE id=?", (_now(), who["board"], play))
-                    return play, len(recs) - k
-            now = _now()
-            started, est = start_date(recs[0], stamp.iso(int(time.time())), who.get("clock"))
-            cur = con.execute(
-                "INSERT INTO games (board, board_type, game_id, ident, started, date_estimated, first_seen, updated) "
-                "VALUES (?,?,?,?,?,?,?,?)", (who["board"], who["type"], gid, ident, started, est, now, now))
-            con.executemany("INSERT INTO events (game, idx, record) VALUES (?,?,?)",
-                            [(cur.lastrowid, i, r) for i, r in enumerate(recs)])
-            return cur.lastrowid, len(recs)
+                                    [(play, len(mine) + i, r) for i, r in enumerate(recs[:k])])
+                accepted += k
+                if why is not None:
+                    self._quarantine(who, gid, ident, play, good, recs[k:], why)
+        return {"tried": tried, "accepted": accepted}
 
     def _check_board(self, who, gid, ident):
         """A game identity belongs to one board: the same nonce under
@@ -331,18 +622,80 @@ class Database:
         return self.con.execute("SELECT %s FROM games ORDER BY COALESCE(started, first_seen), id" % cols).fetchall()
 
     def plays(self):
-        """Every stored play as a dict (play_of), in order of start date."""
-        out = []
+        """Every readable play as a dict (play_of), in order of start date
+        (read() also gives the ones that cannot be read)."""
+        return self.read()[0]
+
+    def read(self):
+        """(plays, problems). plays: every stored play that can be read, as
+        a dict (play_of), in order of start date; one whose stored records
+        stop being readable part way is its readable prefix, with
+        "problem" saying why. problems: one dict per play that is damaged
+        (its stored records are not what the engine accepts: a damaged
+        file) or quarantined (the engine refused records a board sent):
+        board, game_id, play (None if no record of it is readable), kind,
+        index, count, reason. One bad play never hides the others."""
+        with self.guard():
+            return self._read()
+
+    def _read(self):
+        plays, problems = [], []
+        quarantined = {}
+        rows = self.con.execute("SELECT board, game_id, ident, game, idx, reason FROM quarantine ORDER BY board, game_id, ident, idx"
+                                ) if self.schema >= 2 else ()  # a read-only file of version 1 has no quarantine yet
+        for board, gid, ident, play, idx, reason in rows:
+            q = quarantined.setdefault((board, gid, ident), {"board": _text(board), "game_id": _text(gid), "play": play,
+                                                              "kind": "quarantined", "index": idx, "count": 0,
+                                                              "reason": _text(reason)})
+            q["count"] += 1
+        by_play = {q["play"]: q for q in quarantined.values() if q["play"] is not None}
         for pid, board, btype, gid, ident, started, est, first, archived in self._rows(
                 "id, board, board_type, game_id, ident, started, date_estimated, first_seen, archived"):
-            recs = self.play_records(pid)
+            board, gid = _text(board), _text(gid)
+            try:
+                recs = _raw_records(self.con, pid)
+            except sqlite3.DatabaseError as err:  # a damaged page under this play's records: the others may read
+                problems.append({"board": board, "game_id": gid, "play": None, "kind": "damaged", "index": 0, "count": 0,
+                                 "reason": "its records cannot be read (%s): %s" % (" ".join(str(err).split()), RECOVER % self.path)})
+                continue
             if not recs:
                 continue
-            p = play_of(board, gid, started or _utc_of_local(first), recs)
-            p.update({"play": pid, "ident": ident, "board_type": btype, "date_estimated": bool(est), "synced": first,
-                      "abandoned": bool(archived) and not p["over"]})
-            out.append(p)
-        return out
+            good, why = judge(recs)
+            if why is not None:
+                problems.append({"board": board, "game_id": gid, "play": pid if good else None, "kind": "damaged",
+                                 "index": good, "count": len(recs) - good, "reason": why})
+            if not good:
+                continue
+            date, est = _date(started, first, est)
+            p = play_of(board, gid, date, [bytes(r) for r in recs[:good]])
+            p.update({"play": pid, "ident": _text(ident), "board_type": _text(btype), "date_estimated": est,
+                      "synced": _text(first), "abandoned": bool(archived) and not p["over"]})
+            q = by_play.get(pid)
+            if why is not None:
+                p["problem"] = "damaged: %s" % why
+            elif q is not None:
+                p["problem"] = "quarantined from record %d: %s" % (q["index"], q["reason"])
+            plays.append(p)
+        problems.extend(quarantined.values())
+        return plays, problems
+
+
+def _text(value):
+    """A stored text column as text (a damaged row may hold a blob or a number)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value).decode("utf-8", "replace")
+    return "" if value is None else str(value)
+
+
+def _date(started, first, est):
+    """(ISO 8601 UTC, estimated?) of a stored play: `started` if it is one,
+    else the first sync (then an estimate), else the epoch (said estimated)."""
+    if isinstance(started, str) and stamp.seconds(started) is not None:
+        return started, bool(est)
+    date = _utc_of_local(first) if isinstance(first, str) else None
+    return date or stamp.iso(0), True
 
 
 def play_of(board, gid, date, recs):
@@ -397,10 +750,12 @@ def fetch_all(link, gid):
 def sync_game(link, db, who, gid, chunk_cb=None):
     """Bring the stored play of one board game up to the board's copy.
     Returns (play id, records added). `who` is board_of(link) (a board id
-    string is taken as id and type, for older callers)."""
+    string is taken as id and type, for older callers). Stops at a record
+    the engine refuses (quarantined: db.refused says which)."""
     if isinstance(who, str):
         who = db.who(who)
     added = 0
+    refused = len(db.refused)
     play = db.latest(who["board"], gid)
     while play is not None:
         have = len(db.play_records(play))
@@ -411,6 +766,8 @@ def sync_game(link, db, who, gid, chunk_cb=None):
         if n is None:
             break  # the stored prefix is not the board's
         added += n
+        if len(db.refused) > refused:
+            return play, added
         if chunk_cb:
             chunk_cb(gid, have + n, total)
         if have + n >= total:
@@ -421,14 +778,13 @@ def sync_game(link, db, who, gid, chunk_cb=None):
 
 def sync(link, db, progress=None):
     """Pull every game on the board (the one in progress and the archive)
-    into db; mark fully stored finished games synced on the board.
-    Returns {"board", "games": n, "added": records added, "marked": [...]}."""
+    into db; mark fully stored finished games synced on the board (never
+    one with quarantined records: the board keeps its copy).
+    Returns {"board", "games": n, "added": records added, "marked": [...],
+    "plays", "refused": [quarantined runs, as db.refused]}."""
     who = board_of(link)
     games = link.games()
-    current = games.get("current")
-    ids = [g for g, _ in games["archived"]]
-    if current and current not in ids:
-        ids.append(current)
+    current, ids, archived = games_of(games)
     for gid in ids:  # a flash that reports another board id: refuse before storing anything
         if db.latest(who["board"], gid) is None:
             first = link.events(gid, 0, limit=16)[3]  # the start record only
@@ -437,18 +793,50 @@ def sync(link, db, progress=None):
     added = 0
     marked = []
     plays = {}
-    for gid in ids:
-        plays[gid], n = sync_game(link, db, who, gid)
-        added += n
-        if progress:
-            progress(gid, n)
-    db.set_archived(who["board"], plays.get(current))
-    for gid, synced in games["archived"]:
-        if synced:
+    before = len(db.refused)
+    with db.tx():  # one transaction: a full disk or a lost board leaves the database as it was
+        for gid in ids:
+            plays[gid], n = sync_game(link, db, who, gid)
+            added += n
+            if progress:
+                progress(gid, n)
+        db.set_archived(who["board"], plays.get(current))
+    refused = db.refused[before:]
+    bad = set(r["game_id"] for r in refused)
+    for gid, synced in archived:  # only once stored for good: the board may then let its copy go
+        if synced or gid in bad or plays[gid] is None:
             continue
         recs = db.play_records(plays[gid])
         if gid == current and "final" not in play_of(who["board"], gid, "", recs):
             continue  # still on the table (portfolios may follow)
         link.mark_synced(gid)
         marked.append(gid)
-    return {"board": who["board"], "games": len(ids), "added": added, "marked": marked, "plays": plays}
+    return {"board": who["board"], "games": len(ids), "added": added, "marked": marked, "plays": plays, "refused": refused}
+
+
+def games_of(answer):
+    """(current game id or None, every game id, [(id, synced)] archived) of a
+    `games` answer, checked field by field: a board's answer is data."""
+    from host.sync.link import peer_error
+
+    if type(answer) is not dict:
+        raise peer_error("games", "not an object")
+    current = answer.get("current")
+    if current is not None and not _gid_ok(current):
+        raise peer_error("games", "current is not a game id")
+    archived = answer.get("archived")
+    if type(archived) is not list:
+        raise peer_error("games", "archived is not a list")
+    out = []
+    for item in archived:
+        if type(item) not in (list, tuple) or len(item) != 2 or not _gid_ok(item[0]) or type(item[1]) is not bool:
+            raise peer_error("games", "an archived entry is not [game id, synced]")
+        out.append((item[0], item[1]))
+    ids = [g for g, _ in out]
+    if current and current not in ids:
+        ids.append(current)
+    return current, ids, out
+
+
+def _gid_ok(gid):
+    return type(gid) is str and 0 < len(gid) <= 16 and gid.isprintable()

@@ -79,6 +79,11 @@ def _results(p):
 
 
 def to_csv(plays):
+    """One row per player per play. Text that came from a board is written
+    with its control characters escaped (show): a CSV is read on terminals
+    and in spreadsheets, and a board's id is data, not commands."""
+    from host.io_util import show
+
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(CSV_FIELDS)
@@ -88,7 +93,7 @@ def to_csv(plays):
             r = res.get(name, {})
             w.writerow(
                 (
-                    p["date"], "yes" if p.get("date_estimated") else "no", p["board"], p["game_id"], p["game"], seat, name,
+                    p["date"], "yes" if p.get("date_estimated") else "no", show(p["board"]), show(p["game_id"]), p["game"], seat, show(name),
                     r.get("score", ""), r.get("rank", ""),
                     ("yes" if r.get("winner") else "no") if r else "",
                     "yes" if "final" in p else "no", state(p),

@@ -19,6 +19,7 @@ from serial.tools import list_ports
 
 from firmware import codec
 from host.errors import UserError
+from host.io_util import show
 
 VID = 0x2E8A  # Raspberry Pi
 PID = 0x0005  # MicroPython on RP2040
@@ -36,6 +37,21 @@ class BoardError(UserError):
 
 class NoAnswer(UserError):
     """No (readable) answer within the request's retries."""
+
+
+def peer_error(op, what, name="board"):
+    """An answer whose fields are missing or odd: one line. What a board
+    sends is data, checked before use (a mismatched firmware, a damaged
+    flash or a hostile device must not crash the host)."""
+    return UserError("%s: odd answer to %s (%s): firmware and host tool do not match?" % (show(name), op, what))
+
+
+def _short_text(info, key, required):
+    v = info.get(key)
+    if v is None and not required:
+        return
+    if type(v) is not str or not 0 < len(v) <= 64:
+        raise peer_error("hello", "%s %s" % (key, "missing" if v is None else "is not a short string"))
 
 
 class HostLink:
@@ -123,20 +139,29 @@ class HostLink:
     def hello(self):
         self._write(b"\x00\x00")  # end whatever half frame the board holds
         info = self.call("hello")
+        if type(info) is not dict:
+            raise peer_error("hello", "not an object", self.name)
         if info.get("proto") != codec.PROTO:
             raise UserError(
                 "%s speaks link protocol %s, this bloomkeeper speaks %d: update the firmware or the host tool"
-                % (self.name, info.get("proto"), codec.PROTO)
+                % (show(self.name), show(str(info.get("proto")))[:20], codec.PROTO)
             )
+        _short_text(info, "board", True)
+        _short_text(info, "id", False)
         self.info = info
         return info
 
     def set_clock(self):
         """Set the board's clock to the host's (unix seconds UTC): done
         whenever the host talks to a board, so games started later carry
-        their real date. Firmware without board ids has no clock request."""
+        their real date. Firmware without board ids has no clock request.
+        The answer's uptime is checked: it dates games back (db.start_date)."""
         if self.info and self.info.get("id"):
-            return self.call("time", set=int(time.time()))
+            ans = self.call("time", set=int(time.time()))
+            up = ans.get("up") if type(ans) is dict else None
+            if up is not None and (type(up) is not int or not 0 <= up <= 0xFFFFFFFF):
+                raise peer_error("time", "up is not a whole number of seconds", self.name)
+            return ans if type(ans) is dict else {}
         return None
 
     def events(self, gid, start, limit=None):
@@ -163,7 +188,10 @@ class HostLink:
         return self.call("games")
 
     def status(self):
-        return self.call("status")
+        ans = self.call("status")
+        if type(ans) is not dict:
+            raise peer_error("status", "not an object", self.name)
+        return ans
 
     def mark_synced(self, gid):
         return self.call("mark_synced", game=gid)
@@ -172,9 +200,11 @@ class HostLink:
         return self.call("subscribe", on=on)
 
     def settings(self, new=None):
-        if new is None:
-            return self.call("settings")["settings"]
-        return self.call("settings", set=new)["settings"]
+        ans = self.call("settings") if new is None else self.call("settings", set=new)
+        s = ans.get("settings") if type(ans) is dict else None
+        if type(s) is not dict:
+            raise peer_error("settings", "settings is not an object", self.name)
+        return s
 
     def confirmed(self, op, **args):
         """A dangerous request: ask, receive the one-time token, send it back."""
@@ -207,7 +237,12 @@ def _why(err):
 
 def _busy(err):
     text = str(err).lower()
-    return getattr(err, "errno", None) in (errno.EBUSY, errno.EACCES, errno.EAGAIN) or "lock" in text or "busy" in text
+    return getattr(err, "errno", None) in (errno.EBUSY, errno.EAGAIN) or "lock" in text or "busy" in text
+
+
+def _denied(err):
+    """EACCES/EPERM: this user may not open the port (not: someone else has it)."""
+    return getattr(err, "errno", None) in (errno.EACCES, errno.EPERM) or "permission denied" in str(err).lower()
 
 
 def open_serial(path, baud=BAUD):
@@ -217,6 +252,9 @@ def open_serial(path, baud=BAUD):
             return serial.serial_for_url(path, baudrate=baud, timeout=0.05)
         return serial.Serial(path, baudrate=baud, timeout=0.05, exclusive=True)
     except (serial.SerialException, OSError, ValueError) as err:
+        if _denied(err):
+            raise UserError("port %s: permission denied: this user may not open it (on Linux: join the group that owns it, "
+                            "often dialout: `sudo usermod -aG dialout $USER`, then log in again)" % path)
         if _busy(err):
             raise UserError("port %s is busy: another program has it open (mpremote, a serial monitor, another bloomkeeper?)" % path)
         if getattr(err, "errno", None) == errno.ENOENT or "no such file" in str(err).lower():
@@ -273,12 +311,12 @@ def discover(cap=60.0, request_timeout=1.0, ports=None):
     if not ports:
         raise UserError("no board found: no USB serial device with VID:PID 2E8A:0005 (MicroPython Pico) nor a CircuitPython "
                         "board's data channel (VID 239A) (plugged in? or give --port PATH)")
-    found, busy, silent = [], [], []
+    found, busy, silent, denied = [], [], [], []
     for dev in ports:
         try:
             link = HostLink(open_serial(dev), name=dev, cap=cap, request_timeout=request_timeout, retries=2)
         except UserError as err:
-            (busy if "busy" in str(err) else silent).append(dev)
+            (denied if "permission denied" in str(err) else busy if "busy" in str(err) else silent).append(dev)
             continue
         try:
             link.hello()
@@ -297,6 +335,9 @@ def discover(cap=60.0, request_timeout=1.0, ports=None):
         link.close()
     if len(found) > 1:
         raise UserError("several boards found (%s): choose one with --port" % ", ".join(x.name for x in found))
+    if denied and not busy and not silent:
+        raise UserError("port %s: permission denied: this user may not open it (on Linux: join the group that owns it, "
+                        "often dialout: `sudo usermod -aG dialout $USER`, then log in again)" % denied[0])
     if busy:
         raise UserError("the board on %s is busy: another program has it open (mpremote, a serial monitor?)" % busy[0])
     raise UserError("%s does not answer the hello: is the Bloomkeeper app running (not the REPL)?" % ", ".join(silent))
