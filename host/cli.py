@@ -54,6 +54,9 @@ GUIDE = {
               "bloomkeeper plays --json"),
     "export": ("Write the plays database as JSON, CSV or BG Stats plays (docs/protocol.md) to stdout.",
                "bloomkeeper export --format bgstats > plays.json"),
+    "repair": ("Judge the records a sync quarantined (the rules engine refused them) again, and store in their plays "
+               "the ones the installed engine now accepts; the rest stay quarantined.",
+               "bloomkeeper repair --db plays.sqlite3"),
     "names": ("Send the table's player names to the board, which offers them when a game is set up.",
               "bloomkeeper names Ann Bo Cy"),
     "flash": None,  # its own description (host/commands/flash.py)

@@ -45,10 +45,10 @@ def sync_cmd(args):
         db.close()
     marked = (", marked %d finished game(s) synced on the board" % len(res["marked"])) if res["marked"] else ""
     print("synced board %s: %d game(s), %d new event(s)%s -> %s" % (show(res["board"]), res["games"], res["added"], marked, db.path))
+    if res["refused"]:  # the one line a failed sync ends with (no version note before it)
+        raise UserError(refused_line(res["refused"]))
     if note:
         sys.stderr.write("bloomkeeper: note: %s\n" % show(note))
-    if res["refused"]:
-        raise UserError(refused_line(res["refused"]))
     return 0
 
 
