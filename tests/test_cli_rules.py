@@ -48,6 +48,11 @@ BAD = [
     ("replay", '{"ev":"start","game":"stalk-exchange","players":["A"]}\n', "line 1: start: players must be 2 to 5"),
     ("replay", '{"ev":"start","game":"stalk-exchange","players":["A","B"]}\n{"ev":"harvest","flower":"rose","count":1}\n', "line 2: harvest: unknown flower"),
     ("replay", '{"ev":"start","game":"stalk-exchange","players":["A","B"]}\n{"ev":"end_turn"}\n', "line 2: a turn ends after"),
+    # ruling R14: the Orchid display holds 3 cards, refilled after the turn
+    ("replay", "\n".join(['{"ev":"start","game":"oh-my-orchids","players":["A","B"]}', '{"ev":"take","seeds":5}', '{"ev":"end_turn"}',
+                          '{"ev":"take","seeds":1}', '{"ev":"end_turn"}']
+                         + ['{"ev":"plant","name":"O%d","kind":"orchid","points":1,"seeds":1}' % i for i in range(4)]) + "\n",
+     "line 9: plant: the Orchid display holds 3 cards: refill comes after the turn"),
     ("score", "{", "-: not valid JSON"),
     ("score", '{"game":"stalk-exchange","values":{"tulip":-1},"portfolios":{"A":{},"B":{}}}', "values.tulip must be a whole number"),
     ("score", '{"game":"stalk-exchange","values":{"tulip":20},"portfolios":{"A":{"tulip":6},"B":{}}}', "tulip: 26 tokens counted"),

@@ -474,7 +474,7 @@ def test_snapshot_keeps_the_garden_and_this_turns_bulbs():
     # the board restores from a snapshot at boot: the bound must survive it
     g = game(2, track_start=255)
     play(g, "plant", "plant", harvest("tulip", 3))
-    h = Game.restore(g.log, g.snapshot())
+    h = Game(g.log, g.snapshot())
     assert bytes(h.snapshot()) == bytes(g.snapshot())
     refused(h, harvest("dahlia", 7), "too_many")
     play(h, "end_turn", "plant", "plant")
