@@ -84,7 +84,7 @@ class OrchidsState:
             raise errors.EngineError(code, "last round: plant only")
         if code == errors.MIXED_TURN:
             if op == record.OP_SOW:
-                raise errors.EngineError(code, "this turn took seeds: no planting after a take")
+                raise errors.EngineError(code, "no planting after a take this turn")
             raise errors.EngineError(code, "took seeds already" if self.done == TOOK else "planted: no take now")
         if code == errors.TURN_INCOMPLETE:
             raise errors.EngineError(code, "a turn takes seeds or plants first")
