@@ -36,8 +36,10 @@ def test_score_stalk_exchange_table():
         "values": {"dahlia": 5, "daffodil": 0, "globemaster": 0, "snowdrop": 0, "tulip": 3},
         "busted": ["tulip"],
         "players": [
-            {"name": "Ann", "score": 6, "rank": 1, "winner": True},
-            {"name": "Bo", "score": 5, "rank": 2, "winner": False},
+            {"name": "Ann", "score": 6, "rank": 1, "winner": True, "breakdown": [
+                ["dahlia 0 x 5", 0], ["daffodil 0 x 0", 0], ["globemaster 0 x 0", 0], ["snowdrop 0 x 0", 0], ["tulip 2 x 3 (busted 7 -> 3)", 6]]},
+            {"name": "Bo", "score": 5, "rank": 2, "winner": False, "breakdown": [
+                ["dahlia 1 x 5", 5], ["daffodil 0 x 0", 0], ["globemaster 0 x 0", 0], ["snowdrop 0 x 0", 0], ["tulip 0 x 3 (busted 7 -> 3)", 0]]},
         ],
     }
 
