@@ -131,20 +131,25 @@ def orchids_final(final):
 
 
 def _tiebreaks(players, decide, same):
-    """Say, for each player with the score of a neighbour in rank order, how
-    the tie-break placed them: ahead of / behind that neighbour (`decide(a,
-    b)`: (the tier's words, a's count, b's count), or None if the tie-break
-    leaves them level: the rank is shared)."""
+    """Say, for each player whose score another player has too, how the
+    tie-break placed them: the rank shared with those it left level, and
+    ahead of / behind the nearest equal score it told apart (`decide(a, b)`:
+    (the tier's words, a's count, b's count), or None if it leaves them
+    level). Players are in rank order."""
     for i, p in enumerate(players):
         said = []
-        for j in (i - 1, i + 1):
+        level = [q["name"] for q in players if q is not p and q["rank"] == p["rank"]]
+        if level:
+            said.append("shares rank %d with %s: %d points each and %s" % (p["rank"], " and ".join(level), p["score"], same))
+        for step in (-1, 1):
+            j = i + step
+            while 0 <= j < len(players) and players[j]["rank"] == p["rank"]:
+                j += step
             if 0 <= j < len(players) and players[j]["score"] == p["score"]:
                 q = players[j]
                 d = decide(p, q)
-                if d is None:
-                    said.append("shares rank %d with %s: %d points each and %s" % (p["rank"], q["name"], p["score"], same))
-                else:
-                    said.append("%s %s on %d points: %s %s (%d to %d)" % ("behind" if j < i else "ahead of", q["name"], p["score"], "fewer" if j < i else "more", d[0], d[1], d[2]))
+                said.append("%s %s on %d points: %s %s (%d to %d)" % (
+                    "behind" if step < 0 else "ahead of", q["name"], p["score"], "fewer" if step < 0 else "more", d[0], d[1], d[2]))
         if said:
             p["tiebreak"] = "; ".join(said)
 

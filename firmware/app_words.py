@@ -152,6 +152,15 @@ def _actions(st):
     return out
 
 
+def _results(out, final, sums):
+    """The ranked scores, each with its sum (`sums(player)`, from the final
+    breakdown) and, where a tie-break placed the player, the tier that did."""
+    for row in final["players"]:
+        out.append("#%d %s %d%s = %s" % (row["rank"], row["name"], row["score"], "  WINNER" if row["winner"] else "", sums(row)))
+        if "tiebreak" in row:
+            out.append("   tie-break: " + row["tiebreak"])
+
+
 def _stalk(app, st):
     out = []
     if st.over:
@@ -166,8 +175,7 @@ def _stalk(app, st):
             "busted: %s"
             % (", ".join("%s (%d -> %d)" % (f, st.values[FLOWERS.index(f)], fin["values"][f]) for f in fin["busted"]) or "none")
         )
-        for row in fin["players"]:
-            out.append("#%d %s %d%s" % (row["rank"], row["name"], row["score"], "  WINNER" if row["winner"] else ""))
+        _results(out, fin, lambda r: " + ".join("%sx%s" % tuple(label.split()[1:4:2]) for label, _ in r["breakdown"]))
         return out
     out.append("market: " + ", ".join("%s %d" % (FLOWERS[f], st.values[f]) for f in range(5)))
     if not st.over:
@@ -196,8 +204,7 @@ def _orchids(app, st):
     out = []
     if st.over:
         out.append("Oh My. Orchids!: game over")
-        for row in app.game.state()["final"]["players"]:
-            out.append("#%d %s %d%s" % (row["rank"], row["name"], row["score"], "  WINNER" if row["winner"] else ""))
+        _results(out, app.game.state()["final"], lambda r: "%d + %d variety - %d composted" % (r["flower_points"], r["variety_bonus"], r["composted"]))
         return out
     out.append("Oh My. Orchids!, turn %d: %s (seat %d)%s" % (st.turn, st.names[st.player], st.player + 1, ", LAST ROUND" if st.last_round else ""))
     for s in range(st.n):

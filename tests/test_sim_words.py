@@ -84,7 +84,9 @@ def test_orchids_last_round_help():
     b = Board()
     b.do("daffodil\nok\ndaffodil\nok")  # 2 players
     b.do("tulip\nlong ok\ndahlia\nlong ok\ndaffodil\nlong ok\ndahlia\nlong ok")  # Seat 1: 7 cards
-    for _ in range(7):
+    for k in range(7):
+        if k in (3, 6):  # the Orchid display holds 3 cards (ruling R14): Seat 2 takes 1 meanwhile
+            b.do("long ok\ndahlia\nlong ok")
         b.do("ok\nok\ndahlia\nok\ndahlia\nok")
     b.do("long ok")
     assert "LAST ROUND" in app_words.hint(b.app) and "plant only" in app_words.hint(b.app)
@@ -97,6 +99,9 @@ def test_results_words_show_final_values_and_the_bust():
     text = words(b)
     assert "final values (after the bust): dahlia 0, daffodil 0, globemaster 0, snowdrop 0, tulip 2" in text
     assert "busted: tulip (4 -> 2)" in text
+    # each score with its sum (count x final value, in flower order) and the tie-break (ruling R2)
+    assert "#1 Seat 2 2  WINNER = 4x0 + 4x0 + 3x0 + 0x0 + 1x2" in text
+    assert "tie-break: shares rank 1 with Seat 1 and Seat 3: 2 points each and the same count at every tier" in text
 
 
 def test_app_refusals_say_what_happened():

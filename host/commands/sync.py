@@ -74,8 +74,22 @@ def names_cmd(args):
         s = link.settings({"names": list(args.names)})
     finally:
         link.close()
-    print("names on the board: %s" % ", ".join(s.get("names", [])))
+    print(names_words(s.get("names", [])))
     return 0
+
+
+def names_words(names):
+    """What the board will do with these names: they fill the first seats of
+    the next game, the seats after them keep their default "Seat k"."""
+    from engine_lite.tables import MAX_PLAYERS
+
+    out = "names on the board: %s" % (", ".join(names) or "none")
+    if len(names) < MAX_PLAYERS:
+        rest = range(len(names) + 1, MAX_PLAYERS + 1)
+        out += "; seat%s %s keep%s the default (%s) when the table has them" % (
+            "s" if len(rest) > 1 else "", ", ".join(str(k) for k in rest), "" if len(rest) > 1 else "s",
+            ", ".join("Seat %d" % k for k in rest))
+    return out
 
 
 # -- follow ---------------------------------------------------------------
@@ -110,7 +124,20 @@ def scoreboard(g):
         lines.append("GAME OVER")
     if "final" in st:
         lines.append("final: " + ", ".join("%d. %s %s" % (r["rank"], r["name"], r["score"]) for r in st["final"]["players"]))
+        lines.extend(score_lines(st["final"]))
     return "\n".join(lines)
+
+
+def score_lines(final):
+    """Each player's score as its sum (the breakdown's nonzero lines) and the
+    tie-break that placed them, if one did: what players check on paper."""
+    out = []
+    for r in final["players"]:
+        parts = [("%s = %d" % (label, points)) for label, points in r["breakdown"] if points]
+        out.append("  %s %d: %s" % (r["name"], r["score"], ", ".join(parts) or "nothing scored"))
+        if "tiebreak" in r:
+            out.append("    tie-break: %s" % r["tiebreak"])
+    return out
 
 
 class Follower:
