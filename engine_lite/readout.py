@@ -102,6 +102,7 @@ def stalk_final(values, names, portfolios):
                 label += " (busted %d -> %d)" % (values[i], fv[i])
             out.append([label, c[i] * fv[i]])
         p["breakdown"] = out
+    final["before_bust"] = stalk.flower_dict(values)  # the busted flowers' values before the bust
 
     def decide(a, b):
         for t in range(len(levels)):

@@ -13,7 +13,6 @@ from engine_lite import errors
 from engine_lite import record
 from engine_lite import stalk
 from engine_lite import orchids
-from engine_lite import readout
 from engine_lite import tables
 
 
@@ -73,7 +72,11 @@ def _flower(f, path):
 
 
 def score(table):
-    """The `final` dict for {"game": ..., ...} (see docs/game-record.md)."""
+    """The `final` dict for {"game": ..., ...} (see docs/game-record.md),
+    explained as a record's is. (readout is imported here: a module left
+    out of the board's bundle is imported lazily by every module.)"""
+    from engine_lite import readout
+
     game = _object(table, "", None).get("game")
     if game == "stalk-exchange":
         _object(table, "", ("game", "values", "portfolios"))

@@ -88,3 +88,57 @@ def test_orchids_tie_on_the_total_is_decided_by_orchid_cards():
     assert (calla["name"], calla["rank"], lily["rank"]) == ("Calla", 1, 2)
     assert calla["tiebreak"] == "ahead of Lily on 10 points: more orchid cards (2 to 1)"
     assert lily["tiebreak"] == "behind Calla on 10 points: fewer orchid cards (1 to 2)"
+
+
+# -- where players see it ---------------------------------------------------
+
+
+def test_dashboard_score_sheet_is_portfolio_times_final_value_with_the_bust_struck():
+    import re
+    from host.dashboard import views
+
+    with open(RECORDS[[p.name for p in RECORDS].index("stalk-4p.jsonl")]) as fh:
+        final = engine_lite.replay(fh)["final"]
+    html = views.final_table(final, "stalk-exchange")
+    assert re.search(r'data-sheet="P1/daffodil">4 &times; 3 = <b>12</b>', html)
+    assert "<s>7</s> 3 <span class=\"bust\">busted</span>" in html  # daffodil busted 7 -> 3
+    assert re.search(r'<tr class="total"><td>total</td><td></td><td><b>30</b></td><td><b>30</b></td><td><b>27</b></td><td><b>27</b></td>', html)
+    assert 'data-tiebreak="P2"><small>tie-break: ahead of P1 on 27 points: more tulips (2 to 1)' in html
+
+
+def test_dashboard_score_sheet_for_orchids_lists_the_breakdown():
+    from host.dashboard import views
+
+    with open(RECORDS[[p.name for p in RECORDS].index("orchids-2p.jsonl")]) as fh:
+        final = engine_lite.replay(fh)["final"]
+    html = views.score_sheet(final, "oh-my-orchids")
+    assert "<tr><td>flower points</td><td>37</td><td>33</td></tr>" in html
+    assert "<tr><td>composted</td><td>-1</td><td>0</td></tr>" in html
+
+
+def test_follow_prints_each_sum_and_the_tie_break():
+    from host.commands.sync import scoreboard
+
+    g = engine_lite.Game()
+    with open(RECORDS[[p.name for p in RECORDS].index("stalk-4p.jsonl")]) as fh:
+        engine_lite.replay(fh, g)
+    text = scoreboard(g)
+    assert "  P1 27: daffodil 4 x 3 (busted 7 -> 3) = 12, globemaster 2 x 3 = 6, snowdrop 1 x 3 = 3, tulip 1 x 6 = 6" in text
+    assert "    tie-break: behind P2 on 27 points: fewer tulips (1 to 2)" in text
+
+
+def test_csv_export_has_the_breakdown_and_the_tiebreak():
+    import csv
+    import io
+    from host.sync import export
+
+    with open(RECORDS[[p.name for p in RECORDS].index("stalk-4p.jsonl")]) as fh:
+        lines = fh.readlines()
+    g = engine_lite.Game()
+    st = engine_lite.replay(lines, g)
+    play = {"board": "b", "game_id": "0001", "date": "2026-12-01T18:00:00Z", "game": "stalk-exchange",
+            "players": list(g.names), "events": g.events(), "over": True, "final": st["final"]}
+    rows = {r["player"]: r for r in csv.DictReader(io.StringIO(export.to_csv([play])))}
+    assert rows["P1"]["breakdown"].startswith("dahlia 2 x 0 = 0; daffodil 4 x 3 (busted 7 -> 3) = 12; ")
+    assert rows["P1"]["tiebreak"] == "behind P2 on 27 points: fewer tulips (1 to 2)"
+    assert rows["P3"]["tiebreak"].startswith("shares rank 1 with P4")

@@ -135,8 +135,10 @@ def orchids_panel(st):
 
 
 def final_table(final, game):
-    """The engine's ranked final scores."""
+    """The engine's ranked final scores, the tie-break that placed a player
+    (when one did), then the score sheet the scores add up on."""
     rows = []
+    cols = 4 if game == "oh-my-orchids" else 3
     for r in final["players"]:
         detail = ""
         if game == "oh-my-orchids":
@@ -146,4 +148,40 @@ def final_table(final, game):
             % ("winner" if r["winner"] else "", r["rank"], escape(r["name"]), " &#9733;" if r["winner"] else "",
                escape(r["name"]), r["score"], detail)
         )
-    return '<table class="final" id="final"><tr><th colspan="3">final scores</th></tr>%s</table>' % "".join(rows)
+        if "tiebreak" in r:
+            rows.append('<tr class="tiebreak"><td></td><td colspan="%d" data-tiebreak="%s"><small>tie-break: %s</small></td></tr>'
+                        % (cols - 1, escape(r["name"]), escape(r["tiebreak"])))
+    return '<table class="final" id="final"><tr><th colspan="%d">final scores</th></tr>%s</table>\n%s' % (
+        cols, "".join(rows), score_sheet(final, game))
+
+
+def score_sheet(final, game):
+    """The paper score sheet: one column per player (in rank order), one row
+    per line of the engine's breakdown; Stalk Exchange rows are the flowers,
+    each with its final value (a busted one struck through from its value
+    before the bust) and each cell portfolio x final value = points."""
+    players = final["players"]
+    head = "".join("<th>%s</th>" % escape(r["name"]) for r in players)
+    rows = []
+    if game == "stalk-exchange":
+        head = "<th>flower</th><th>value</th>" + head
+        for i, f in enumerate(FLOWERS):
+            v = final["values"][f]
+            if f in final["busted"]:
+                value = '<s>%d</s> %d <span class="bust">busted</span>' % (final["before_bust"][f], v)
+            else:
+                value = "%d" % v
+            cells = []
+            for r in players:
+                label, points = r["breakdown"][i]
+                count = label.split(" ")[1]  # "dahlia 4 x 5 ...": the portfolio's count
+                cells.append('<td data-sheet="%s/%s">%s &times; %d = <b>%d</b></td>' % (escape(r["name"]), f, count, v, points))
+            rows.append('<tr><td class="fname">%s</td><td>%s</td>%s</tr>' % (f, value, "".join(cells)))
+    else:
+        head = "<th></th>" + head
+        for i, (label, _) in enumerate(players[0]["breakdown"] if players else ()):
+            cells = "".join("<td>%d</td>" % r["breakdown"][i][1] for r in players)
+            rows.append("<tr><td>%s</td>%s</tr>" % (escape(label), cells))
+    pad = '<td></td>' if game == "stalk-exchange" else ""
+    rows.append('<tr class="total"><td>total</td>%s%s</tr>' % (pad, "".join("<td><b>%d</b></td>" % r["score"] for r in players)))
+    return '<div class="scroll"><table class="sheet" id="sheet"><tr>%s</tr>%s</table></div>' % (head, "".join(rows))
