@@ -12,6 +12,7 @@ bound is asserted (tests never assert wall-clock budgets).
 
 import json
 import os
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -179,6 +180,40 @@ def test_names_are_pushed_to_the_board(sim):
     assert r.returncode == 0 and "Ann, Bo, Cy" in r.stdout, r.stderr
     r = bk("names", "--port", board.path, "Ann", "Ann")
     assert r.returncode == 2 and r.stderr.count("\n") == 1
+
+
+def test_names_reach_the_board_through_a_follow_that_holds_the_port(sim, tmp_path):
+    """The port has one owner: while `follow` holds it, `names` goes through
+    follow's relay socket in the user's runtime directory; a shorter list
+    says which seats keep their default."""
+    board = sim(os.path.join(RECORDS, "stalk-2p.jsonl"))
+    env = dict(os.environ, XDG_RUNTIME_DIR=str(tmp_path))
+    follow = subprocess.Popen([sys.executable, "-m", "host.cli", "follow", "--port", board.path, "--plain", "--seconds", "20"],
+                              cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        sock = tmp_path / "bloomkeeper"
+        t0 = time.monotonic()
+        while not (sock.is_dir() and any(p.name.startswith("relay-") for p in sock.iterdir())):
+            assert time.monotonic() - t0 < 30 and follow.poll() is None, "follow never opened its relay"
+            time.sleep(0.05)
+        direct = bk("sync", "--port", board.path, "--db", str(tmp_path / "db"))
+        assert direct.returncode == 2 and "busy" in direct.stderr  # the port is follow's
+        r = subprocess.run([sys.executable, "-m", "host.cli", "names", "--port", board.path, "Lily", "Calla"],
+                           cwd=REPO, env=env, capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, r.stderr
+        assert r.stdout == "names on the board: Lily, Calla; seats 3, 4, 5 keep the default (Seat 3, Seat 4, Seat 5) when the table has them\n"
+        r = subprocess.run([sys.executable, "-m", "host.cli", "names", "--port", board.path, "Lily", "x" * 13],
+                           cwd=REPO, env=env, capture_output=True, text=True, timeout=60)
+        assert r.returncode == 2 and r.stderr.count("\n") == 1 and "must be 1-12 printable ASCII" in r.stderr
+    finally:
+        follow.send_signal(signal.SIGINT)  # Ctrl-C, how one leaves follow
+        follow.wait(10)
+    assert not any(p.name.startswith("relay-") for p in (tmp_path / "bloomkeeper").iterdir()), "follow removes its relay"
+    link = connect(board.path, cap=60)
+    try:
+        assert link.settings()["names"] == ["Lily", "Calla"]  # the overlong list changed nothing
+    finally:
+        link.close()
 
 
 def test_one_line_errors_for_missing_and_silent_ports(tmp_path):

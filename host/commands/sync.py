@@ -62,19 +62,19 @@ def export_cmd(args):
 
 
 def names_cmd(args):
-    import engine_lite.record
+    """The next game's names: through the process that holds the port
+    (`serve`, `follow`: host/sync/relay.py) when one does, else over the link."""
+    from host.sync import relay
 
-    for n in args.names:
-        if not engine_lite.record.check_name(n):
-            raise UserError("player name %r must be 1-12 printable ASCII characters" % n)
-    if len(set(args.names)) != len(args.names) or len(args.names) > 5:
-        raise UserError("give up to 5 different names")
-    link = connect(args.port, cap=args.timeout)
-    try:
-        s = link.settings({"names": list(args.names)})
-    finally:
-        link.close()
-    print(names_words(s.get("names", [])))
+    names = relay.check_names(list(args.names))
+    held = relay.send_names(args.port, names)
+    if held is None:
+        link = connect(args.port, cap=args.timeout)
+        try:
+            held = link.settings({"names": names}).get("names", [])
+        finally:
+            link.close()
+    print(names_words(held))
     return 0
 
 
@@ -197,6 +197,8 @@ class Recorder:
 
 
 def follow_cmd(args):
+    from host.sync import relay
+
     link = connect(args.port, cap=10 ** 9)
     rec = None
     if args.db is not None:
@@ -211,6 +213,9 @@ def follow_cmd(args):
         rec.record(f.gid)
     plain = args.plain or not sys.stdout.isatty()
     end = time.monotonic() + args.seconds if args.seconds else None
+    names = relay.Requests()  # `names` from another terminal, sent from this loop
+    rel = relay.Relay(link.name, names)
+    rel.open()
 
     def follow(show):
         """Show the table, then again after every live event, until the
@@ -218,6 +223,7 @@ def follow_cmd(args):
         show()
         seen = 0
         while end is None or time.monotonic() < end:
+            names.serve(link)
             push = link.wait_push(0.2)
             if push is None:
                 continue
@@ -248,6 +254,8 @@ def follow_cmd(args):
     except KeyboardInterrupt:
         pass  # Ctrl-C is how one leaves follow
     finally:
+        rel.close()
+        names.fail_all("follow has stopped")
         link.close()
         if rec:
             rec.db.close()
