@@ -287,3 +287,67 @@ def test_live_view_follows_the_board_records_every_event_and_survives_an_unplug(
         board.kill()
         err = serve.close()
     assert err == ""
+
+
+# -- the next game's names, from the live page ----------------------------------
+
+
+def post_names(serve, fields, token=None, origin=None):
+    """POST the live page's names form; (status, body)."""
+    from urllib.parse import urlencode
+
+    _, _, page = serve.get("/")
+    tok = re.search(r'name="token" value="([^"]+)"', page).group(1) if token is None else token
+    req = urllib.request.Request(serve.url + "names", data=urlencode(dict(fields, token=tok)).encode(), method="POST",
+                                 headers={"Content-Type": "application/x-www-form-urlencoded"})
+    if origin is not None:
+        req.add_header("Origin", origin)
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+
+
+def test_the_names_form_sets_the_next_games_names_through_the_boards_link(tmp_path):
+    """The live page has a form for the next game's names; it is sent over the
+    link `serve` holds (the same settings call as `names`), so `names` itself
+    works too while serve holds the port. Bad input: one line, nothing changed."""
+    db = str(tmp_path / "plays.sqlite3")
+    board = dashboard_kit.Board(str(tmp_path)).start(fresh=True)
+    serve = dashboard_kit.Serve(board.port, db)
+    try:
+        serve.wait_state(lambda s: s["link"] == "live")
+        _, _, page = serve.get("/")
+        assert '<form class="names" id="names" method="post" action="/names">' in page
+        code, body = post_names(serve, {"seat1": "Lily", "seat2": "Calla"})
+        assert code == 200 and "names on the board: Lily, Calla; seats 3, 4, 5 keep the default" in body
+        for fields, token, origin, want, words in (
+            ({"seat1": "x" * 13}, None, None, 400, "must be 1-12 printable ASCII characters"),
+            ({"seat1": "Ann", "seat3": "Cy"}, None, None, 400, "seat 2 is empty"),
+            ({"seat1": ""}, None, None, 400, "give at least the first seat's name"),
+            ({"seat1": "Ann"}, "forged", None, 403, "token"),
+            ({"seat1": "Ann"}, None, "http://evil.example", 403, "own page only"),
+            ({"seat1": "Ann", "seat9": "Zed"}, None, None, 400, "unknown or repeated form field"),
+        ):
+            code, body = post_names(serve, fields, token, origin)
+            assert code == want and body.count("\n") == 1 and words in body, (fields, body)
+        # `names` while serve holds the port: through serve's relay
+        r = bk("names", "--port", board.port, "Iris", "Rose", "Fern")
+        assert r.returncode == 0 and r.stdout.startswith("names on the board: Iris, Rose, Fern; seats 4, 5 keep"), r.stderr
+        r = bk("names", "--port", board.port, "")
+        assert r.returncode == 2 and r.stderr.count("\n") == 1 and "must be 1-12" in r.stderr
+    finally:
+        err = serve.close()
+        board.kill()
+    assert err == ""
+    # what the board holds: the last good list (the refusals changed nothing)
+    board.start()
+    from host.sync.link import connect
+
+    link = connect(board.port, cap=60)
+    try:
+        assert link.settings()["names"] == ["Iris", "Rose", "Fern"]
+    finally:
+        link.close()
+        board.kill()

@@ -2,7 +2,9 @@
 
 Routes: `/` the live table, `/events` its Server-Sent Events stream,
 `/state.json` the live panel for scripts, `/history` the plays and the
-statistics, `/game?play=N` one game (with its market chart).
+statistics, `/game?play=N` one game (with its market chart); one POST,
+`/names`, the live page's form for the next game's names
+(host/dashboard/names_form.py: this machine only, with the page's token).
 Anything else is a 4xx with a one-line plain-text reason; an unexpected
 failure is a one-line 500 (never a traceback page).
 """
@@ -56,7 +58,23 @@ class Handler(BaseHTTPRequestHandler):
     def do_HEAD(self):
         self.send_error(405, "method HEAD not allowed: this page only answers GET")
 
-    do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = do_HEAD
+    do_PUT = do_DELETE = do_PATCH = do_OPTIONS = do_HEAD
+
+    def do_POST(self):
+        from host.dashboard import names_form
+
+        try:
+            if urlsplit(self.path).path != "/names":
+                raise BadRequest(405, "method POST not allowed: this page only answers GET (the names form posts to /names)")
+            held = names_form.handle(self)
+            self._send(pages.page("Bloomkeeper: names", names_form.done_body(held)))
+        except BadRequest as err:
+            self.send_error(err.code, str(err))
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        except Exception as err:
+            sys.stderr.write("bloomkeeper: serve: POST %s failed: %s: %s\n" % (self.path[:200], type(err).__name__, err))
+            self.send_error(500, "internal error (%s); the server keeps running" % type(err).__name__)
 
     # -- GET -------------------------------------------------------------------
     def do_GET(self):
@@ -100,8 +118,11 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def page_live(self, _):
+        from host.dashboard import names_form
+
         _, state, _, ring = self.server.live.current()
-        self._send(pages.live_page(state, ring))
+        form = names_form.form_html(self.server.token) if names_form.may_post(self) else ""
+        self._send(pages.live_page(state, ring, form))
 
     def page_state(self, _):
         sv, state, _, ring = self.server.live.current()
@@ -146,8 +167,12 @@ class DashboardServer(ThreadingHTTPServer):
     daemon_threads = True  # open event streams never hold up a Ctrl-C
 
     def __init__(self, addr, live, db_path):
+        import secrets
+
         self.live = live
         self.db_path = db_path
+        self.names = None  # the board thread's Requests.submit, once there is one (serve.py)
+        self.token = secrets.token_urlsafe(18)  # the names form's same-origin token
         self._charts = {}
         self._charts_lock = threading.Lock()
         ThreadingHTTPServer.__init__(self, addr, Handler)
