@@ -186,7 +186,7 @@ def test_orchids_take_seeds_and_end_the_turn(tmp_path):
             await pilot.pause(0.4)
             before = app.sim.pixels()
             await keys(pilot, "3", "O")  # take 3 seeds, hold OK = end the turn
-            await until(pilot, lambda: "turn 1: Seat 2 (seat 2)" in screen_text(app) or "turn 2" in screen_text(app),
+            await until(pilot, lambda: "turn 2: Seat 2" in screen_text(app),
                         what="the next player's turn")
             assert app.sim.app.game.table.hand[0] == hand + 3
             assert "Seat 1: 0 flowers, 0 types, %d cards" % (hand + 3) in screen_text(app)

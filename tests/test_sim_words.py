@@ -111,3 +111,22 @@ def test_app_refusals_say_what_happened():
         "harvest comes in the upkeep, after the turn's two basic actions (2 red blinks)")
     b.do("long menu\nsnowdrop\nok\ndaffodil\nok\nok\nok\ndaffodil")  # Orchids: plant, "a type they have"
     assert "planted no flora yet" in app_words.refusal(b.app, b.app.view.error_code)
+
+
+def test_the_player_to_play_shows_the_seat_only_when_the_name_does_not():
+    b = Board()
+    b.do("daffodil\nok\nok")  # Orchids, 3 players, no names pushed: "Seat 1".."Seat 3"
+    assert "Oh My. Orchids!, turn 1: Seat 1" in words(b) and "(seat" not in words(b)
+    b = Board(settings={"names": ["Ann", "Bo"]})
+    b.do("daffodil\nok\nok")  # the host's names fill the first two seats
+    assert "Oh My. Orchids!, turn 1: Ann (seat 1)" in words(b)
+    b.do("tulip\nlong ok\ntulip\nlong ok")
+    assert "turn 3: Seat 3\n" in words(b) + "\n" and "Seat 3 (seat 3)" not in words(b)
+
+
+def test_counts_are_singular_for_one():
+    b = Board()
+    b.do("daffodil\nok\ndaffodil\nok")  # Orchids, 2 players: Seat 2 starts with 1 Seed card
+    assert "Seat 2: 0 flowers, 0 types, 1 card, 0 composted" in words(b)
+    b.do("dahlia\nlong ok\ndahlia\nlong ok\nok\ndahlia\ndahlia\nok\ndahlia\nok")  # Seat 1 plants a flora
+    assert "Seat 1: 1 flower, 1 type, 0 cards, 0 composted" in words(b)
