@@ -28,9 +28,9 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RECORDS = os.path.join(REPO, "tests", "records")
 
 
-def bk(*args, timeout=60):
+def bk(*args, timeout=60, env=None):
     return subprocess.run(
-        [sys.executable, "-m", "host.cli", *args], cwd=REPO, capture_output=True, text=True, timeout=timeout
+        [sys.executable, "-m", "host.cli", *args], cwd=REPO, capture_output=True, text=True, timeout=timeout, env=env
     )
 
 
@@ -265,9 +265,47 @@ def test_port_discovery_one_several_none(sim, tmp_path):
             discover(ports=[a.path])
     finally:
         held.close()
-    if not candidate_ports():  # no real board plugged into this machine
-        r = bk("sync", "--port", "auto", "--db", str(tmp_path / "db"))
+    if not candidate_ports():  # no real board plugged into this machine, no simulator in this runtime dir
+        r = bk("sync", "--port", "auto", "--db", str(tmp_path / "db"), env=dict(os.environ, XDG_RUNTIME_DIR=str(tmp_path)))
         assert r.returncode == 2 and "no board found" in r.stderr and r.stderr.count("\n") == 1
+
+
+def test_port_auto_finds_a_running_simulator_and_forgets_a_dead_one(tmp_path):
+    """The simulator publishes its pty (with its pid) in the user's runtime
+    directory; `--port auto` takes it when no board is plugged in and says so;
+    the file of a simulator that was killed is removed, not followed."""
+    from host.sync.link import candidate_ports
+
+    if candidate_ports():
+        pytest.skip("a real board is plugged in: auto prefers it")
+    env = dict(os.environ, XDG_RUNTIME_DIR=str(tmp_path))
+    p = subprocess.Popen([sys.executable, "-m", "host.cli", "sim", "--headless", "--record", os.path.join(RECORDS, "stalk-2p.jsonl")],
+                         cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        path = p.stdout.readline().split(" ", 1)[1].strip()
+        published = list((tmp_path / "bloomkeeper").glob("sim-*.json"))
+        assert [json.loads(f.read_text()) for f in published] == [{"pid": p.pid, "port": path}]
+        r = bk("sync", "--port", "auto", "--db", str(tmp_path / "db"), env=env)
+        assert r.returncode == 0, r.stderr
+        assert r.stderr == "bloomkeeper: --port auto: the simulator on %s (no board is plugged in)\n" % path
+    finally:
+        p.kill()  # no clean exit: its file stays behind, naming a dead pid
+        p.wait(10)
+    assert list((tmp_path / "bloomkeeper").glob("sim-*.json"))
+    r = bk("sync", "--port", "auto", "--db", str(tmp_path / "db"), env=env)
+    assert r.returncode == 2 and "no board found" in r.stderr and r.stderr.count("\n") == 1
+    assert not list((tmp_path / "bloomkeeper").glob("sim-*.json")), "the dead simulator's file is removed"
+
+
+def test_a_simulator_stopped_cleanly_removes_its_file(tmp_path):
+    env = dict(os.environ, XDG_RUNTIME_DIR=str(tmp_path))
+    p = subprocess.Popen([sys.executable, "-m", "host.cli", "sim", "--headless", "--record", os.path.join(RECORDS, "stalk-2p.jsonl")],
+                         cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p.stdout.readline()
+    assert list((tmp_path / "bloomkeeper").glob("sim-*.json"))
+    p.terminate()  # kill's SIGTERM: the simulator closes its link
+    p.wait(10)
+    assert not list((tmp_path / "bloomkeeper").glob("sim-*.json"))
 
 
 def test_plays_lists_what_sync_stored(sim, tmp_path):
