@@ -56,7 +56,7 @@ def test_stalk_panel_shows_the_table_and_the_final_scores_after_the_bust():
     html = views.panel("live", "", state_of("stalk-2p.jsonl").state())
     assert dashboard_kit.shown_scores(html) == {r["name"]: r["score"] for r in final["players"]}
     assert dashboard_kit.shown_values(html) == final["values"]  # the values after the bust
-    assert html.count(">busted<") == len(final["busted"])
+    assert html.count(">busted<") == 2 * len(final["busted"])  # on the final market and on the score sheet
 
 
 def test_orchids_panel_shows_hands_flowers_kinds_points_composted():
