@@ -546,7 +546,11 @@ def test_window_fits_80x24_in_the_orchids_last_round(tmp_path):
                 await keys(pilot, k, "O")
             for _ in range(4):
                 await keys(pilot, "1", "O")
-            for _ in range(7):  # seven orchids, 1 point and 1 Seed card each
+            for k in range(7):  # seven orchids, 1 point and 1 Seed card each
+                if k in (3, 6):  # the Orchid display holds 3 cards (ruling R14): the others take 1 meanwhile
+                    await keys(pilot, "O")
+                    for _ in range(4):
+                        await keys(pilot, "1", "O")
                 await keys(pilot, "space", "space", "1", "space", "1", "space")
             await keys(pilot, "O")
             await until(pilot, lambda: "LAST ROUND" in screen_text(app), what="the last round")
