@@ -579,3 +579,29 @@ def test_bloomkeeper_sim_fits_an_80x24_terminal(tmp_path):
         t.wait("SIM-EXIT=0")
     finally:
         t.close()
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux not installed (apt-get install -y tmux)")
+def test_bloomkeeper_sim_shows_a_refusal_whole_at_80x24(tmp_path):
+    """A real 80x24 terminal: a refusal is said whole, with the blink count that
+    matches the board (here a 4th orchid in one turn: "the Orchid display
+    holds 3 cards", ruling R14, three red blinks), and the window still fits."""
+    cmd = "cd %s && TERM=xterm-256color %s -m host.cli sim --state-dir %s; echo SIM-EXIT=$?" % (
+        REPO, sys.executable, tmp_path / "flash")
+    t = Terminal(tmp_path, "bksimrefuse", 80, 24)
+    orchid = ("Space", "Space", "1", "Space", "1", "Space")  # plant: orchid, 1 point, 1 Seed card
+    try:
+        t.keys(cmd, "Enter")
+        t.wait("Setup: which game?")
+        t.type_slowly(("2", "Space", "2", "Space", "5", "O", "1", "O") + orchid * 4)  # Orchids, 2 players; takes 5 and 1
+        t.wait("blinks)")
+        pane = t.pane().rstrip("\n")
+        _fits(pane)
+        side = " ".join(line[31:].strip() for line in pane.split("\n")[1:15])  # the column beside the ring
+        said = ("last error: ok short: refused by the rules: plant: the Orchid display holds 3 cards: "
+                "refill comes after the turn (display_empty) (3 red blinks)")
+        assert said in " ".join(side.split()), pane
+        t.keys("q")
+        t.wait("SIM-EXIT=0")
+    finally:
+        t.close()
