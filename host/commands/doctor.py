@@ -28,13 +28,18 @@ def doctor_cmd(args):
         link.close()
     print("board %s (id %s), firmware %s, link protocol %s"
           % (info.get("board"), info.get("id", "none: firmware before ids"), info.get("fw"), info.get("proto")))
-    if status.get("game"):
+    over = bool(status.get("game")) and status.get("over")
+    if over:  # ended, its results on screen: archived when the players press OK for the next game
+        print("game over: %s, %d events, results on the board's ring (OK there starts the next game and archives this one)"
+              % (status["game"], status.get("events", 0)))
+    elif status.get("game"):
         print("game in progress: %s, %d events, screen %s" % (status["game"], status.get("events", 0), status.get("screen")))
     else:
         print("no game in progress (screen %s)" % status.get("screen"))
     archived = games.get("archived", [])
     unsynced = sum(1 for _, synced in archived if not synced)
-    print("finished games on the board: %d (%d not synced yet)" % (len(archived), unsynced))
+    print("archived games on the board: %d (%d not synced yet)%s" % (
+        len(archived), unsynced, "; the game over above is not archived yet" if over else ""))
     if faults is None:
         print("fault log: this firmware keeps none (update it with bloomkeeper flash)")
         return 0
