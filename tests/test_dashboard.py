@@ -136,6 +136,20 @@ def _play(game, scores, date="2026-11-01 20:00:00"):
     return {"board": "b", "game_id": date, "date": date, "game": game, "players": list(scores), "events": [], "over": True, "final": final}
 
 
+def test_dates_are_local_time_and_the_zone_when_asked(monkeypatch):
+    import time
+
+    monkeypatch.setenv("TZ", "Europe/Paris")
+    time.tzset()
+    try:
+        p = {"date": "2026-12-01T18:20:13Z"}
+        assert history.date_words(p) == '<span class="date" title="2026-12-01T18:20:13Z UTC">2026-12-01 19:20</span>'
+        assert history.date_words(dict(p, date_estimated=True), zone=True).endswith(">~2026-12-01 19:20 CET</span>")
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+
+
 def test_stats_count_plays_wins_rates_averages_and_best_by_game_and_table_size():
     plays = [
         _play("stalk-exchange", {"Ann": 40, "Bo": 30}),
@@ -151,9 +165,11 @@ def test_stats_count_plays_wins_rates_averages_and_best_by_game_and_table_size()
     assert (ann["plays"], ann["wins"], ann["best"]) == (3, 2, 50) and ann["avg"] == pytest.approx(110 / 3)
     cy = rows[("Cy", "stalk-exchange", 3)]
     assert (cy["plays"], cy["wins"], cy["win_rate"]) == (1, 1, 1.0)
-    bo = rows[("Bo", "oh-my-orchids", "all")]
+    bo = rows[("Bo", "oh-my-orchids", 2)]
     assert (bo["plays"], bo["wins"], bo["best"]) == (1, 1, 70)
-    assert len(rows) == 2 * 3 + 2 + 2 * 2  # stalk: Ann, Bo x (2p, 3p, all), Cy x (3p, all); orchids: Ann, Bo x (2p, all)
+    # stalk: Ann, Bo x (2p, 3p, all), Cy x 3p; orchids: Ann, Bo x 2p (one table size: no "all" row repeating it)
+    assert len(rows) == 2 * 3 + 1 + 2 * 1
+    assert ("Cy", "stalk-exchange", "all") not in rows and ("Bo", "oh-my-orchids", "all") not in rows
 
 
 # -- the server ------------------------------------------------------------------
@@ -177,7 +193,8 @@ def test_history_lists_every_game_with_date_players_scores_and_winner(history_se
     for p in plays:
         row = [r for r in re.findall(r'<tr class="play">(.*?)</tr>', body) if 'href="/game?play=%s"' % p["play"] in r]
         assert len(row) == 1
-        assert p["date"] in row[0]
+        assert 'title="%s UTC"' % p["date"] in row[0]  # shown in local time, the stored UTC on hover
+        assert '<span class="date" title=' in row[0]
         for r in p["final"]["players"]:
             assert "%s <b>%d</b>" % (r["name"], r["score"]) in row[0]
         winners = [r["name"] for r in p["final"]["players"] if r["winner"]]

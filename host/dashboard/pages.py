@@ -40,7 +40,7 @@ table { border-collapse: collapse; margin: .4em 0; } td, th { padding: .15em .6e
 th { color: #aaa; font-weight: normal; font-size: .8em; }
 td.who, small { white-space: nowrap; } tr.turn { background: #33403a; } tr.winner { color: #ffd24a; }
 .score { font-size: 1.4em; font-weight: bold; text-align: right; }
-.sheet { font-size: .8em; } .sheet td { border-top: 1px solid #333; white-space: nowrap; } .sheet tr.total td { border-top: 2px solid #666; }
+.date { white-space: nowrap; } .sheet { font-size: .8em; } .sheet td { border-top: 1px solid #333; white-space: nowrap; } .sheet tr.total td { border-top: 2px solid #666; }
 .sheet s { color: #f66; } tr.tiebreak td { padding-top: 0; color: #ccc; }
 .plays td, .stats td { border-top: 1px solid #333; } .plays, .stats { font-size: .8em; }
 .chart { background: #fff; border-radius: .3em; max-width: 1000px; } .chart svg { width: 100%; height: auto; }
