@@ -127,6 +127,17 @@ def test_market_chart_is_an_svg_with_the_end_marked():
         assert svg.lstrip().startswith("<?xml") and "<svg" in svg and "<!-- %s -->" % words in svg
 
 
+def test_market_chart_is_dark_and_draws_the_bust():
+    """The page is dark: so is the chart (no white figure); the busted flower's
+    fall to half its value is drawn at the end, with its numbers."""
+    st = state_of("stalk-4p.jsonl")
+    svg = charts.market_svg(st.events(), "title")
+    assert "#ffffff" not in svg.lower() and "fill: #111111" in svg
+    fin = st.state()["final"]
+    (f,) = fin["busted"]
+    assert "<!-- %s busts %d -&gt; %d -->" % (f, fin["before_bust"][f], fin["values"][f]) in svg
+
+
 # -- statistics ----------------------------------------------------------------
 
 def _play(game, scores, date="2026-11-01 20:00:00"):

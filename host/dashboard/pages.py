@@ -43,7 +43,7 @@ td.who, small { white-space: nowrap; } tr.turn { background: #33403a; } tr.winne
 .date { white-space: nowrap; } .sheet { font-size: .8em; } .sheet td { border-top: 1px solid #333; white-space: nowrap; } .sheet tr.total td { border-top: 2px solid #666; }
 .sheet s { color: #f66; } tr.tiebreak td { padding-top: 0; color: #ccc; }
 .plays td, .stats td { border-top: 1px solid #333; } .plays, .stats { font-size: .8em; }
-.chart { background: #fff; border-radius: .3em; max-width: 1000px; } .chart svg { width: 100%; height: auto; }
+.chart { background: #111; border-radius: .3em; max-width: 1000px; } .chart svg { width: 100%; height: auto; }
 .big { font-size: 1.2em; } .scroll { overflow-x: auto; max-width: 100%; }
 form.names { font-size: .75em; margin-top: 1em; } form.names input[type=text] { width: 7em; font: inherit; }
 #gone { display: none; background: #7a1b1b; padding: .3em 1em; } body.gone #gone { display: block; }
