@@ -59,6 +59,15 @@ def test_stalk_panel_shows_the_table_and_the_final_scores_after_the_bust():
     assert html.count(">busted<") == 2 * len(final["busted"])  # on the final market and on the score sheet
 
 
+def test_whose_turn_and_the_players_come_before_the_market():
+    """At 1280x900 the players and whose turn it is must be above the fold
+    (tests/test_dashboard_browser.py measures it): they come first."""
+    html = views.panel("live", "", state_of("stalk-2p.jsonl", cut=6).state())
+    assert html.index('class="whose"') < html.index('class="players"') < html.index('class="market"')
+    html = views.panel("live", "", state_of("orchids-2p.jsonl", cut=1).state())
+    assert html.index('class="whose"') < html.index('class="players"')
+
+
 def test_orchids_panel_shows_hands_flowers_kinds_points_composted():
     st = state_of("orchids-2p.jsonl", cut=3).state()
     html = views.panel("live", "", st)

@@ -67,7 +67,8 @@ def market(values, busted, label):
 
 
 def stalk_panel(st):
-    """Most important first: the end, the market, whose turn; then the counts."""
+    """Most important first: the end, whose turn and the players, then the
+    market and the counts (after the game: the scores, then the final market)."""
     over = st["game_over"]
     out = ['<h2>Stalk Exchange <span class="sub">turn %d</span></h2>' % st["turn"]]
     if st["end_triggered"]:
@@ -82,11 +83,13 @@ def stalk_panel(st):
         out.append('<p class="countdown">crash in <b data-fact="until_crash">%d</b> harvested token%s at the earliest</p>' % (n, "" if n == 1 else "s"))
     if "final" in st:
         f = st["final"]
+        out.append(final_table(f, "stalk-exchange"))
         out.append("<h3>Final market (after the bust)</h3>")
         out.append(market([f["values"][x] for x in FLOWERS], f["busted"], "final"))
-        out.append(final_table(f, "stalk-exchange"))
     else:
-        out.append(market(_values(st), [] if over else will_bust(st), "market"))
+        # whose turn and the players first: at 1280x900 they are above the fold, the market under them
+        if not over:
+            out.append('<p class="whose">%s to play (%s)</p>' % (escape(st["current_player"]), st["phase"]))
         rows = []
         for name in st["players"]:
             turn = (not over) and name == st["current_player"]
@@ -96,8 +99,7 @@ def stalk_panel(st):
                    "&#9679;" * st["tokens"][name], st["tokens"][name], "flushed" if st["flush_used"][name] else "flush left")
             )
         out.append('<table class="players"><tr><th>player</th><th>tokens</th><th>flush</th></tr>%s</table>' % "".join(rows))
-    if not over:
-        out.append('<p class="whose">%s to play (%s)</p>' % (escape(st["current_player"]), st["phase"]))
+        out.append(market(_values(st), [] if over else will_bust(st), "market"))
     facts = (("bag", st["bag"]), ("exchange", st["exchange"]), ("harvested", st["harvested"]))
     out.append(
         '<div class="facts">%s</div>'
@@ -113,6 +115,8 @@ def orchids_panel(st):
         out.append('<p class="ending" data-ending="last">LAST ROUND</p>')
     if "final" in st:
         out.append(final_table(st["final"], "oh-my-orchids"))
+    if not over:
+        out.append('<p class="whose">%s to play</p>' % escape(st["current_player"]))
     rows = []
     for name in st["seats"]:
         p = st["players"][name]
@@ -129,8 +133,6 @@ def orchids_panel(st):
         '<table class="players"><tr><th>player</th><th>hand</th><th>flowers</th><th>kinds</th><th>points</th>'
         "<th>composted</th></tr>%s</table>" % "".join(rows)
     )
-    if not over:
-        out.append('<p class="whose">%s to play</p>' % escape(st["current_player"]))
     return "\n".join(out)
 
 
