@@ -28,12 +28,11 @@ def find(plays, play_id):
     return None
 
 
-def date_words(p, zone=False):
+def local_date(p, zone=False):
     """The game's own start in this machine's local time, "2026-12-01 19:20"
-    (with the zone, "CET", when asked: the game page's heading), `~` where it
-    was estimated from the board's uptime because the board never knew the
-    time (as `bloomkeeper plays`). The stored UTC time is the title (shown
-    on hover); the date never wraps."""
+    (with the zone, "CET", when asked), `~` first where it was estimated
+    from the board's uptime because the board never knew the time (as
+    `bloomkeeper plays`)."""
     import calendar
     import time
 
@@ -42,8 +41,13 @@ def date_words(p, zone=False):
         local = time.strftime("%Y-%m-%d %H:%M" + (" %Z" if zone else ""), t)
     except (ValueError, TypeError):
         local = str(p["date"])  # not a time this host can read: as stored
-    return '<span class="date" title="%s UTC">%s%s</span>' % (
-        escape(str(p["date"])), "~" if p.get("date_estimated") else "", escape(local))
+    return ("~" if p.get("date_estimated") else "") + local
+
+
+def date_words(p, zone=False):
+    """local_date as HTML: the stored UTC time is the title (shown on hover),
+    and the date never wraps (the game page's heading)."""
+    return '<span class="date" title="%s UTC">%s</span>' % (escape(str(p["date"])), escape(local_date(p, zone)))
 
 
 def stats(plays):

@@ -183,7 +183,7 @@ class DashboardServer(ThreadingHTTPServer):
         with self._charts_lock:
             svg = self._charts.get(key)
         if svg is None:
-            svg = charts.market_svg(p["events"], "%s: %s" % (p["date"], ", ".join(p["players"])))
+            svg = charts.market_svg(p["events"], "%s: %s" % (history.local_date(p, zone=True), ", ".join(p["players"])))
             svg = svg[svg.index("<svg"):]  # inline: no XML prolog
             with self._charts_lock:
                 self._charts[key] = svg
