@@ -35,6 +35,7 @@ def test_score_stalk_exchange_table():
         "game": "stalk-exchange",
         "values": {"dahlia": 5, "daffodil": 0, "globemaster": 0, "snowdrop": 0, "tulip": 3},
         "busted": ["tulip"],
+        "before_bust": {"dahlia": 5, "daffodil": 0, "globemaster": 0, "snowdrop": 0, "tulip": 7},
         "players": [
             {"name": "Ann", "score": 6, "rank": 1, "winner": True, "breakdown": [
                 ["dahlia 0 x 5", 0], ["daffodil 0 x 0", 0], ["globemaster 0 x 0", 0], ["snowdrop 0 x 0", 0], ["tulip 2 x 3 (busted 7 -> 3)", 6]]},

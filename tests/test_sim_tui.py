@@ -548,10 +548,12 @@ def test_window_fits_80x24_in_the_orchids_last_round(tmp_path):
                 await keys(pilot, "1", "O")
             for k in range(7):  # seven orchids, 1 point and 1 Seed card each
                 if k in (3, 6):  # the Orchid display holds 3 cards (ruling R14): the others take 1 meanwhile
-                    await keys(pilot, "O")
-                    for _ in range(4):
-                        await keys(pilot, "1", "O")
+                    for seat in range(1, 6):
+                        await keys(pilot, *(("O",) if seat == 1 else ("1", "O")))
+                        await until(pilot, lambda: app.sim.app.game.table.player == seat % 5, what="seat %d's turn" % (seat % 5 + 1))
+                planted = app.sim.app.game.table.planted(0)
                 await keys(pilot, "space", "space", "1", "space", "1", "space")
+                await until(pilot, lambda: app.sim.app.game.table.planted(0) == planted + 1, what="orchid %d" % (k + 1))
             await keys(pilot, "O")
             await until(pilot, lambda: "LAST ROUND" in screen_text(app), what="the last round")
             _fits(screen_text(app))
