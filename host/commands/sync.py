@@ -286,7 +286,7 @@ def register(sub):
     p.add_argument("--format", choices=sorted(export.FORMATS), default="json")
     p.set_defaults(func=export_cmd)
 
-    p = sub.add_parser("names", help="push player names to the board")
+    p = sub.add_parser("names", help="the next game's names for the first seats (the others keep \"Seat k\"); also while serve or follow holds the port")
     _port_arg(p)
     p.add_argument("names", nargs="+", metavar="NAME")
     p.set_defaults(func=names_cmd)
