@@ -39,5 +39,6 @@ TRIGGERED = "triggered"  # manual crash after an end trigger
 MIXED_TURN = "mixed_turn"  # take and plant in one turn, or two takes
 HAND_SHORT = "hand_short"  # not enough seed cards for a plant
 ORCHID_TAKEN = "orchid_taken"  # an orchid name planted twice, or a name both orchid and flora (R11)
+DISPLAY_EMPTY = "display_empty"  # a 4th orchid or 5th flora in one turn (R14)
 LAST_ROUND = "last_round"  # take in the last round
 NOTHING_TO_UNDO = "nothing_to_undo"

@@ -25,7 +25,8 @@ def new_state(start):
 class Game:
     """One game. `log` is any object with append/pop/records/__len__ (RamLog
     by default); a log that already holds records is folded at once, from
-    `snapshot` (see `snapshot()`) when one is given."""
+    `snapshot` (see `snapshot()`) when one is given: then only the records
+    after it are folded (a boot that must not refold a long log)."""
 
     def __init__(self, log=None, snapshot=None):
         self.log = RamLog() if log is None else log
@@ -119,11 +120,6 @@ class Game:
         out[pre + 5 : pre + 5 + k] = start
         self.table.dump_into(out, pre + 5 + k)
         return out
-
-    @classmethod
-    def restore(cls, log, snap):
-        """A Game on `log` from a snapshot: only records after it are folded."""
-        return cls(log, snap)
 
     def _restore(self, snap):
         """The snapshot must belong to this log (same start record, no more

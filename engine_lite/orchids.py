@@ -21,9 +21,9 @@ from engine_lite import record
 from engine_lite import tables
 from engine_lite.ranking import ranked
 
-NONE = const(0)  # what the player has done this turn
-TOOK = const(1)
-PLANTED = const(2)
+NONE = const(0)  # what the player has done this turn: nothing, a take,
+TOOK = const(1)  # or TOOK + k for k plants (their cards are the last k of the
+# seat's flowers: the display bound, ruling R14, counts them by kind)
 
 
 class OrchidsState:
@@ -84,7 +84,7 @@ class OrchidsState:
             raise errors.EngineError(code, "last round: plant only")
         if code == errors.MIXED_TURN:
             if op == record.OP_SOW:
-                raise errors.EngineError(code, "this turn took seeds: no planting after a take")
+                raise errors.EngineError(code, "no planting after a take this turn")
             raise errors.EngineError(code, "took seeds already" if self.done == TOOK else "planted: no take now")
         if code == errors.TURN_INCOMPLETE:
             raise errors.EngineError(code, "a turn takes seeds or plants first")
@@ -99,11 +99,20 @@ class OrchidsState:
             name = record.sow_name(rec)
             kind = record.KINDS[rec[1]]
             if rec[3] > self.hand[p]:
-                raise errors.EngineError(errors.HAND_SHORT, "plant: %s costs %d seeds, %s holds %d" % (name, rec[3], self.names[p], self.hand[p]))
+                raise errors.EngineError(errors.HAND_SHORT, "plant: Seed cards short: %s costs %d, %s holds %d" % (name, rec[3], self.names[p], self.hand[p]))
+            # "any of the 7 Flower cards in the Orchid or Flora displays ...
+            # replenished to 3 and 4 ... after" the action (ruling R14)
+            row = self.flowers[p]
+            cap = left = tables.DISPLAYS[rec[1]]
+            for f in row[len(row) + TOOK - self.done :]:  # this turn's plants
+                if f[1] == kind:
+                    left -= 1
+            if not left:
+                raise errors.EngineError(errors.DISPLAY_EMPTY, "plant: the %s display holds %d cards: refill comes after the turn" % (("Orchid", "Flora")[rec[1]], cap))
             key = clash(self.flowers, name, kind, "plant")
             self.hand[p] -= self.cost(op, rec[3])
-            self.flowers[p].append((name, kind, rec[2], key))
-            self.done = PLANTED
+            row.append((name, kind, rec[2], key))
+            self.done = (self.done or TOOK) + 1
         else:  # OP_END_TURN
             if self.last_round:
                 self.remaining -= 1
@@ -148,9 +157,13 @@ class OrchidsState:
             for f in row:
                 if f[1] == "orchid":
                     k += 1
-        while _taken(self.flowers, "Orchid %d" % k):
-            k += 1
-        return "Orchid %d" % k
+        while True:  # the first free name from there
+            name = "Orchid %d" % k
+            try:
+                clash(self.flowers, name, "orchid", "plant")
+                return name
+            except errors.EngineError:
+                k += 1
 
     def dump_size(self):
         """Bytes of the mutable state as dump_into writes it (`load` is its inverse)."""
@@ -229,14 +242,6 @@ def clash(rows, name, kind, where):
             if f[3] == h and (kind == "orchid" or f[1] == "orchid") and flower_key(f[0]) == k:
                 raise errors.EngineError(errors.ORCHID_TAKEN, "%s: %s is taken by the %s %s (orchids are unique)" % (where, name, f[1], f[0]))
     return h
-
-
-def _taken(rows, name):
-    try:
-        clash(rows, name, "orchid", "plant")
-    except errors.EngineError:
-        return True
-    return False
 
 
 def flower_points(flowers):

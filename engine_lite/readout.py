@@ -50,7 +50,7 @@ def stalk_dict(st):
         d["tokens"][st.names[s]] = st.tokens[s]
         d["flush_used"][st.names[s]] = bool(st.flushed[s])
     if st.all_entered():
-        d["final"] = st.final()
+        d["final"] = stalk_final(st.values, st.names, [st.portfolios[5 * s : 5 * s + 5] for s in range(st.n)])
     return d
 
 
@@ -73,8 +73,86 @@ def orchids_dict(st):
         "players": players,
     }
     if st.over:
-        d["final"] = st.final()
+        d["final"] = orchids_final(st.final())
     return d
+
+
+# -- the scores explained ----------------------------------------------------
+# Each player of `final` gets `breakdown`, [label, points] pairs that add up
+# to the score (a paper score sheet's lines), and, where a tie-break decided
+# the place, `tiebreak`: a sentence naming the tier that decided it. Only the
+# host asks (the board's results screen shows the totals), so the board's
+# final_scores stays as it is and this reads the same rows it ranks.
+
+
+def stalk_final(values, names, portfolios):
+    """stalk.final_scores with each player's breakdown (count x final value
+    per flower, busted ones marked) and tie-break sentence (ruling R2: the
+    tier is the flower, or the flowers of equal value, whose count decided)."""
+    final = stalk.final_scores(values, names, portfolios)
+    fv, busted, rows = stalk.score_rows(values, portfolios)
+    levels = sorted(set(fv), reverse=True)  # the key's tiers, as score_rows builds them
+    key = {names[r[2]]: r[1] for r in rows}
+    for p in final["players"]:
+        c = portfolios[names.index(p["name"])]
+        out = []
+        for i in range(5):
+            label = "%s %d x %d" % (FLOWERS[i], c[i], fv[i])
+            if FLOWERS[i] in busted:
+                label += " (busted %d -> %d)" % (values[i], fv[i])
+            out.append([label, c[i] * fv[i]])
+        p["breakdown"] = out
+    final["before_bust"] = stalk.flower_dict(values)  # the busted flowers' values before the bust
+
+    def decide(a, b):
+        for t in range(len(levels)):
+            x, y = key[a["name"]][t], key[b["name"]][t]
+            if x != y:
+                tier = [FLOWERS[i] + "s" for i in range(5) if fv[i] == levels[t]]
+                what = tier[0] if len(tier) == 1 else "%s together, worth %d each" % (" and ".join(tier), levels[t])
+                return what, x, y
+        return None
+
+    _tiebreaks(final["players"], decide, "the same count at every tier")
+    return final
+
+
+def orchids_final(final):
+    """orchids.final_scores' dict with each player's breakdown (flower points,
+    variety bonus, composted) and tie-break sentence (ruling R12: the total,
+    then the orchid cards)."""
+    for p in final["players"]:
+        p["breakdown"] = [["flower points", p["flower_points"]], ["variety bonus", p["variety_bonus"]], ["composted", -p["composted"]]]
+
+    def decide(a, b):
+        return None if a["orchids"] == b["orchids"] else ("orchid cards", a["orchids"], b["orchids"])
+
+    _tiebreaks(final["players"], decide, "as many orchid cards")
+    return final
+
+
+def _tiebreaks(players, decide, same):
+    """Say, for each player whose score another player has too, how the
+    tie-break placed them: the rank shared with those it left level, and
+    ahead of / behind the nearest equal score it told apart (`decide(a, b)`:
+    (the tier's words, a's count, b's count), or None if it leaves them
+    level). Players are in rank order."""
+    for i, p in enumerate(players):
+        said = []
+        level = [q["name"] for q in players if q is not p and q["rank"] == p["rank"]]
+        if level:
+            said.append("shares rank %d with %s: %d points each and %s" % (p["rank"], " and ".join(level), p["score"], same))
+        for step in (-1, 1):
+            j = i + step
+            while 0 <= j < len(players) and players[j]["rank"] == p["rank"]:
+                j += step
+            if 0 <= j < len(players) and players[j]["score"] == p["score"]:
+                q = players[j]
+                d = decide(p, q)
+                said.append("%s %s on %d points: %s %s (%d to %d)" % (
+                    "behind" if step < 0 else "ahead of", q["name"], p["score"], "fewer" if step < 0 else "more", d[0], d[1], d[2]))
+        if said:
+            p["tiebreak"] = "; ".join(said)
 
 
 def log_events(log):

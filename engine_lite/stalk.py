@@ -203,7 +203,7 @@ class StalkState:
 
     def dump_size(self):
         """Bytes of the mutable state as dump_into writes it (`load` is its inverse)."""
-        return 13 + len(self.values) + len(self.tokens) + len(self.flushed) + len(self.portfolios) + len(self.entered)
+        return 18 + 8 * self.n  # 13 counters, values (5), per seat tokens, flushed, entered and a portfolio (5)
 
     def dump_into(self, out, i):
         """Write dump() into `out` from index i (Game.snapshot's one buffer)."""
@@ -268,19 +268,21 @@ def bust(values):
     return final, busted
 
 
-def final_scores(values, names, portfolios):
-    """The `final` dict: bust, then score = sum(count x final value), ranked.
+def score_rows(values, portfolios):
+    """(final values, busted flowers, rows): bust, then per seat
+    (score = sum(count x final value), tie-break key, seat), the rows that
+    `ranked` orders.
 
-    Tie-break key (ruling R2): from the highest final value down, the
-    combined count of the flower types holding that value. Each flower's
+    Tie-break key (ruling R2): from the highest final value down (the
+    distinct final values, highest first: `levels`), the combined count of the flower types holding that value. Each flower's
     place in that order is found once, so a seat's key and score take one
     pass over its five counts (the board computes this on its results
-    screen)."""
+    screen; the host explains a tie-break from the same rows)."""
     final, busted = bust(values)
     levels = sorted(set(final), reverse=True)
     place = [levels.index(v) for v in final]
     rows = []
-    for s in range(len(names)):
+    for s in range(len(portfolios)):
         c = portfolios[s]
         score = 0
         key = [0] * len(levels)
@@ -288,6 +290,13 @@ def final_scores(values, names, portfolios):
             score += c[i] * final[i]
             key[place[i]] += c[i]
         rows.append((score, key, s))
+    return final, busted, rows
+
+
+def final_scores(values, names, portfolios):
+    """The `final` dict: bust, then score = sum(count x final value), ranked
+    (score_rows)."""
+    final, busted, rows = score_rows(values, portfolios)
     return {
         "game": "stalk-exchange",
         "values": flower_dict(final),

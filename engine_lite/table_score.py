@@ -3,7 +3,8 @@
 The input is checked here, every refusal naming its JSON path
 (`players.Ann.flowers[0].kind`), with the limits of the game record
 (record.py, tables.py); it is scored by the same functions the games use
-(stalk.final_scores, orchids.final_scores), so a rule lives in one place.
+(stalk.final_scores, orchids.final_scores) and explained as a record's
+`final` is (readout.stalk_final / orchids_final), so a rule lives in one place.
 A bare table has no game behind it: portfolios of any size are scored
 (ruling R6). Host-only: the board never imports this module.
 """
@@ -71,7 +72,11 @@ def _flower(f, path):
 
 
 def score(table):
-    """The `final` dict for {"game": ..., ...} (see docs/game-record.md)."""
+    """The `final` dict for {"game": ..., ...} (see docs/game-record.md),
+    explained as a record's is. (readout is imported here: a module left
+    out of the board's bundle is imported lazily by every module.)"""
+    from engine_lite import readout
+
     game = _object(table, "", None).get("game")
     if game == "stalk-exchange":
         _object(table, "", ("game", "values", "portfolios"))
@@ -84,7 +89,7 @@ def score(table):
                 total += c[f]
             if total > tables.TOKENS_PER_FLOWER:
                 raise errors.EngineError(errors.TOO_MANY, "%s: %d tokens counted, only %d exist" % (tables.FLOWERS[f], total, tables.TOKENS_PER_FLOWER))
-        return stalk.final_scores(values, names, counts)
+        return readout.stalk_final(values, names, counts)
     if game == "oh-my-orchids":
         _object(table, "", ("game", "players"))
         names, players = _players(table, "players")
@@ -105,5 +110,5 @@ def score(table):
                 row.append((name, kind, points, key))
             flowers.append(row)
             composted.append(c)
-        return orchids.final_scores(names, flowers, composted)
+        return readout.orchids_final(orchids.final_scores(names, flowers, composted))
     _bad("game must be stalk-exchange or oh-my-orchids")

@@ -62,6 +62,9 @@ def track_key(players, short):
 STARTING_SEEDS = (0, 1, 2, 3, 4)
 HAND_LIMIT = 7  # "If a player has more than 7 Seed cards, they must ... compost"
 SEED_DISPLAY = 5  # a take can never exceed the 5-card Seed display
+# "the Orchid and Flora display is replenished to 3 and 4 face-up cards", after
+# the Plant Flowers action: a turn's plants of each kind (record.KINDS order)
+DISPLAYS = (3, 4)
 LAST_ROUND_FLOWERS = 7  # "at least 7 flowers planted"
 
 

@@ -146,10 +146,32 @@ def hint(app):
 def _actions(st):
     basic = st.actions if st.actions < BASIC_ACTIONS else BASIC_ACTIONS
     extra = st.actions - basic
-    out = "%d basic action%s done" % (basic, "" if basic == 1 else "s")
+    out = count(basic, "basic action") + " done"
     if extra:
         out += " + %d extra" % extra
     return out
+
+
+def count(n, word):
+    """ "1 card", "2 cards" (the words here all take an s)."""
+    return "%d %s%s" % (n, word, "" if n == 1 else "s")
+
+
+def _who(st):
+    """The player to play, with the seat when the name does not say it
+    ("Ann (seat 2)", but "Seat 2")."""
+    name = st.names[st.player]
+    seat = "Seat %d" % (st.player + 1)
+    return name if name == seat else "%s (%s)" % (name, seat.lower())
+
+
+def _results(out, final, sums):
+    """The ranked scores, each with its sum (`sums(player)`, from the final
+    breakdown) and, where a tie-break placed the player, the tier that did."""
+    for row in final["players"]:
+        out.append("#%d %s %d%s = %s" % (row["rank"], row["name"], row["score"], "  WINNER" if row["winner"] else "", sums(row)))
+        if "tiebreak" in row:
+            out.append("   tie-break: " + row["tiebreak"])
 
 
 def _stalk(app, st):
@@ -157,7 +179,7 @@ def _stalk(app, st):
     if st.over:
         out.append("Stalk Exchange: game over (%s)" % ("market crash" if st.trigger == 1 else "bag empty"))
     else:
-        out.append("Stalk Exchange, turn %d: %s (seat %d)" % (st.turn, st.names[st.player], st.player + 1))
+        out.append("Stalk Exchange, turn %d: %s" % (st.turn, _who(st)))
         out.append("%s, %s" % ("UPKEEP (harvesting)" if st.upkeep else "action phase", _actions(st)))
     if st.over and st.all_entered():
         fin = app.game.state()["final"]
@@ -166,8 +188,7 @@ def _stalk(app, st):
             "busted: %s"
             % (", ".join("%s (%d -> %d)" % (f, st.values[FLOWERS.index(f)], fin["values"][f]) for f in fin["busted"]) or "none")
         )
-        for row in fin["players"]:
-            out.append("#%d %s %d%s" % (row["rank"], row["name"], row["score"], "  WINNER" if row["winner"] else ""))
+        _results(out, fin, lambda r: " + ".join("%sx%s" % tuple(label.split()[1:4:2]) for label, _ in r["breakdown"]))
         return out
     out.append("market: " + ", ".join("%s %d" % (FLOWERS[f], st.values[f]) for f in range(5)))
     if not st.over:
@@ -196,16 +217,15 @@ def _orchids(app, st):
     out = []
     if st.over:
         out.append("Oh My. Orchids!: game over")
-        for row in app.game.state()["final"]["players"]:
-            out.append("#%d %s %d%s" % (row["rank"], row["name"], row["score"], "  WINNER" if row["winner"] else ""))
+        _results(out, app.game.state()["final"], lambda r: "%d + %d variety - %d composted" % (r["flower_points"], r["variety_bonus"], r["composted"]))
         return out
-    out.append("Oh My. Orchids!, turn %d: %s (seat %d)%s" % (st.turn, st.names[st.player], st.player + 1, ", LAST ROUND" if st.last_round else ""))
+    out.append("Oh My. Orchids!, turn %d: %s%s" % (st.turn, _who(st), ", LAST ROUND" if st.last_round else ""))
     for s in range(st.n):
         if app.screen != "orchids" and s != st.player:
             continue  # plant entry: only the planting player (80x24)
         kinds = len(set(f[0] for f in st.flowers[s]))
         out.append(
-            "%s: %d flowers, %d types, %d cards, %d composted"
-            % (st.names[s], len(st.flowers[s]), kinds, st.hand[s], st.composted[s])
+            "%s: %s, %s, %s, %d composted"
+            % (st.names[s], count(len(st.flowers[s]), "flower"), count(kinds, "type"), count(st.hand[s], "card"), st.composted[s])
         )
     return out

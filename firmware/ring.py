@@ -82,7 +82,7 @@ E_RULE = const(2)  # two: the rules say not now (turn order, phase, game over)
 E_SHORT = const(3)  # three: not enough (tokens, seeds, exchange) or out of range
 E_ONCE = const(4)  # four: already done, once only (flush, crash, orchid, portfolio)
 # engine_lite error codes by blink code (any other code: E_RULE)
-SHORT_CODES = "no_tokens hand_short exchange_empty too_many"
+SHORT_CODES = "no_tokens hand_short exchange_empty display_empty too_many"
 ONCE_CODES = "flush_used triggered orchid_taken already_entered"
 _BLINK_MS = const(120)  # on and off of one short blink
 LONG_BLINK_MS = const(500)

@@ -153,7 +153,7 @@ def number_press(app, entry, b, kind, hi):
 # players change it or confirm it (hold OK), the placeholder shows as
 # unconfirmed and the start record leaves `track_start` out (the engine then
 # reports `track_start_placeholder`). Names come from the settings (pushed by
-# the host) if they are valid and unique, else "Seat 1".."Seat n".
+# the host) for the first seats, "Seat k" for the others.
 
 _GAME = const(0)
 _PLAYERS = const(1)
@@ -254,9 +254,10 @@ class Setup(Screen):
         self.to_step(_TRACK)
 
     def _start(self):
-        """Start the game chosen. Players: the first n names from the settings
-        (pushed by the host) when encode_start accepts them (it checks every
-        name once), else "Seat 1".."Seat n"."""
+        """Start the game chosen. Players: the names from the settings
+        (pushed by the host) in the first seats, "Seat k" in the seats they
+        do not fill, when encode_start accepts them (it checks every name
+        once), else "Seat 1".."Seat n"."""
         app = self.app
         n = self.players
         names = app.settings.get("names")
@@ -271,14 +272,13 @@ class Setup(Screen):
                 d = app.settings.get("track_start")
                 if type(d) is not dict or d.get(key) != track:  # remember it for this player count
                     app.push_settings({"track_start": {key: track}})
-        for players in (names[:n] if type(names) is list and len(names) >= n else None, ["Seat %d" % (i + 1) for i in range(n)]):
-            if players is None:
-                continue
-            ev["players"] = players
+        for mine in (names if type(names) is list else (), ()):
+            # the settings' names fill the first seats, "Seat k" the others
+            ev["players"] = [mine[i] if i < len(mine) else "Seat %d" % (i + 1) for i in range(n)]
             try:
                 rec = record.encode_start(ev)
             except EngineError:
-                continue  # the settings' names do not fit this table: seats by number
+                continue  # they do not fit this table (a name taken by a "Seat k"): seats by number
             app.new_game(rec)
             return
         app.blink_error()

@@ -371,7 +371,7 @@ class Store:
         game = None
         if snap is not None:
             try:
-                game = Game.restore(log, snap[12 : len(snap) - 4])
+                game = Game(log, snap[12 : len(snap) - 4])
             except ValueError:  # the snapshot does not belong to this log
                 game = None
         if game is None:
@@ -509,7 +509,7 @@ class Store:
             snap = memoryview(self._buf)[: self._held] if self._held else self._read_snapshot(self.game_id)
             if snap is not None:
                 log.pop()
-                game.table = Game.restore(log, snap[12 : len(snap) - 4]).table
+                game.table = Game(log, snap[12 : len(snap) - 4]).table
                 return
         game.undo()
 

@@ -171,15 +171,45 @@ def test_plant_entry_backs_out_step_by_step():
 
 @pytest.mark.parametrize("names, players", [
     (["Ann", "Bo", "Cy", "Di"], ["Ann", "Bo", "Cy"]),  # the first n of the host's names
-    (["Ann", "Bo"], ["Seat 1", "Seat 2", "Seat 3"]),  # too few for this table
+    (["Ann", "Bo"], ["Ann", "Bo", "Seat 3"]),  # too few: they fill the first seats
+    (["Seat 3"], ["Seat 1", "Seat 2", "Seat 3"]),  # a name a default seat would repeat: seats by number
     (["Ann", "Ann", "Cy"], ["Seat 1", "Seat 2", "Seat 3"]),  # repeated: the engine refuses them
     (["Ann", " Bo", "Cy"], ["Seat 1", "Seat 2", "Seat 3"]),  # not a valid name
     ("Ann", ["Seat 1", "Seat 2", "Seat 3"]),  # not a list (a damaged settings file)
 ])
 def test_a_game_starts_with_the_hosts_names_or_seats_by_number(names, players):
-    """The start takes the settings' names when the engine accepts them
+    """The start takes the settings' names for the first seats ("Seat k" for
+    the others) when the engine accepts them
     (checked once, by encode_start); names that do not fit the table never
     keep a game from starting."""
     b = Board(settings={"names": names})
     b.do("daffodil\nok\nok")  # Oh My. Orchids!, 3 players (the default)
     assert b.screen == "orchids" and list(b.state["players"]) == players
+
+
+def test_display_bound_the_board_refuses_a_fourth_orchid_in_one_turn():
+    """Ruling R14: "the Orchid and Flora display is replenished to 3 and 4
+    face-up cards" only after the Plant Flowers action, so a turn plants at
+    most 3 orchids: the fourth blinks "not enough" (3) and changes nothing;
+    UNDO of the third makes room again."""
+    b = Board()
+    t = Table(b)
+    b.do("daffodil\nok\nok")  # Oh My. Orchids!, 3 players
+    t.events[0]["players"] = ["Seat 1", "Seat 2", "Seat 3"]
+    for k in (5, 1, 1, 2, 1, 1):
+        t.take(k)  # Seat 1 holds 7 Seed cards, and it is Seat 1's turn
+    for _ in range(3):
+        t.plant(1, 1)
+    t.check()
+    before = b.state
+    b.do("ok\nok\n%s\nok\n%s\nok" % (number(1), number(1)))  # a fourth orchid
+    assert b.app.view.error_code == ring.E_SHORT and b.state == before
+    b.do("long menu")  # back to play; the display bound refused nothing else
+    t.plant(2, 1, flora="tulip")  # the Flora display still has its 4 cards
+    t.check()
+    b.do("undo\nundo")  # the flora, then the third orchid
+    t.events = t.events[:-2]
+    t.orchids -= 1
+    t.flora = {}
+    t.plant(1, 1)  # a third orchid again
+    t.check()

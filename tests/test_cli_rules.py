@@ -35,9 +35,12 @@ def test_score_stalk_exchange_table():
         "game": "stalk-exchange",
         "values": {"dahlia": 5, "daffodil": 0, "globemaster": 0, "snowdrop": 0, "tulip": 3},
         "busted": ["tulip"],
+        "before_bust": {"dahlia": 5, "daffodil": 0, "globemaster": 0, "snowdrop": 0, "tulip": 7},
         "players": [
-            {"name": "Ann", "score": 6, "rank": 1, "winner": True},
-            {"name": "Bo", "score": 5, "rank": 2, "winner": False},
+            {"name": "Ann", "score": 6, "rank": 1, "winner": True, "breakdown": [
+                ["dahlia 0 x 5", 0], ["daffodil 0 x 0", 0], ["globemaster 0 x 0", 0], ["snowdrop 0 x 0", 0], ["tulip 2 x 3 (busted 7 -> 3)", 6]]},
+            {"name": "Bo", "score": 5, "rank": 2, "winner": False, "breakdown": [
+                ["dahlia 1 x 5", 5], ["daffodil 0 x 0", 0], ["globemaster 0 x 0", 0], ["snowdrop 0 x 0", 0], ["tulip 0 x 3 (busted 7 -> 3)", 0]]},
         ],
     }
 
@@ -48,6 +51,11 @@ BAD = [
     ("replay", '{"ev":"start","game":"stalk-exchange","players":["A"]}\n', "line 1: start: players must be 2 to 5"),
     ("replay", '{"ev":"start","game":"stalk-exchange","players":["A","B"]}\n{"ev":"harvest","flower":"rose","count":1}\n', "line 2: harvest: unknown flower"),
     ("replay", '{"ev":"start","game":"stalk-exchange","players":["A","B"]}\n{"ev":"end_turn"}\n', "line 2: a turn ends after"),
+    # ruling R14: the Orchid display holds 3 cards, refilled after the turn
+    ("replay", "\n".join(['{"ev":"start","game":"oh-my-orchids","players":["A","B"]}', '{"ev":"take","seeds":5}', '{"ev":"end_turn"}',
+                          '{"ev":"take","seeds":1}', '{"ev":"end_turn"}']
+                         + ['{"ev":"plant","name":"O%d","kind":"orchid","points":1,"seeds":1}' % i for i in range(4)]) + "\n",
+     "line 9: plant: the Orchid display holds 3 cards: refill comes after the turn"),
     ("score", "{", "-: not valid JSON"),
     ("score", '{"game":"stalk-exchange","values":{"tulip":-1},"portfolios":{"A":{},"B":{}}}', "values.tulip must be a whole number"),
     ("score", '{"game":"stalk-exchange","values":{"tulip":20},"portfolios":{"A":{"tulip":6},"B":{}}}', "tulip: 26 tokens counted"),

@@ -56,7 +56,16 @@ def test_stalk_panel_shows_the_table_and_the_final_scores_after_the_bust():
     html = views.panel("live", "", state_of("stalk-2p.jsonl").state())
     assert dashboard_kit.shown_scores(html) == {r["name"]: r["score"] for r in final["players"]}
     assert dashboard_kit.shown_values(html) == final["values"]  # the values after the bust
-    assert html.count(">busted<") == len(final["busted"])
+    assert html.count(">busted<") == 2 * len(final["busted"])  # on the final market and on the score sheet
+
+
+def test_whose_turn_and_the_players_come_before_the_market():
+    """At 1280x900 the players and whose turn it is must be above the fold
+    (tests/test_dashboard_browser.py measures it): they come first."""
+    html = views.panel("live", "", state_of("stalk-2p.jsonl", cut=6).state())
+    assert html.index('class="whose"') < html.index('class="players"') < html.index('class="market"')
+    html = views.panel("live", "", state_of("orchids-2p.jsonl", cut=1).state())
+    assert html.index('class="whose"') < html.index('class="players"')
 
 
 def test_orchids_panel_shows_hands_flowers_kinds_points_composted():
@@ -127,6 +136,17 @@ def test_market_chart_is_an_svg_with_the_end_marked():
         assert svg.lstrip().startswith("<?xml") and "<svg" in svg and "<!-- %s -->" % words in svg
 
 
+def test_market_chart_is_dark_and_draws_the_bust():
+    """The page is dark: so is the chart (no white figure); the busted flower's
+    fall to half its value is drawn at the end, with its numbers."""
+    st = state_of("stalk-4p.jsonl")
+    svg = charts.market_svg(st.events(), "title")
+    assert "#ffffff" not in svg.lower() and "fill: #111111" in svg
+    fin = st.state()["final"]
+    (f,) = fin["busted"]
+    assert "<!-- %s busts %d -&gt; %d -->" % (f, fin["before_bust"][f], fin["values"][f]) in svg
+
+
 # -- statistics ----------------------------------------------------------------
 
 def _play(game, scores, date="2026-11-01 20:00:00"):
@@ -134,6 +154,20 @@ def _play(game, scores, date="2026-11-01 20:00:00"):
     top = rows[0][1]
     final = {"players": [{"name": n, "score": s, "rank": 1 + sum(1 for _, t in rows if t > s), "winner": s == top} for n, s in rows]}
     return {"board": "b", "game_id": date, "date": date, "game": game, "players": list(scores), "events": [], "over": True, "final": final}
+
+
+def test_dates_are_local_time_and_the_zone_when_asked(monkeypatch):
+    import time
+
+    monkeypatch.setenv("TZ", "Europe/Paris")
+    time.tzset()
+    try:
+        p = {"date": "2026-12-01T18:20:13Z"}
+        assert history.date_words(p) == '<span class="date" title="2026-12-01T18:20:13Z UTC">2026-12-01 19:20</span>'
+        assert history.date_words(dict(p, date_estimated=True), zone=True).endswith(">~2026-12-01 19:20 CET</span>")
+    finally:
+        monkeypatch.undo()
+        time.tzset()
 
 
 def test_stats_count_plays_wins_rates_averages_and_best_by_game_and_table_size():
@@ -151,9 +185,11 @@ def test_stats_count_plays_wins_rates_averages_and_best_by_game_and_table_size()
     assert (ann["plays"], ann["wins"], ann["best"]) == (3, 2, 50) and ann["avg"] == pytest.approx(110 / 3)
     cy = rows[("Cy", "stalk-exchange", 3)]
     assert (cy["plays"], cy["wins"], cy["win_rate"]) == (1, 1, 1.0)
-    bo = rows[("Bo", "oh-my-orchids", "all")]
+    bo = rows[("Bo", "oh-my-orchids", 2)]
     assert (bo["plays"], bo["wins"], bo["best"]) == (1, 1, 70)
-    assert len(rows) == 2 * 3 + 2 + 2 * 2  # stalk: Ann, Bo x (2p, 3p, all), Cy x (3p, all); orchids: Ann, Bo x (2p, all)
+    # stalk: Ann, Bo x (2p, 3p, all), Cy x 3p; orchids: Ann, Bo x 2p (one table size: no "all" row repeating it)
+    assert len(rows) == 2 * 3 + 1 + 2 * 1
+    assert ("Cy", "stalk-exchange", "all") not in rows and ("Bo", "oh-my-orchids", "all") not in rows
 
 
 # -- the server ------------------------------------------------------------------
@@ -177,7 +213,8 @@ def test_history_lists_every_game_with_date_players_scores_and_winner(history_se
     for p in plays:
         row = [r for r in re.findall(r'<tr class="play">(.*?)</tr>', body) if 'href="/game?play=%s"' % p["play"] in r]
         assert len(row) == 1
-        assert p["date"] in row[0]
+        assert 'title="%s UTC"' % p["date"] in row[0]  # shown in local time, the stored UTC on hover
+        assert '<span class="date" title=' in row[0]
         for r in p["final"]["players"]:
             assert "%s <b>%d</b>" % (r["name"], r["score"]) in row[0]
         winners = [r["name"] for r in p["final"]["players"] if r["winner"]]
@@ -287,3 +324,67 @@ def test_live_view_follows_the_board_records_every_event_and_survives_an_unplug(
         board.kill()
         err = serve.close()
     assert err == ""
+
+
+# -- the next game's names, from the live page ----------------------------------
+
+
+def post_names(serve, fields, token=None, origin=None):
+    """POST the live page's names form; (status, body)."""
+    from urllib.parse import urlencode
+
+    _, _, page = serve.get("/")
+    tok = re.search(r'name="token" value="([^"]+)"', page).group(1) if token is None else token
+    req = urllib.request.Request(serve.url + "names", data=urlencode(dict(fields, token=tok)).encode(), method="POST",
+                                 headers={"Content-Type": "application/x-www-form-urlencoded"})
+    if origin is not None:
+        req.add_header("Origin", origin)
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+
+
+def test_the_names_form_sets_the_next_games_names_through_the_boards_link(tmp_path):
+    """The live page has a form for the next game's names; it is sent over the
+    link `serve` holds (the same settings call as `names`), so `names` itself
+    works too while serve holds the port. Bad input: one line, nothing changed."""
+    db = str(tmp_path / "plays.sqlite3")
+    board = dashboard_kit.Board(str(tmp_path)).start(fresh=True)
+    serve = dashboard_kit.Serve(board.port, db)
+    try:
+        serve.wait_state(lambda s: s["link"] == "live")
+        _, _, page = serve.get("/")
+        assert '<form class="names" id="names" method="post" action="/names">' in page
+        code, body = post_names(serve, {"seat1": "Lily", "seat2": "Calla"})
+        assert code == 200 and "names on the board: Lily, Calla; seats 3, 4, 5 keep the default" in body
+        for fields, token, origin, want, words in (
+            ({"seat1": "x" * 13}, None, None, 400, "must be 1-12 printable ASCII characters"),
+            ({"seat1": "Ann", "seat3": "Cy"}, None, None, 400, "seat 2 is empty"),
+            ({"seat1": ""}, None, None, 400, "give at least the first seat's name"),
+            ({"seat1": "Ann"}, "forged", None, 403, "token"),
+            ({"seat1": "Ann"}, None, "http://evil.example", 403, "own page only"),
+            ({"seat1": "Ann", "seat9": "Zed"}, None, None, 400, "unknown or repeated form field"),
+        ):
+            code, body = post_names(serve, fields, token, origin)
+            assert code == want and body.count("\n") == 1 and words in body, (fields, body)
+        # `names` while serve holds the port: through serve's relay
+        r = bk("names", "--port", board.port, "Iris", "Rose", "Fern")
+        assert r.returncode == 0 and r.stdout.startswith("names on the board: Iris, Rose, Fern; seats 4, 5 keep"), r.stderr
+        r = bk("names", "--port", board.port, "")
+        assert r.returncode == 2 and r.stderr.count("\n") == 1 and "must be 1-12" in r.stderr
+    finally:
+        err = serve.close()
+        board.kill()
+    assert err == ""
+    # what the board holds: the last good list (the refusals changed nothing)
+    board.start()
+    from host.sync.link import connect
+
+    link = connect(board.port, cap=60)
+    try:
+        assert link.settings()["names"] == ["Iris", "Rose", "Fern"]
+    finally:
+        link.close()
+        board.kill()

@@ -96,6 +96,9 @@ def test_the_page_follows_a_game_on_the_board_to_its_final_scores(browser, tmp_p
         leader = max(("dahlia", "daffodil", "globemaster", "snowdrop", "tulip"), key=value)
         assert js("document.querySelector('[data-flower=' + arguments[0] + '] + .mark .bust')?.textContent", leader) == "will bust"
         assert "LAST TURN" in js("document.getElementById('panel').textContent")
+        # at 1280x900 the players and whose turn it is are above the fold
+        for sel in (".whose", "table.players"):
+            assert js("document.querySelector(arguments[0]).getBoundingClientRect().bottom <= window.innerHeight", sel), sel
         shot(d, "live.png")
 
         board.kill()
@@ -110,6 +113,10 @@ def test_the_page_follows_a_game_on_the_board_to_its_final_scores(browser, tmp_p
         final = state_of("stalk-2p.jsonl").state()["final"]
         shown = {k: int(v) for k, v in js("Array.from(document.querySelectorAll('#final [data-score]'), e => [e.dataset.score, e.textContent])")}
         assert shown == {r["name"]: r["score"] for r in final["players"]}
+        # the score sheet: portfolio x final value per flower, adding up to each score
+        sheet = js("Array.from(document.querySelectorAll('#sheet tr.total td b'), e => +e.textContent)")
+        assert sheet == [r["score"] for r in final["players"]]
+        assert js("document.querySelectorAll('#sheet [data-sheet]').length") == 5 * len(final["players"])
         shot(d, "live-final.png")
 
         d.set_window_size(412, 915)  # a phone: one column, nothing wider than the screen

@@ -123,3 +123,20 @@ def test_sync_offers_the_update_to_a_board_on_other_firmware(served, tmp_path):
     assert r.returncode == 0 and r.stdout.startswith("synced board "), r.stderr
     assert r.stderr == "bloomkeeper: note: firmware 0.0.9 differs from this host's %s: update it with bloomkeeper flash --port %s\n" % (
         __version__, sb.link_path)
+
+
+def test_doctor_after_a_game_ends_says_game_over_not_in_progress(served):
+    """A game that ended shows its results until the players press OK: doctor
+    says it is over (and not yet archived), never "game in progress"."""
+    from tests.test_game_record import MINIMAL_STALK
+    import json
+
+    sb = SimBoard(state_dir=None).start()
+    serve_record.load_into(sb.app, [json.loads(line) for line in MINIMAL_STALK.splitlines()])
+    sb.tick()
+    served(sb)
+    r = bk("doctor", "--port", sb.link_path)
+    assert r.returncode == 0, r.stderr
+    assert "game over: 0001, 9 events, results on the board's ring" in r.stdout
+    assert "game in progress" not in r.stdout
+    assert "archived games on the board: 0 (0 not synced yet); the game over above is not archived yet" in r.stdout

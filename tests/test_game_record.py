@@ -160,3 +160,16 @@ def test_player_names_are_judged_alike_under_micropython():
     names = [n for n, _ in PLAYER_NAMES]
     r = run_mpy("print([check_name(n) for n in %r])" % names, setup="from engine_lite.record import check_name")
     assert r.stdout.strip() == repr([check_name(n) for n in names]) == repr([ok for _, ok in PLAYER_NAMES])
+
+
+def test_the_documented_minimal_form_replays_to_a_scored_game():
+    """docs/game-record.md shows "the minimal form, accepted exactly": it must replay."""
+    import re
+
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "game-record.md").read_text()
+    form = doc.split("The minimal form, accepted exactly:", 1)[1]
+    block = re.search(r"```\n(.*?)```", form, re.S).group(1)
+    s = engine_lite.replay(block.splitlines())
+    assert s["game_over"] and "final" in s
+    assert {json.loads(line)["ev"] for line in block.splitlines()} >= {
+        "start", "plant", "swap", "flush", "harvest", "stuck", "crash", "end_turn", "undo", "portfolio"}

@@ -229,3 +229,19 @@ def test_drawings_follow_a_changed_pin_map():
     assert ["ring:DIN", "pico:GP22", "green", []] in conns
     assert ["btn_dahlia:1.l", "pico:%s" % pico["buttons"]["dahlia"], "blue", []] in conns
     assert "GP22 · pin 29" in files["README.md"]
+
+
+def test_the_guide_states_the_firmwares_brightness_levels_and_a_bundle_within_budget():
+    """hardware/README.md says what the firmware has: the menu's brightness
+    levels and default (engine_lite/vocab.py), and an example `flash` run whose
+    bundle is within the flash budget tests/test_bundle.py holds."""
+    import re
+
+    from engine_lite.vocab import BRIGHT_LEVELS, DEFAULT_BRIGHTNESS
+    from tests.test_bundle import BUNDLE_BUDGET
+
+    text = (Path(__file__).resolve().parent.parent / "hardware" / "README.md").read_text()
+    levels = "levels %s; default %d" % (", ".join(str(b) for b in BRIGHT_LEVELS), DEFAULT_BRIGHTNESS)
+    assert levels in text
+    shown = [int(n) for n in re.findall(r"bundle: \d+ files, (\d+) bytes of \.mpy", text)]
+    assert shown and all(n <= BUNDLE_BUDGET for n in shown), shown

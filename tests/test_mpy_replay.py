@@ -78,7 +78,7 @@ def test_snapshot_restore_inside_micropython():
         "snap = g.snapshot()\n"
         "for t in lines[40:]:\n"
         "    if t: g.apply(json.loads(t))\n"
-        "h = engine_lite.Game.restore(g.log, snap)\n"
+        "h = engine_lite.Game(g.log, snap)\n"
         "print(json.dumps([h.state() == g.state(), g.state()['bag']]))\n"
     ) % guest_path(record)
     r = run_mpy(code, setup=SETUP)

@@ -79,7 +79,8 @@ def test_plant_pays_seeds_from_hand():
     lily = s["players"]["Lily"]
     assert lily["hand"] == 1 and lily["points"] == 10
     assert lily["flowers"] == [{"name": "Vanda Miss Joaquim", "kind": "orchid", "points": 10}]
-    refused(g, flora("Ixora", 2, 2), "hand_short")
+    # the hand counts Seed cards, not the seeds printed on them (ruling R9)
+    assert refused(g, flora("Ixora", 2, 2), "hand_short").message == "plant: Seed cards short: Ixora costs 2, Lily holds 1"
 
 
 def test_several_plants_in_one_turn():
@@ -336,3 +337,65 @@ def test_a_hash_collision_is_neither_a_clash_nor_one_kind():
     assert clash(rows, "Lady Orchid", "orchid", "plant") == lady
     rows[0].append(("Lady Orchid", "orchid", 2, lady))
     assert final_scores(["A", "B"], rows, [0, 0])["players"][0]["variety_bonus"] == variety_bonus(2)
+
+
+# -- ruling R14: a turn plants from the displays as they stood -------------
+# "A player planting flowers may choose any of the 7 Flower cards in the Orchid
+# or Flora displays ... After a player takes the Plant Flowers action, the
+# Orchid and Flora display is replenished to 3 and 4 face-up cards
+# respectively." So one turn plants at most 3 orchids and 4 flora.
+
+
+def seven_cards(g):
+    """Lily holds 7 Seed cards (the hand limit), her turn, nothing planted."""
+    return play(g, take(5), "end_turn", take(1), "end_turn", take(2), "end_turn", take(1), "end_turn")
+
+
+def test_display_bound_three_orchids_and_four_flora_in_one_turn_are_legal():
+    g = game(2)
+    seven_cards(g)
+    s = play(g, orchid("Vanda"), orchid("Cattleya"), orchid("Dendrobium"),
+             flora("Ixora"), flora("Ixora"), flora("Lantana"), flora("Canna"), "end_turn")
+    assert len(s["players"]["Lily"]["flowers"]) == 7 and s["players"]["Lily"]["hand"] == 0
+
+
+def test_display_bound_a_fourth_orchid_in_one_turn_is_refused():
+    g = game(2)
+    seven_cards(g)
+    play(g, orchid("Vanda"), flora("Ixora"), orchid("Cattleya"), orchid("Dendrobium"))
+    err = refused(g, orchid("Miltonia"), "display_empty")
+    assert err.message == "plant: the Orchid display holds 3 cards: refill comes after the turn"
+    play(g, flora("Lantana"))  # the Flora display still has cards
+    play(g, "end_turn", take(1), "end_turn")  # refilled for the next turn
+    play(g, orchid("Miltonia"))
+
+
+def test_display_bound_a_fifth_flora_in_one_turn_is_refused():
+    g = game(2)
+    seven_cards(g)
+    play(g, flora("Ixora"), flora("Ixora"), flora("Lantana"), orchid("Vanda"), flora("Canna"))
+    err = refused(g, flora("Ixora"), "display_empty")
+    assert err.message == "plant: the Flora display holds 4 cards: refill comes after the turn"
+    play(g, orchid("Cattleya"))
+
+
+def test_display_bound_undo_gives_the_card_back_to_the_display():
+    g = game(2)
+    seven_cards(g)
+    play(g, orchid("Vanda"), orchid("Cattleya"), orchid("Dendrobium"))
+    refused(g, orchid("Miltonia"), "display_empty")
+    play(g, "undo")
+    s = play(g, orchid("Miltonia"))  # two orchids this turn again: a third is legal
+    assert [f["name"] for f in s["players"]["Lily"]["flowers"]] == ["Vanda", "Cattleya", "Miltonia"]
+    refused(g, orchid("Dendrobium"), "display_empty")
+
+
+def test_display_bound_survives_a_snapshot():
+    """The board boots from a snapshot mid-turn: the count of this turn's plants
+    is in it (the turn's `done` byte), so the bound still holds."""
+    g = game(2)
+    seven_cards(g)
+    play(g, orchid("Vanda"), orchid("Cattleya"), orchid("Dendrobium"))
+    h = Game(g.log, g.snapshot())
+    refused(h, orchid("Miltonia"), "display_empty")
+    h.apply(flora("Ixora"))

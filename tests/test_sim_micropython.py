@@ -55,6 +55,10 @@ def by_seat(state, names):
     players Seat 1..n (no names from a host) and names Orchids plants itself."""
     final = dict(state["final"])
     final["players"] = [dict(p, name=names.index(p["name"])) for p in final["players"]]
+    for p in final["players"]:  # the tie-break sentence names players: as seat numbers too
+        if "tiebreak" in p:
+            for i, n in sorted(enumerate(names), key=lambda x: -len(x[1])):
+                p["tiebreak"] = p["tiebreak"].replace(n, "#%d" % i)
     out = {"final": final}
     if state["game"] == "oh-my-orchids":
         out["seats"] = [

@@ -186,7 +186,7 @@ def test_orchids_take_seeds_and_end_the_turn(tmp_path):
             await pilot.pause(0.4)
             before = app.sim.pixels()
             await keys(pilot, "3", "O")  # take 3 seeds, hold OK = end the turn
-            await until(pilot, lambda: "turn 1: Seat 2 (seat 2)" in screen_text(app) or "turn 2" in screen_text(app),
+            await until(pilot, lambda: "turn 2: Seat 2" in screen_text(app),
                         what="the next player's turn")
             assert app.sim.app.game.table.hand[0] == hand + 3
             assert "Seat 1: 0 flowers, 0 types, %d cards" % (hand + 3) in screen_text(app)
@@ -546,8 +546,14 @@ def test_window_fits_80x24_in_the_orchids_last_round(tmp_path):
                 await keys(pilot, k, "O")
             for _ in range(4):
                 await keys(pilot, "1", "O")
-            for _ in range(7):  # seven orchids, 1 point and 1 Seed card each
+            for k in range(7):  # seven orchids, 1 point and 1 Seed card each
+                if k in (3, 6):  # the Orchid display holds 3 cards (ruling R14): the others take 1 meanwhile
+                    for seat in range(1, 6):
+                        await keys(pilot, *(("O",) if seat == 1 else ("1", "O")))
+                        await until(pilot, lambda: app.sim.app.game.table.player == seat % 5, what="seat %d's turn" % (seat % 5 + 1))
+                planted = app.sim.app.game.table.planted(0)
                 await keys(pilot, "space", "space", "1", "space", "1", "space")
+                await until(pilot, lambda: app.sim.app.game.table.planted(0) == planted + 1, what="orchid %d" % (k + 1))
             await keys(pilot, "O")
             await until(pilot, lambda: "LAST ROUND" in screen_text(app), what="the last round")
             _fits(screen_text(app))
@@ -571,6 +577,32 @@ def test_bloomkeeper_sim_fits_an_80x24_terminal(tmp_path):
         t.type_slowly(("1", "Space", "3", "Space", "Space", "Space", "m", "1"))
         t.wait("harvest being counted")
         _fits(t.pane().rstrip("\n"))
+        t.keys("q")
+        t.wait("SIM-EXIT=0")
+    finally:
+        t.close()
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux not installed (apt-get install -y tmux)")
+def test_bloomkeeper_sim_shows_a_refusal_whole_at_80x24(tmp_path):
+    """A real 80x24 terminal: a refusal is said whole, with the blink count that
+    matches the board (here a 4th orchid in one turn: "the Orchid display
+    holds 3 cards", ruling R14, three red blinks), and the window still fits."""
+    cmd = "cd %s && TERM=xterm-256color %s -m host.cli sim --state-dir %s; echo SIM-EXIT=$?" % (
+        REPO, sys.executable, tmp_path / "flash")
+    t = Terminal(tmp_path, "bksimrefuse", 80, 24)
+    orchid = ("Space", "Space", "1", "Space", "1", "Space")  # plant: orchid, 1 point, 1 Seed card
+    try:
+        t.keys(cmd, "Enter")
+        t.wait("Setup: which game?")
+        t.type_slowly(("2", "Space", "2", "Space", "5", "O", "1", "O") + orchid * 4)  # Orchids, 2 players; takes 5 and 1
+        t.wait("blinks)")
+        pane = t.pane().rstrip("\n")
+        _fits(pane)
+        side = " ".join(line[31:].strip() for line in pane.split("\n")[1:15])  # the column beside the ring
+        said = ("last error: ok short: refused by the rules: plant: the Orchid display holds 3 cards: "
+                "refill comes after the turn (display_empty) (3 red blinks)")
+        assert said in " ".join(side.split()), pane
         t.keys("q")
         t.wait("SIM-EXIT=0")
     finally:

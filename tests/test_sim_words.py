@@ -84,7 +84,9 @@ def test_orchids_last_round_help():
     b = Board()
     b.do("daffodil\nok\ndaffodil\nok")  # 2 players
     b.do("tulip\nlong ok\ndahlia\nlong ok\ndaffodil\nlong ok\ndahlia\nlong ok")  # Seat 1: 7 cards
-    for _ in range(7):
+    for k in range(7):
+        if k in (3, 6):  # the Orchid display holds 3 cards (ruling R14): Seat 2 takes 1 meanwhile
+            b.do("long ok\ndahlia\nlong ok")
         b.do("ok\nok\ndahlia\nok\ndahlia\nok")
     b.do("long ok")
     assert "LAST ROUND" in app_words.hint(b.app) and "plant only" in app_words.hint(b.app)
@@ -97,6 +99,9 @@ def test_results_words_show_final_values_and_the_bust():
     text = words(b)
     assert "final values (after the bust): dahlia 0, daffodil 0, globemaster 0, snowdrop 0, tulip 2" in text
     assert "busted: tulip (4 -> 2)" in text
+    # each score with its sum (count x final value, in flower order) and the tie-break (ruling R2)
+    assert "#1 Seat 2 2  WINNER = 4x0 + 4x0 + 3x0 + 0x0 + 1x2" in text
+    assert "tie-break: shares rank 1 with Seat 1 and Seat 3: 2 points each and the same count at every tier" in text
 
 
 def test_app_refusals_say_what_happened():
@@ -106,3 +111,22 @@ def test_app_refusals_say_what_happened():
         "harvest comes in the upkeep, after the turn's two basic actions (2 red blinks)")
     b.do("long menu\nsnowdrop\nok\ndaffodil\nok\nok\nok\ndaffodil")  # Orchids: plant, "a type they have"
     assert "planted no flora yet" in app_words.refusal(b.app, b.app.view.error_code)
+
+
+def test_the_player_to_play_shows_the_seat_only_when_the_name_does_not():
+    b = Board()
+    b.do("daffodil\nok\nok")  # Orchids, 3 players, no names pushed: "Seat 1".."Seat 3"
+    assert "Oh My. Orchids!, turn 1: Seat 1" in words(b) and "(seat" not in words(b)
+    b = Board(settings={"names": ["Ann", "Bo"]})
+    b.do("daffodil\nok\nok")  # the host's names fill the first two seats
+    assert "Oh My. Orchids!, turn 1: Ann (seat 1)" in words(b)
+    b.do("tulip\nlong ok\ntulip\nlong ok")
+    assert "turn 3: Seat 3\n" in words(b) + "\n" and "Seat 3 (seat 3)" not in words(b)
+
+
+def test_counts_are_singular_for_one():
+    b = Board()
+    b.do("daffodil\nok\ndaffodil\nok")  # Orchids, 2 players: Seat 2 starts with 1 Seed card
+    assert "Seat 2: 0 flowers, 0 types, 1 card, 0 composted" in words(b)
+    b.do("dahlia\nlong ok\ndahlia\nlong ok\nok\ndahlia\ndahlia\nok\ndahlia\nok")  # Seat 1 plants a flora
+    assert "Seat 1: 1 flower, 1 type, 0 cards, 0 composted" in words(b)

@@ -49,6 +49,8 @@ def test_text_output_names_the_statistics(capsys):
     assert status == 0
     assert "end reasons:" in out and "turns per game:" in out and "seat  policy" in out
     assert "greedy" in out and "random" in out
+    # the end said in words, not the internal label
+    assert "end reasons: 7 flowers planted" in out and "seven_flowers" not in out
 
 
 def test_records_replay_to_the_final_scores(capsys, tmp_path):

@@ -12,6 +12,7 @@ bound is asserted (tests never assert wall-clock budgets).
 
 import json
 import os
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -27,9 +28,9 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RECORDS = os.path.join(REPO, "tests", "records")
 
 
-def bk(*args, timeout=60):
+def bk(*args, timeout=60, env=None):
     return subprocess.run(
-        [sys.executable, "-m", "host.cli", *args], cwd=REPO, capture_output=True, text=True, timeout=timeout
+        [sys.executable, "-m", "host.cli", *args], cwd=REPO, capture_output=True, text=True, timeout=timeout, env=env
     )
 
 
@@ -181,6 +182,40 @@ def test_names_are_pushed_to_the_board(sim):
     assert r.returncode == 2 and r.stderr.count("\n") == 1
 
 
+def test_names_reach_the_board_through_a_follow_that_holds_the_port(sim, tmp_path):
+    """The port has one owner: while `follow` holds it, `names` goes through
+    follow's relay socket in the user's runtime directory; a shorter list
+    says which seats keep their default."""
+    board = sim(os.path.join(RECORDS, "stalk-2p.jsonl"))
+    env = dict(os.environ, XDG_RUNTIME_DIR=str(tmp_path))
+    follow = subprocess.Popen([sys.executable, "-m", "host.cli", "follow", "--port", board.path, "--plain", "--seconds", "20"],
+                              cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        sock = tmp_path / "bloomkeeper"
+        t0 = time.monotonic()
+        while not (sock.is_dir() and any(p.name.startswith("relay-") for p in sock.iterdir())):
+            assert time.monotonic() - t0 < 30 and follow.poll() is None, "follow never opened its relay"
+            time.sleep(0.05)
+        direct = bk("sync", "--port", board.path, "--db", str(tmp_path / "db"))
+        assert direct.returncode == 2 and "busy" in direct.stderr  # the port is follow's
+        r = subprocess.run([sys.executable, "-m", "host.cli", "names", "--port", board.path, "Lily", "Calla"],
+                           cwd=REPO, env=env, capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, r.stderr
+        assert r.stdout == "names on the board: Lily, Calla; seats 3, 4, 5 keep the default (Seat 3, Seat 4, Seat 5) when the table has them\n"
+        r = subprocess.run([sys.executable, "-m", "host.cli", "names", "--port", board.path, "Lily", "x" * 13],
+                           cwd=REPO, env=env, capture_output=True, text=True, timeout=60)
+        assert r.returncode == 2 and r.stderr.count("\n") == 1 and "must be 1-12 printable ASCII" in r.stderr
+    finally:
+        follow.send_signal(signal.SIGINT)  # Ctrl-C, how one leaves follow
+        follow.wait(10)
+    assert not any(p.name.startswith("relay-") for p in (tmp_path / "bloomkeeper").iterdir()), "follow removes its relay"
+    link = connect(board.path, cap=60)
+    try:
+        assert link.settings()["names"] == ["Lily", "Calla"]  # the overlong list changed nothing
+    finally:
+        link.close()
+
+
 def test_one_line_errors_for_missing_and_silent_ports(tmp_path):
     r = bk("sync", "--port", str(tmp_path / "nope"), "--db", str(tmp_path / "db"))
     assert r.returncode == 2 and r.stderr.startswith("bloomkeeper: no such port") and r.stderr.count("\n") == 1
@@ -230,9 +265,47 @@ def test_port_discovery_one_several_none(sim, tmp_path):
             discover(ports=[a.path])
     finally:
         held.close()
-    if not candidate_ports():  # no real board plugged into this machine
-        r = bk("sync", "--port", "auto", "--db", str(tmp_path / "db"))
+    if not candidate_ports():  # no real board plugged into this machine, no simulator in this runtime dir
+        r = bk("sync", "--port", "auto", "--db", str(tmp_path / "db"), env=dict(os.environ, XDG_RUNTIME_DIR=str(tmp_path)))
         assert r.returncode == 2 and "no board found" in r.stderr and r.stderr.count("\n") == 1
+
+
+def test_port_auto_finds_a_running_simulator_and_forgets_a_dead_one(tmp_path):
+    """The simulator publishes its pty (with its pid) in the user's runtime
+    directory; `--port auto` takes it when no board is plugged in and says so;
+    the file of a simulator that was killed is removed, not followed."""
+    from host.sync.link import candidate_ports
+
+    if candidate_ports():
+        pytest.skip("a real board is plugged in: auto prefers it")
+    env = dict(os.environ, XDG_RUNTIME_DIR=str(tmp_path))
+    p = subprocess.Popen([sys.executable, "-m", "host.cli", "sim", "--headless", "--record", os.path.join(RECORDS, "stalk-2p.jsonl")],
+                         cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        path = p.stdout.readline().split(" ", 1)[1].strip()
+        published = list((tmp_path / "bloomkeeper").glob("sim-*.json"))
+        assert [json.loads(f.read_text()) for f in published] == [{"pid": p.pid, "port": path}]
+        r = bk("sync", "--port", "auto", "--db", str(tmp_path / "db"), env=env)
+        assert r.returncode == 0, r.stderr
+        assert r.stderr == "bloomkeeper: --port auto: the simulator on %s (no board is plugged in)\n" % path
+    finally:
+        p.kill()  # no clean exit: its file stays behind, naming a dead pid
+        p.wait(10)
+    assert list((tmp_path / "bloomkeeper").glob("sim-*.json"))
+    r = bk("sync", "--port", "auto", "--db", str(tmp_path / "db"), env=env)
+    assert r.returncode == 2 and "no board found" in r.stderr and r.stderr.count("\n") == 1
+    assert not list((tmp_path / "bloomkeeper").glob("sim-*.json")), "the dead simulator's file is removed"
+
+
+def test_a_simulator_stopped_cleanly_removes_its_file(tmp_path):
+    env = dict(os.environ, XDG_RUNTIME_DIR=str(tmp_path))
+    p = subprocess.Popen([sys.executable, "-m", "host.cli", "sim", "--headless", "--record", os.path.join(RECORDS, "stalk-2p.jsonl")],
+                         cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p.stdout.readline()
+    assert list((tmp_path / "bloomkeeper").glob("sim-*.json"))
+    p.terminate()  # kill's SIGTERM: the simulator closes its link
+    p.wait(10)
+    assert not list((tmp_path / "bloomkeeper").glob("sim-*.json"))
 
 
 def test_plays_lists_what_sync_stored(sim, tmp_path):

@@ -138,7 +138,9 @@ def test_flora_types_beyond_five_buttons_count_for_variety():
     b.do("daffodil\nok\ndaffodil\nok")  # Orchids, 2 players
     b.do("tulip\nlong ok\ndahlia\nlong ok")  # Seat 1: 5 cards; Seat 2: 1
     b.do("snowdrop\nlong ok\ndahlia\nlong ok")  # Seat 1: 7 cards (2 composted)
-    for _ in range(7):  # seven flora of seven different types, 1 point, 1 Seed card each
+    for k in range(7):  # seven flora of seven different types, 1 point, 1 Seed card each
+        if k == 4:  # the Flora display holds 4 cards (ruling R14): the next three in the next turn
+            b.do("long ok\ndahlia\nlong ok")  # Seat 2 takes 1
         b.do("ok\ndahlia\ndahlia\nok\ndahlia\nok")
     b.do("ok\ndaffodil\ndahlia\nok\ndahlia\nok")  # an 8th costs 1 Seed card: none left
     assert b.screen == "plant_seeds" and b.app.view.error_code == ring.E_SHORT

@@ -82,15 +82,20 @@ def run_record(path, board="pico", runtime="cpython", **_ignored):
         sb = record_board(path, board=board)
     else:
         sb = build(path, board=board)
-    sys.stdout.write("link: %s\n" % sb.link_path)
-    sys.stdout.flush()
     import signal
 
+    from host import runtime as rundir
+
     # `kill` ends the server cleanly: the pty (and on MicroPython the board
-    # process and its temporary files) are closed by the finally below.
+    # process and its temporary files) are closed by the finally below, and
+    # the file that lets `--port auto` find this simulator is removed.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    published = rundir.publish_sim(sb.link_path)  # host/runtime.py
     try:
+        sys.stdout.write("link: %s\n" % sb.link_path)
+        sys.stdout.flush()
         serve(sb)
     finally:
+        rundir.unpublish(published)
         sb.close()
     return 0

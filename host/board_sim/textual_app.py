@@ -130,7 +130,7 @@ class SimApp(App):
     #ring { border: round $primary; }
     #side { width: 1fr; height: auto; padding: 0 0 0 1; }
     #state { height: auto; border: round $secondary; padding: 0 0 0 1; }
-    #error { height: auto; max-height: 2; padding: 0 1; }
+    #error { height: auto; max-height: 4; padding: 0 1; }
     #history { height: 1; padding: 0 1; color: $text-muted; }
     #buttons { height: auto; border: round $accent; padding: 0 1; }
     """

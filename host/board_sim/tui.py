@@ -161,10 +161,15 @@ def run(board="pico", state_dir=None, runtime="cpython"):
         raise UserError("the firmware failed to start: %s" % _one_line(err))
     from host.board_sim.textual_app import SimApp
 
+    from host import runtime as rundir
+
     app = SimApp(sim=sim)
+    published = rundir.publish_sim(sim.link_path) if sim.link_path else None  # `--port auto` finds it
     try:
         app.run()
     finally:
+        if published:
+            rundir.unpublish(published)
         sim.close()
     if app.startup_error:
         raise UserError(app.startup_error)

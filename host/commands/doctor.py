@@ -65,14 +65,19 @@ def doctor_cmd(args):
     if note:
         print(show(note))
     game = status.get("game")
-    if game:
-        events = status.get("events", 0)
-        print("game in progress: %s, %s events, screen %s" % (_field(status, "game"), events if type(events) is int else "?",
-                                                              _field(status, "screen")))
+    events = status.get("events", 0)
+    events = events if type(events) is int else "?"
+    over = bool(game) and status.get("over") is True
+    if over:  # ended, its results on screen: archived when the players press OK for the next game
+        print("game over: %s, %s events, results on the board's ring (OK there starts the next game and archives this one)"
+              % (_field(status, "game"), events))
+    elif game:
+        print("game in progress: %s, %s events, screen %s" % (_field(status, "game"), events, _field(status, "screen")))
     else:
         print("no game in progress (screen %s)" % _field(status, "screen"))
     unsynced = sum(1 for _, synced in archived if not synced)
-    print("finished games on the board: %d (%d not synced yet)" % (len(archived), unsynced))
+    print("archived games on the board: %d (%d not synced yet)%s" % (
+        len(archived), unsynced, "; the game over above is not archived yet" if over else ""))
     if faults is None:
         print("fault log: this firmware keeps none (update it with bloomkeeper flash)")
         return 0

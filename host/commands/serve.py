@@ -33,6 +33,7 @@ def serve_cmd(args):
         from host.dashboard.board import BoardWatcher
 
         watcher = BoardWatcher(args.port, db_path, live)
+        server.names = watcher.requests.submit
         watcher.start()
     try:
         server.serve_forever(poll_interval=0.2)

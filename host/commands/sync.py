@@ -133,26 +133,39 @@ def repair_cmd(args):
 
 
 def names_cmd(args):
-    import engine_lite.record
+    """The next game's names: through the process that holds the port
+    (`serve`, `follow`: host/sync/relay.py) when one does, else over the link."""
+    from host.sync import relay
 
     if not args.names:
         raise UserError("names: give the names (or set names = [...] in the config file, %s)" % host.config.path())
-
-    for n in args.names:
-        if not engine_lite.record.check_name(n):
-            raise UserError("player name %r must be 1-12 printable ASCII characters" % n)
-    if len(set(args.names)) != len(args.names) or len(args.names) > 5:
-        raise UserError("give up to 5 different names")
-    link = connect(args.port, cap=args.timeout)
-    try:
-        s = link.settings({"names": list(args.names)})
-    finally:
-        link.close()
-    names = s.get("names", []) if type(s) is dict else None
-    if type(names) is not list:
-        raise host.sync.link.peer_error("settings", "names is not a list")
-    print("names on the board: %s" % ", ".join(show(str(n)) for n in names))
+    names = relay.check_names(list(args.names))
+    held = relay.send_names(args.port, names)  # through the process that holds the port, if one does
+    if held is None:
+        link = connect(args.port, cap=args.timeout)
+        try:
+            s = link.settings({"names": names})
+        finally:
+            link.close()
+        held = s.get("names", []) if type(s) is dict else None
+    if type(held) is not list or not all(type(n) is str for n in held):
+        raise host.sync.link.peer_error("settings", "names is not a list of names")
+    print(names_words([show(n) for n in held]))
     return 0
+
+
+def names_words(names):
+    """What the board will do with these names: they fill the first seats of
+    the next game, the seats after them keep their default "Seat k"."""
+    from engine_lite.tables import MAX_PLAYERS
+
+    out = "names on the board: %s" % (", ".join(names) or "none")
+    if len(names) < MAX_PLAYERS:
+        rest = range(len(names) + 1, MAX_PLAYERS + 1)
+        out += "; seat%s %s keep%s the default (%s) when the table has them" % (
+            "s" if len(rest) > 1 else "", ", ".join(str(k) for k in rest), "" if len(rest) > 1 else "s",
+            ", ".join("Seat %d" % k for k in rest))
+    return out
 
 
 # -- follow ---------------------------------------------------------------
@@ -187,7 +200,20 @@ def scoreboard(g):
         lines.append("GAME OVER")
     if "final" in st:
         lines.append("final: " + ", ".join("%d. %s %s" % (r["rank"], show(r["name"]), r["score"]) for r in st["final"]["players"]))
+        lines.extend(score_lines(st["final"]))
     return "\n".join(lines)
+
+
+def score_lines(final):
+    """Each player's score as its sum (the breakdown's nonzero lines) and the
+    tie-break that placed them, if one did: what players check on paper."""
+    out = []
+    for r in final["players"]:
+        parts = [("%s = %d" % (label, points)) for label, points in r["breakdown"] if points]
+        out.append("  %s %d: %s" % (r["name"], r["score"], ", ".join(parts) or "nothing scored"))
+        if "tiebreak" in r:
+            out.append("    tie-break: %s" % r["tiebreak"])
+    return out
 
 
 class Follower:
@@ -262,6 +288,8 @@ class Recorder:
 
 
 def follow_cmd(args):
+    from host.sync import relay
+
     link = connect(args.port, cap=10 ** 9)
     rec = None
     if args.db is not None:
@@ -276,6 +304,9 @@ def follow_cmd(args):
         rec.record(f.gid)
     plain = args.plain or not sys.stdout.isatty()
     end = time.monotonic() + args.seconds if args.seconds else None
+    names = relay.Requests()  # `names` from another terminal, sent from this loop
+    rel = relay.Relay(link.name, names)
+    rel.open()
 
     def follow(show):
         """Show the table, then again after every live event, until the
@@ -283,6 +314,7 @@ def follow_cmd(args):
         show()
         seen = 0
         while end is None or time.monotonic() < end:
+            names.serve(link)
             push = link.wait_push(0.2)
             if push is None:
                 continue
@@ -317,6 +349,8 @@ def follow_cmd(args):
     except KeyboardInterrupt:
         pass  # Ctrl-C is how one leaves follow
     finally:
+        rel.close()
+        names.fail_all("follow has stopped")
         link.close()
         if rec:
             rec.db.close()
@@ -352,7 +386,7 @@ def register(sub):
     _db_arg(p)
     p.set_defaults(func=repair_cmd)
 
-    p = sub.add_parser("names", help="push player names to the board")
+    p = sub.add_parser("names", help="the next game's names for the first seats (the others keep \"Seat k\"); also while serve or follow holds the port")
     _port_arg(p)
     p.add_argument("names", nargs="*", metavar="NAME", help="up to 5 names (default: names in the config file)")
     p.set_defaults(func=names_cmd)

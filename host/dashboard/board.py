@@ -23,6 +23,7 @@ import time
 from host.commands.sync import Follower
 from host.dashboard import store, views
 from host.errors import UserError
+from host.sync import relay
 from host.sync.link import connect
 
 RETRY_S = 1.0  # how often a missing board is looked for
@@ -74,6 +75,10 @@ class BoardWatcher(threading.Thread):
         self.mirror = RingMirror()
         self.game_state = None  # the last game seen (kept on screen while disconnected)
         self.where = ""
+        self.link = "connecting"
+        # the next game's names (the page's form, `names` through the relay),
+        # sent over the link from this thread's loop
+        self.requests = relay.Requests()
 
     def run(self):
         seen = False
@@ -82,10 +87,13 @@ class BoardWatcher(threading.Thread):
                 link = connect(self.port, cap=10**9)
             except UserError as err:
                 self.publish("disconnected" if seen else "none", str(err))
+                self.requests.fail_all("no board connected: %s" % err)
                 self.stop.wait(RETRY_S)
                 continue
             seen = True
+            rel = relay.Relay(link.name, self.requests)
             try:
+                rel.open()
                 self.follow(link)
             except UserError as err:
                 self.publish("disconnected", str(err))
@@ -93,6 +101,8 @@ class BoardWatcher(threading.Thread):
                 self.publish("disconnected", "%s: %s" % (type(err).__name__, " ".join(str(err).split())))
                 self.stop.wait(RETRY_S)
             finally:
+                rel.close()
+                self.requests.fail_all("the board went away before the names were sent; nothing changed")
                 link.close()
 
     def follow(self, link):
@@ -105,6 +115,7 @@ class BoardWatcher(threading.Thread):
             self.show(f, board, db)
             beat = time.monotonic()
             while not self.stop.is_set():
+                self.requests.serve(link)
                 push = link.wait_push(POLL_S)
                 if push is not None:
                     f.take(push)
@@ -149,5 +160,6 @@ class BoardWatcher(threading.Thread):
             return None
 
     def publish(self, link, note):
+        self.link = link
         html = views.panel(link, note, self.game_state, self.where)
         self.live.publish_state({"link": link, "html": html})

@@ -14,6 +14,8 @@ from engine_lite import stalk
 from engine_lite.tables import FLOWERS
 from firmware.ring import FLOWER_RGB
 
+# The page is dark (pages.CSS): the chart is drawn for it, not white on black.
+DARK = {"page": "#111111", "plot": "#1b1b1b", "text": "#dddddd", "axis": "#555555"}
 _DRAW = threading.Lock()  # matplotlib's state is not thread-safe; charts are drawn one at a time
 
 
@@ -62,8 +64,8 @@ def market_svg(events, title=""):
         from matplotlib.figure import Figure
         from matplotlib.ticker import MaxNLocator
 
-        fig = Figure(figsize=(8, 4.2))
-        ax = fig.add_subplot(1, 1, 1)
+        fig = Figure(figsize=(8, 4.2), facecolor=DARK["page"])
+        ax = fig.add_subplot(1, 1, 1, facecolor=DARK["plot"])
         for i, f in enumerate(FLOWERS):
             label = f + (" (busted)" if f in s["busted"] else "")
             ax.step(s["turns"], s["values"][f], where="post", color=flower_colour(i), lw=2.5, label=label)
@@ -73,16 +75,33 @@ def market_svg(events, title=""):
             ax.annotate(
                 "market crash" if why == "crash" else "bag empty",
                 xy=(turn, 1), xycoords=("data", "axes fraction"), xytext=(4, -14), textcoords="offset points",
-                color="#b00020" if why == "crash" else "#a04f00", fontsize=11, fontweight="bold",
+                color="#ff6b6b" if why == "crash" else "#ffa94d", fontsize=11, fontweight="bold",
             )
+        if s["over"] and s["turns"]:  # the bust drawn: the final value below the value before it
+            last = s["turns"][-1]
+            for i, f in enumerate(FLOWERS):
+                if f in s["busted"]:
+                    v = s["values"][f][-1]
+                    ax.annotate("", xy=(last, v // 2), xytext=(last, v),
+                                arrowprops={"arrowstyle": "->", "color": flower_colour(i), "lw": 2})
+                    ax.annotate("%s busts %d -> %d" % (f, v, v // 2), xy=(last, v // 2), xytext=(-6, -4),
+                                textcoords="offset points", ha="right", va="top", color=DARK["text"], fontsize=10)
+        for side in ax.spines.values():
+            side.set_color(DARK["axis"])
+        ax.tick_params(colors=DARK["text"])
+        ax.xaxis.label.set_color(DARK["text"])
+        ax.yaxis.label.set_color(DARK["text"])
+        ax.title.set_color(DARK["text"])
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel("turn")
         ax.set_ylabel("Stalk Value")
         ax.set_xlim(0, max(1, s["turns"][-1]) if s["turns"] else 1)
         ax.set_ylim(bottom=0)
-        ax.grid(alpha=0.3)
-        ax.legend(loc="upper left", fontsize=9, frameon=False)
+        ax.grid(alpha=0.3, color=DARK["axis"])
+        legend = ax.legend(loc="upper left", fontsize=9, frameon=False)
+        for text in legend.get_texts():
+            text.set_color(DARK["text"])
         if title:
             ax.set_title(title, fontsize=11, parse_math=False)  # player names are text: "Ke$ha" is no TeX
         fig.tight_layout()

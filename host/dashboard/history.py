@@ -28,10 +28,26 @@ def find(plays, play_id):
     return None
 
 
-def date_words(p):
-    """The game's own start (UTC); `~` where it was estimated from the board's
-    uptime because the board never knew the time (as `bloomkeeper plays`)."""
-    return ("~" if p.get("date_estimated") else "") + p["date"]
+def local_date(p, zone=False):
+    """The game's own start in this machine's local time, "2026-12-01 19:20"
+    (with the zone, "CET", when asked), `~` first where it was estimated
+    from the board's uptime because the board never knew the time (as
+    `bloomkeeper plays`)."""
+    import calendar
+    import time
+
+    try:
+        t = time.localtime(calendar.timegm(time.strptime(p["date"], "%Y-%m-%dT%H:%M:%SZ")))
+        local = time.strftime("%Y-%m-%d %H:%M" + (" %Z" if zone else ""), t)
+    except (ValueError, TypeError):
+        local = str(p["date"])  # not a time this host can read: as stored
+    return ("~" if p.get("date_estimated") else "") + local
+
+
+def date_words(p, zone=False):
+    """local_date as HTML: the stored UTC time is the title (shown on hover),
+    and the date never wraps (the game page's heading)."""
+    return '<span class="date" title="%s UTC">%s</span>' % (escape(str(p["date"])), escape(local_date(p, zone)))
 
 
 def stats(plays):
@@ -46,8 +62,14 @@ def stats(plays):
         for r in p["final"]["players"]:
             for key in ((r["name"], p["game"], n), (r["name"], p["game"], "all")):
                 groups.setdefault(key, []).append(r)
+    sizes = {}
+    for name, game, n in groups:
+        if n != "all":
+            sizes[name, game] = sizes.get((name, game), 0) + 1
     rows = []
     for (name, game, n), rs in groups.items():
+        if n == "all" and sizes[name, game] == 1:
+            continue  # one table size only: "all" would repeat its row
         scores = [r["score"] for r in rs]
         wins = sum(1 for r in rs if r["winner"])
         rows.append({
@@ -91,7 +113,7 @@ def history_body(plays, problems=()):
         who, winner = result_words(p)
         rows.append(
             '<tr class="play"><td>%s</td><td>%s</td><td>%s</td><td class="winner-cell">%s</td><td><a href="%s">%s</a></td></tr>'
-            % (escape(date_words(p)), GAME_TITLES.get(p["game"], p["game"]), who, winner, escape(game_link(p)),
+            % (date_words(p), GAME_TITLES.get(p["game"], p["game"]), who, winner, escape(game_link(p)),
                "chart" if p["game"] == "stalk-exchange" else "details")
         )
     out.append('<div class="scroll"><table class="plays" id="plays"><tr><th>date</th><th>game</th><th>players and scores</th>'
@@ -117,7 +139,7 @@ def history_body(plays, problems=()):
 
 def game_body(p, chart_svg):
     """One game: result and, for Stalk Exchange, the market chart."""
-    out = ["<h1>%s <span class=\"sub\">%s</span></h1>" % (GAME_TITLES.get(p["game"], p["game"]), escape(date_words(p)))]
+    out = ["<h1>%s <span class=\"sub\">%s</span></h1>" % (GAME_TITLES.get(p["game"], p["game"]), date_words(p, zone=True))]
     out.append('<p class="where">board %s, game %s: %d events</p>' % (escape(p["board"]), escape(p["game_id"]), len(p["events"])))
     if "final" in p:
         out.append(views.final_table(p["final"], p["game"]))

@@ -40,9 +40,12 @@ table { border-collapse: collapse; margin: .4em 0; } td, th { padding: .15em .6e
 th { color: #aaa; font-weight: normal; font-size: .8em; }
 td.who, small { white-space: nowrap; } tr.turn { background: #33403a; } tr.winner { color: #ffd24a; }
 .score { font-size: 1.4em; font-weight: bold; text-align: right; }
+.date { white-space: nowrap; } .sheet { font-size: .8em; } .sheet td { border-top: 1px solid #333; white-space: nowrap; } .sheet tr.total td { border-top: 2px solid #666; }
+.sheet s { color: #f66; } tr.tiebreak td { padding-top: 0; color: #ccc; }
 .plays td, .stats td { border-top: 1px solid #333; } .plays, .stats { font-size: .8em; }
-.chart { background: #fff; border-radius: .3em; max-width: 1000px; } .chart svg { width: 100%; height: auto; }
+.chart { background: #111; border-radius: .3em; max-width: 1000px; } .chart svg { width: 100%; height: auto; }
 .big { font-size: 1.2em; } .scroll { overflow-x: auto; max-width: 100%; }
+form.names { font-size: .75em; margin-top: 1em; } form.names input[type=text] { width: 7em; font: inherit; }
 #gone { display: none; background: #7a1b1b; padding: .3em 1em; } body.gone #gone { display: block; }
 @media (max-width: 700px) { .ringbox { width: 60vw; margin: 0 auto; } .bar-row { font-size: .8em; } .mark { width: 4.6em; }
   .players, .final { font-size: .75em; } td, th { padding: .15em .35em; } }
@@ -91,9 +94,9 @@ def page(title, body, script=""):
     )
 
 
-def live_page(state, ring):
+def live_page(state, ring, form=""):
     hidden = "" if ring else ' style="display:none"'
     off = "" if state.get("link") == "live" else " off"
-    body = '<div class="live"><div id="ringbox" class="ringbox%s"%s>%s</div><div id="panel">%s</div></div>' % (
-        off, hidden, ring_svg(), state["html"])
+    body = '<div class="live"><div id="ringbox" class="ringbox%s"%s>%s</div><div id="panel">%s</div></div>%s' % (
+        off, hidden, ring_svg(), state["html"], form)
     return page("Bloomkeeper: live table", body, LIVE_JS)

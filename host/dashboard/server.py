@@ -3,7 +3,9 @@
 Routes (ROUTES: path -> {method: handler}; HEAD is answered wherever GET
 is): `/` the live table, `/events` its Server-Sent Events stream,
 `/state.json` the live panel for scripts, `/history` the plays and the
-statistics, `/game?play=N` one game (with its market chart).
+statistics, `/game?play=N` one game (with its market chart); one POST,
+`/names`, the live page's form for the next game's names
+(host/dashboard/names_form.py: this machine only, with the page's token).
 Anything else is a 4xx with a one-line plain-text reason (a method a page
 does not take: 405 with Allow); an unexpected failure is a one-line 500
 (never a traceback page).
@@ -35,9 +37,9 @@ KEEPALIVE_S = 15  # an idle event stream sends a comment this often (proxies, ph
 REQUEST_S = 10  # a request line and its headers must arrive whole within this
 IDLE_S = 30  # no single read or write may wait longer (> KEEPALIVE_S: an event stream writes every 15 s)
 MAX_CONNECTIONS = 128  # threads serving at once (100 open event streams fit)
-PARAMS = {"/": (), "/events": (), "/state.json": (), "/history": (), "/game": ("play",)}
+PARAMS = {"/": (), "/events": (), "/state.json": (), "/history": (), "/game": ("play",), "/names": ()}
 ROUTES = {"/": {"GET": "page_live"}, "/events": {"GET": "page_events"}, "/state.json": {"GET": "page_state"},
-          "/history": {"GET": "page_history"}, "/game": {"GET": "page_game"}}
+          "/history": {"GET": "page_history"}, "/game": {"GET": "page_game"}, "/names": {"POST": "post_names"}}
 
 
 def allowed_methods(path):
@@ -185,8 +187,18 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(data)
 
     def page_live(self, _):
+        from host.dashboard import names_form
+
         _, state, _, ring = self.server.live.current()
-        self._send(pages.live_page(state, ring))
+        form = names_form.form_html(self.server.token) if names_form.may_post(self) else ""
+        self._send(pages.live_page(state, ring, form))
+
+    def post_names(self, _):
+        """The live page's names form (host/dashboard/names_form.py)."""
+        from host.dashboard import names_form
+
+        held = names_form.handle(self)
+        self._send(pages.page("Bloomkeeper: names", names_form.done_body(held)))
 
     def page_state(self, _):
         sv, state, _, ring = self.server.live.current()
@@ -235,8 +247,12 @@ class DashboardServer(ThreadingHTTPServer):
     request_queue_size = 64
 
     def __init__(self, addr, live, db_path):
+        import secrets
+
         self.live = live
         self.db_path = db_path
+        self.names = None  # the board thread's Requests.submit, once there is one (serve.py)
+        self.token = secrets.token_urlsafe(18)  # the names form's same-origin token
         self._charts = {}
         self._charts_lock = threading.Lock()
         self.slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
@@ -285,7 +301,7 @@ class DashboardServer(ThreadingHTTPServer):
         with self._charts_lock:
             svg = self._charts.get(key)
         if svg is None:
-            svg = charts.market_svg(p["events"], "%s: %s" % (p["date"], ", ".join(p["players"])))
+            svg = charts.market_svg(p["events"], "%s: %s" % (history.local_date(p, zone=True), ", ".join(p["players"])))
             svg = svg[svg.index("<svg"):]  # inline: no XML prolog
             with self._charts_lock:
                 self._charts[key] = svg

@@ -67,7 +67,8 @@ def market(values, busted, label):
 
 
 def stalk_panel(st):
-    """Most important first: the end, the market, whose turn; then the counts."""
+    """Most important first: the end, whose turn and the players, then the
+    market and the counts (after the game: the scores, then the final market)."""
     over = st["game_over"]
     out = ['<h2>Stalk Exchange <span class="sub">turn %d</span></h2>' % st["turn"]]
     if st["end_triggered"]:
@@ -82,11 +83,13 @@ def stalk_panel(st):
         out.append('<p class="countdown">crash in <b data-fact="until_crash">%d</b> harvested token%s at the earliest</p>' % (n, "" if n == 1 else "s"))
     if "final" in st:
         f = st["final"]
+        out.append(final_table(f, "stalk-exchange"))
         out.append("<h3>Final market (after the bust)</h3>")
         out.append(market([f["values"][x] for x in FLOWERS], f["busted"], "final"))
-        out.append(final_table(f, "stalk-exchange"))
     else:
-        out.append(market(_values(st), [] if over else will_bust(st), "market"))
+        # whose turn and the players first: at 1280x900 they are above the fold, the market under them
+        if not over:
+            out.append('<p class="whose">%s to play (%s)</p>' % (escape(st["current_player"]), st["phase"]))
         rows = []
         for name in st["players"]:
             turn = (not over) and name == st["current_player"]
@@ -96,8 +99,7 @@ def stalk_panel(st):
                    "&#9679;" * st["tokens"][name], st["tokens"][name], "flushed" if st["flush_used"][name] else "flush left")
             )
         out.append('<table class="players"><tr><th>player</th><th>tokens</th><th>flush</th></tr>%s</table>' % "".join(rows))
-    if not over:
-        out.append('<p class="whose">%s to play (%s)</p>' % (escape(st["current_player"]), st["phase"]))
+        out.append(market(_values(st), [] if over else will_bust(st), "market"))
     facts = (("bag", st["bag"]), ("exchange", st["exchange"]), ("harvested", st["harvested"]))
     out.append(
         '<div class="facts">%s</div>'
@@ -113,6 +115,8 @@ def orchids_panel(st):
         out.append('<p class="ending" data-ending="last">LAST ROUND</p>')
     if "final" in st:
         out.append(final_table(st["final"], "oh-my-orchids"))
+    if not over:
+        out.append('<p class="whose">%s to play</p>' % escape(st["current_player"]))
     rows = []
     for name in st["seats"]:
         p = st["players"][name]
@@ -129,14 +133,14 @@ def orchids_panel(st):
         '<table class="players"><tr><th>player</th><th>hand</th><th>flowers</th><th>kinds</th><th>points</th>'
         "<th>composted</th></tr>%s</table>" % "".join(rows)
     )
-    if not over:
-        out.append('<p class="whose">%s to play</p>' % escape(st["current_player"]))
     return "\n".join(out)
 
 
 def final_table(final, game):
-    """The engine's ranked final scores."""
+    """The engine's ranked final scores, the tie-break that placed a player
+    (when one did), then the score sheet the scores add up on."""
     rows = []
+    cols = 4 if game == "oh-my-orchids" else 3
     for r in final["players"]:
         detail = ""
         if game == "oh-my-orchids":
@@ -146,4 +150,40 @@ def final_table(final, game):
             % ("winner" if r["winner"] else "", r["rank"], escape(r["name"]), " &#9733;" if r["winner"] else "",
                escape(r["name"]), r["score"], detail)
         )
-    return '<table class="final" id="final"><tr><th colspan="3">final scores</th></tr>%s</table>' % "".join(rows)
+        if "tiebreak" in r:
+            rows.append('<tr class="tiebreak"><td></td><td colspan="%d" data-tiebreak="%s"><small>tie-break: %s</small></td></tr>'
+                        % (cols - 1, escape(r["name"]), escape(r["tiebreak"])))
+    return '<table class="final" id="final"><tr><th colspan="%d">final scores</th></tr>%s</table>\n%s' % (
+        cols, "".join(rows), score_sheet(final, game))
+
+
+def score_sheet(final, game):
+    """The paper score sheet: one column per player (in rank order), one row
+    per line of the engine's breakdown; Stalk Exchange rows are the flowers,
+    each with its final value (a busted one struck through from its value
+    before the bust) and each cell portfolio x final value = points."""
+    players = final["players"]
+    head = "".join("<th>%s</th>" % escape(r["name"]) for r in players)
+    rows = []
+    if game == "stalk-exchange":
+        head = "<th>flower</th><th>value</th>" + head
+        for i, f in enumerate(FLOWERS):
+            v = final["values"][f]
+            if f in final["busted"]:
+                value = '<s>%d</s> %d <span class="bust">busted</span>' % (final["before_bust"][f], v)
+            else:
+                value = "%d" % v
+            cells = []
+            for r in players:
+                label, points = r["breakdown"][i]
+                count = label.split(" ")[1]  # "dahlia 4 x 5 ...": the portfolio's count
+                cells.append('<td data-sheet="%s/%s">%s &times; %d = <b>%d</b></td>' % (escape(r["name"]), f, count, v, points))
+            rows.append('<tr><td class="fname">%s</td><td>%s</td>%s</tr>' % (f, value, "".join(cells)))
+    else:
+        head = "<th></th>" + head
+        for i, (label, _) in enumerate(players[0]["breakdown"] if players else ()):
+            cells = "".join("<td>%d</td>" % r["breakdown"][i][1] for r in players)
+            rows.append("<tr><td>%s</td>%s</tr>" % (escape(label), cells))
+    pad = '<td></td>' if game == "stalk-exchange" else ""
+    rows.append('<tr class="total"><td>total</td>%s%s</tr>' % (pad, "".join("<td><b>%d</b></td>" % r["score"] for r in players)))
+    return '<div class="scroll"><table class="sheet" id="sheet"><tr>%s</tr>%s</table></div>' % (head, "".join(rows))

@@ -20,6 +20,20 @@ from host.fullrules import orchids_full, stalk_full
 SEAT_NAMES = ("P1", "P2", "P3", "P4", "P5")
 
 
+# How a game ended, in words (the JSON keeps the short keys).
+END_WORDS = {
+    "crash": "market crash",
+    "bag": "bag empty",
+    "seven_flowers": "7 flowers planted",
+    "stalled": "stalled (no legal turn; ruling H7/H10)",
+    "turn_limit": "turn limit reached",
+}
+
+
+def end_words(reason):
+    return END_WORDS.get(reason, str(reason))
+
+
 def game_seed(seed, i):
     """The seed of game i of a run: a string, so random.Random hashes it with
     SHA-512 (stable across runs and machines, unlike hash())."""
@@ -187,7 +201,7 @@ def format_text(stats):
         head += ", %s game" % stats["length"]
     L.append(head)
     n = stats["games"]
-    L.append("end reasons: " + ", ".join("%s %d (%.1f%%)" % (k, v, 100.0 * v / n) for k, v in stats["end_reasons"].items()))
+    L.append("end reasons: " + ", ".join("%s %d (%.1f%%)" % (end_words(k), v, 100.0 * v / n) for k, v in stats["end_reasons"].items()))
     t = stats["turns"]
     L.append("turns per game: mean %.1f, median %s, min %d, max %d (all seats' turns)" % (t["mean"], t["median"], t["min"], t["max"]))
     sc = stats["scores"]
@@ -239,7 +253,7 @@ def plot(stats, path):
     ax.set_title("Final score by seat")
     ax.set_ylabel("score")
     ax = axes[2]
-    labels = [str(k) for k in stats["end_reasons"]]
+    labels = [end_words(k) for k in stats["end_reasons"]]
     ax.bar(labels, list(stats["end_reasons"].values()), color="#c76b98")
     ax.set_title("How games end")
     ax.set_ylabel("games")

@@ -70,7 +70,14 @@ def to_json(plays):
     return json.dumps(out, indent=2) + "\n"
 
 
-CSV_FIELDS = ("date", "date_estimated", "board", "game_id", "game", "seat", "player", "score", "rank", "winner", "finished", "state")
+CSV_FIELDS = ("date", "date_estimated", "board", "game_id", "game", "seat", "player", "score", "rank", "winner", "finished", "state",
+              "breakdown", "tiebreak")
+
+
+def breakdown_words(r):
+    """A final player's breakdown as one cell: "dahlia 4 x 5 = 20; ..." (the
+    score sheet's lines; empty for a play that is not scored)."""
+    return "; ".join("%s = %d" % (label, points) for label, points in r.get("breakdown", ()))
 
 
 def _results(p):
@@ -97,6 +104,7 @@ def to_csv(plays):
                     r.get("score", ""), r.get("rank", ""),
                     ("yes" if r.get("winner") else "no") if r else "",
                     "yes" if "final" in p else "no", state(p),
+                    breakdown_words(r), r.get("tiebreak", ""),
                 )
             )
     return buf.getvalue()

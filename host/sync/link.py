@@ -11,6 +11,7 @@ host never hangs. Every failure is a `host.errors.UserError` with one line.
 
 import errno
 import random
+import sys
 import time
 from collections import deque
 
@@ -307,10 +308,20 @@ def connect(port="auto", cap=60.0, request_timeout=1.0):
 
 
 def discover(cap=60.0, request_timeout=1.0, ports=None):
-    ports = candidate_ports() if ports is None else ports
+    """`--port auto`: a board plugged in by USB, else a running simulator
+    (it publishes its pseudo-terminal: host/runtime.py); says on stderr
+    which one it chose."""
+    sims = False
+    if ports is None:
+        ports = candidate_ports()
+        if not ports:
+            from host import runtime
+
+            ports = runtime.running_sims()
+            sims = bool(ports)
     if not ports:
         raise UserError("no board found: no USB serial device with VID:PID 2E8A:0005 (MicroPython Pico) nor a CircuitPython "
-                        "board's data channel (VID 239A) (plugged in? or give --port PATH)")
+                        "board's data channel (VID 239A), and no running simulator (plugged in? or give --port PATH)")
     found, busy, silent, denied = [], [], [], []
     for dev in ports:
         try:
@@ -330,6 +341,8 @@ def discover(cap=60.0, request_timeout=1.0, ports=None):
         except UserError:
             found[0].close()
             raise
+        sys.stderr.write("bloomkeeper: --port auto: %s\n" % (
+            ("the simulator on %s (no board is plugged in)" if sims else "the board on %s") % found[0].name))
         return found[0]
     for link in found:
         link.close()
