@@ -64,6 +64,7 @@ class Buttons:
         self.level = bytearray(n)  # debounced level (1 released, 0 pressed)
         self.done = bytearray(n)  # 1: this press already fired (LONG) or is suppressed
         self.since = [now] * n  # when raw last changed
+        self.edge = now  # when any pin's raw level last changed; -1: the loop has collected since (firmware/main.py)
         for i in range(n):
             v = 1 if pins[i].value() else 0
             self.raw[i] = v
@@ -98,6 +99,7 @@ class Buttons:
             if v != raw[i]:
                 raw[i] = v
                 since[i] = now
+                self.edge = now
                 if v and not level[i]:  # the release edge of a press: it acts at once
                     level[i] = 1
                     if not self.done[i]:
@@ -113,10 +115,6 @@ class Buttons:
                 self.done[i] = 1
                 self._push(i, LONG)
 
-    def pressed(self, i):
-        """Debounced: is button i held down now?"""
-        return not self.level[i]
-
     def get_into(self, ev):
         """Move the oldest event into `ev`; False if there is none."""
         if not self.count:
@@ -128,6 +126,3 @@ class Buttons:
         self.head = 0 if h == len(self.q) >> 1 else h
         self.count -= 1
         return True
-
-    def clear(self):
-        self.count = 0
