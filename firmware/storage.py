@@ -143,7 +143,7 @@ class FlashLog:
         self.size = 0  # bytes in the file when load() read it (more than end: a torn last frame)
         self.since = 0  # frames written since base_off
         self.snapped = False  # the snapshot file holds the state after the first `base` records
-        self.pend = None  # a frame appended, indexed, not yet on flash (flush)
+        self.pend = None  # a record appended, indexed, not yet on flash (flush)
 
     def __len__(self):
         return self.base + len(self.tail)
@@ -207,22 +207,21 @@ class FlashLog:
             f.flush()
 
     def flush(self):
-        """Write the frame append() left waiting (the event is durable when
-        this returns)."""
-        fr = self.pend
-        if fr is not None:
+        """Write the record append() left waiting, as one frame (the event
+        is durable when this returns)."""
+        rec = self.pend
+        if rec is not None:
             self.pend = None
-            self._put(fr)
+            self._put(frame(rec))  # framed here: no frame buffer held while the ring is drawn
 
     def append(self, rec):
         """Index `rec` now; its frame waits for flush(), done by the Store
         (and by any read of the file), so the ring may show the event before
         the flash work. At most one frame waits."""
         self.flush()
-        fr = frame(rec)
         self.tail.append(self.end)
-        self.pend = fr
-        self.end += len(fr)
+        self.pend = rec
+        self.end += len(rec) + 5  # its frame: length byte, record, crc32
         self.since += 1
 
     def pop(self):
