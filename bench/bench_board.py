@@ -112,6 +112,18 @@ Pico (docs/design.md), so its times are for ratios and trends, not for the board
   and seeded random cuts with random tears. After each cut a fresh Store
   boots on the surviving bytes; acknowledged events (those whose Store call
   returned) missing from what it restored are counted as lost.
+* ``powercut_lfs_*``: the same on real littlefs (tests/lfs_powercut.py in
+  the Unix port, the rp2 port's geometry: tests/lfs_flash.py), with the
+  ring ahead of the flash: a whole 5-player game of each title played
+  through the pins, then a boot after a cut at every block operation of it
+  (a program also torn at half its bytes). ``powercut_lfs_durable_lost``:
+  acknowledged events (on_event fired) missing after the boot (must be 0);
+  ``powercut_lfs_shown_lost``: cut points that lost an event the ring had
+  shown but not yet written (the one in flight, never more than one:
+  ``powercut_lfs_shown_lost_max``); ``powercut_lfs_window_points``: cut
+  points between a light and its ack; ``powercut_lfs_kept``: points where
+  the frame had landed but the ack had not yet fired (kept, legal);
+  ``powercut_lfs_ops_by_title``: reads / programs / erases of each game.
 
 Run:  .venv/bin/python -m bench.bench_board
 API:  measure() -> dict
@@ -735,6 +747,32 @@ def powercut_figures(random_cuts=3000):
     }
 
 
+# ------------------------------------------------------------------ littlefs power cuts
+
+
+def powercut_lfs_figures(stride=1):
+    from tests.button_scripts import FULL_GAMES, load_events
+    from tests.mpy_harness import REPO, run_mpy
+
+    out = {"powercut_lfs_points_tried": 0, "powercut_lfs_durable_lost": 0, "powercut_lfs_shown_lost": 0,
+           "powercut_lfs_shown_lost_max": 0, "powercut_lfs_window_points": 0, "powercut_lfs_kept": 0,
+           "powercut_lfs_unmountable": 0, "powercut_lfs_bad": [], "powercut_lfs_ops_by_title": {}}
+    for name, path, to_script in FULL_GAMES:
+        code = "import json\nprint('RES', json.dumps(campaign(%r, %d)))" % (to_script(load_events(REPO / path)), stride)
+        r = run_mpy(code, setup="from tests.lfs_powercut import campaign", heapsize_kb=12000, timeout=3600)
+        res = json.loads([x for x in r.stdout.splitlines() if x.startswith("RES ")][0][4:])
+        out["powercut_lfs_points_tried"] += res["points"]
+        out["powercut_lfs_durable_lost"] += res["durable_lost"]
+        out["powercut_lfs_shown_lost"] += res["shown_lost"]
+        out["powercut_lfs_shown_lost_max"] = max(out["powercut_lfs_shown_lost_max"], res["shown_lost_max"])
+        out["powercut_lfs_window_points"] += res["window"]
+        out["powercut_lfs_kept"] += res["kept"]
+        out["powercut_lfs_unmountable"] += res["unmountable"]
+        out["powercut_lfs_bad"] += res["bad"]
+        out["powercut_lfs_ops_by_title"][name] = {k: res[k] for k in ("events", "reads", "progs", "erases")}
+    return out
+
+
 # ------------------------------------------------------------------ all
 
 
@@ -748,6 +786,7 @@ def measure():
         ("speed", speed_figures),
         ("restore", restore_figures),
         ("powercut", powercut_figures),
+        ("powercut_lfs", powercut_lfs_figures),
     ):
         t0 = time.monotonic()
         out.update(fn())

@@ -11,8 +11,13 @@ the board runs. So:
   table events are the engine's constant records (record.PLANT ...) where
   they have no fields;
 * `apply` hands the record to `Store.apply`, which judges it (EngineError
-  -> error blink, nothing changes) and makes it durable BEFORE the ring
-  shows it (acknowledged);
+  -> error blink, nothing changes); in a loop step the ring shows the
+  event first and the same step then writes it to flash (settle), because
+  a flash erase stalls the whole chip for tens of milliseconds and the
+  player should not wait on it; only then is it acknowledged (the on_event
+  hooks: the link tells the host). Called from outside a step (the
+  simulator, the link, tests), an event is durable and acknowledged
+  before the call returns;
 * after every change the game's home screen (`home`) copies the few
   numbers the ring needs into the preallocated View; `step()` renders it
   and writes only changed pixels.
@@ -63,6 +68,8 @@ class App:
         self.clock = clock if clock is not None else hw.ticks_ms
         self.link = link
         self.on_event = []  # fn(game_id, index, record) after each durable change
+        self._defer = False  # in a step's gestures: events are written after the ring shows them
+        self._ack = None  # the event shown, not yet durable (settle): its record (_ack_gid, _ack_at: game id, index)
         self.buttons = Buttons(hw.pins, self.clock)
         self.ev = ButtonEvent()
         self.view = ring.View()
@@ -118,6 +125,8 @@ class App:
         from flash, which holds every acknowledged event: whatever the
         fault left half-done in RAM is dropped."""
         self.faults += 1
+        self._defer = False
+        self._ack = None  # an event not yet on flash is dropped with the rest: never acknowledged
         self.view.fault_at = self.clock()
         self._dirty = True
         try:
@@ -138,8 +147,10 @@ class App:
         b = self.buttons
         ev = self.ev
         b.poll()
+        self._defer = True
         while b.get_into(ev):
             self.press(ev.button, ev.kind)
+        self._defer = False
         # before drawing: a ring that keeps failing must not cut the host off
         # from the fault log
         if self.link is not None:
@@ -147,6 +158,20 @@ class App:
         # a press or an event shows at once; animations need no more than 50 frames/s
         if self._dirty or ticks_diff(self.clock(), self._frame_at) >= FRAME_MS:
             self.show()
+        self.settle()  # then the flash: the player does not wait on it
+
+    def settle(self):
+        """Write the events the ring shows to flash, then acknowledge them
+        (the on_event hooks), so that the host only ever hears of what a
+        power cut cannot take back. An event whose write fails is never
+        acknowledged (the loop recovers from flash). One event at most is in
+        flight: the Store writes the one before when it judges the next."""
+        rec = self._ack
+        if rec is not None:
+            self._ack = None
+            self.store.flush()
+            for fn in self.on_event:
+                fn(self._ack_gid, self._ack_at, rec)
 
     def press(self, button, kind):
         """Handle one gesture (also the simulator's and the link's entry)."""
@@ -246,7 +271,7 @@ class App:
     def apply(self, rec):
         """Judge + store one record; True if accepted. Refused -> error blink."""
         try:
-            self.store.apply(self.game, rec)
+            self.store.apply(self.game, rec, self._defer)
         except EngineError as err:
             self.blink_error(ring.refusal(err.code))
             return False
@@ -268,19 +293,23 @@ class App:
 
     def _changed(self, index, rec):
         self._dirty = True
-        for fn in self.on_event:
-            fn(self.store.game_id, index, rec)
+        self.settle()  # the event before, if any: on flash since this one was judged
+        self._ack = rec
+        self._ack_gid = self.store.game_id
+        self._ack_at = index
         self.view.ack_at = self.clock()
         # an open menu or plant entry keeps the ring until it closes
         c = self.current
         if c is not self.menu and (c is not self.plant or self.game.table.over):
             self.home()
+        if not self._defer:
+            self.settle()
 
     def new_game(self, start_record):
         """Start a game from a start record (setup or the host), stamped
         with the game's identity and start time (hw.stamp)."""
         rec = stamp(start_record, self.hw)
-        self.game = self.store.new_game(rec)
+        self.game = self.store.new_game(rec, self._defer)
         self.harvest.clear()  # a game (re)loaded, started or ended: nothing half-entered
         self.portfolio.clear()
         self.current = self.stalk  # not an overlay: the game's home screen follows

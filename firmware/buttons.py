@@ -5,13 +5,14 @@ pull-ups) and the clock is any function returning milliseconds, so tests
 step time exactly and the same code runs on every backend.
 
 Debounce: a press counts only once the raw input has held it for
-`debounce_ms`, a release once it has held for `release_ms` (half of that by
-default: a tap fires on release, so this is the wait a player feels, and
-release bounce is short; a glitch can still never make a press, which needs
-the full `debounce_ms`). A bouncing contact keeps restarting the wait, so it
-can never fire twice. A press fires SHORT on release, or LONG once as soon as
-it has been held `long_ms` (while still held); releasing after a LONG fires
-nothing.
+`debounce_ms`; its release fires at once, on the first edge, because a tap
+fires on release and that is the wait a player feels (peterhinch's
+Pushbutton acts on the first edge too). The press's hold is what locks
+bounces out: after the release edge, a contact chattering back down can
+only fire again by holding down for the full `debounce_ms`, as a real press
+must, so a glitch can never make a press and a bounce can never fire twice.
+A press fires SHORT on release, or LONG once as soon as it has been held
+`long_ms` (while still held); releasing after a LONG fires nothing.
 A button already held when Buttons is made is ignored until released.
 
 No allocation in `poll()` or `get_into()` (the hot path; a heap_lock test
@@ -52,11 +53,10 @@ class ButtonEvent:
 
 
 class Buttons:
-    def __init__(self, pins, clock, debounce_ms=DEBOUNCE_MS, long_ms=LONG_PRESS_MS, queue=16, release_ms=-1):
+    def __init__(self, pins, clock, debounce_ms=DEBOUNCE_MS, long_ms=LONG_PRESS_MS, queue=16):
         self.pins = pins
         self.clock = clock
         self.debounce_ms = debounce_ms
-        self.release_ms = debounce_ms >> 1 if release_ms < 0 else release_ms
         self.long_ms = long_ms
         n = len(pins)
         now = clock()
@@ -64,6 +64,7 @@ class Buttons:
         self.level = bytearray(n)  # debounced level (1 released, 0 pressed)
         self.done = bytearray(n)  # 1: this press already fired (LONG) or is suppressed
         self.since = [now] * n  # when raw last changed
+        self.edge = now  # when any pin's raw level last changed; -1: the loop has collected since (firmware/main.py)
         for i in range(n):
             v = 1 if pins[i].value() else 0
             self.raw[i] = v
@@ -98,23 +99,21 @@ class Buttons:
             if v != raw[i]:
                 raw[i] = v
                 since[i] = now
+                self.edge = now
+                if v and not level[i]:  # the release edge of a press: it acts at once
+                    level[i] = 1
+                    if not self.done[i]:
+                        self._push(i, SHORT)
+                    continue
             elif v == level[i] and (v or self.done[i]):
                 continue  # settled, and no hold to time: most pins, most polls
             held = ticks_diff(now, since[i])
-            if v != level[i] and held >= (self.release_ms if v else self.debounce_ms):
-                level[i] = v
-                if v:  # released
-                    if not self.done[i]:
-                        self._push(i, SHORT)
-                else:
-                    self.done[i] = 0
+            if v != level[i] and held >= self.debounce_ms:  # a press (a release never waits)
+                level[i] = 0
+                self.done[i] = 0
             if not level[i] and not self.done[i] and held >= self.long_ms:
                 self.done[i] = 1
                 self._push(i, LONG)
-
-    def pressed(self, i):
-        """Debounced: is button i held down now?"""
-        return not self.level[i]
 
     def get_into(self, ev):
         """Move the oldest event into `ev`; False if there is none."""
@@ -127,6 +126,3 @@ class Buttons:
         self.head = 0 if h == len(self.q) >> 1 else h
         self.count -= 1
         return True
-
-    def clear(self):
-        self.count = 0

@@ -9,6 +9,8 @@ On the board this file runs as __main__ (copy it to the flash root as main.py).
 
 import gc
 
+from firmware.buttons import ticks_diff
+
 
 def _sleeper():
     import time
@@ -22,21 +24,33 @@ def _sleeper():
     return sleep_ms
 
 
-def tidy():
-    """Between two steps of the loop: collect the garbage once less than a
-    quarter of the heap is free, so that a collection (milliseconds on the
-    Pico) comes between gestures instead of inside one, when an allocation
-    finds the heap full. Allocates nothing."""
-    if gc.mem_free() < gc.mem_alloc() // 3:
+QUIET_MS = 1000  # no button has moved for this long: a garbage collection is due
+
+
+def tidy(app):
+    """Between two steps of the loop: collect the garbage once per quiet
+    spell, when no button has moved for QUIET_MS, so that a collection
+    (milliseconds on the Pico) falls between gestures, never inside one,
+    and never delays the release that a player waits on. QUIET_MS is longer
+    than a long press: a button still held by then has fired its LONG, and
+    its release fires nothing. It asks the heap nothing: gc.mem_free() and
+    gc.mem_alloc() each walk the heap's whole allocation table (7 ms each
+    on the Pico, every 5 ms loop turn). Allocates nothing. A long run of
+    gestures with no pause finds the heap full at last and collects then,
+    as MicroPython always does."""
+    b = app.buttons
+    if b.edge >= 0 and ticks_diff(b.clock(), b.edge) >= QUIET_MS:
+        b.edge = -1  # collected: none due until a button moves again
         gc.collect()
 
 
 def loop_step(app, sleep_ms):
     """One turn of the board's loop, everything the board does between two
-    turns: the app's step, the housekeeping, the pause. main() repeats it
-    forever; the bench runs the very same turn to measure the board."""
+    turns: the app's step (which shows a change, then writes it to flash),
+    the housekeeping, the pause. main() repeats it forever; the bench runs
+    the very same turn to measure the board."""
     app.step()  # never raises: App.recover logs a fault and reloads from flash
-    tidy()  # a garbage collection, when due, between steps
+    tidy(app)  # a garbage collection, when the buttons are quiet
     sleep_ms(5)
 
 

@@ -17,7 +17,23 @@ is not missing but filled with that byte, as raw NOR flash can leave it
 every later call raises PowerCut too. `survivor()` is the flash as the
 next boot sees it.
 Renames are atomic (as on littlefs, the Pico's filesystem).
+
+Flash stalls (optional, `stall=fn(ms)`): on the Pico an erase or a program
+stops the whole chip (code runs from the flash being written), so a
+simulated board must lose that time too. With `stall` given, every change
+costs simulated time, at the W25Q16JV's typical datasheet figures: a page
+program 0.4 ms per 256-byte page a write touches (a rename, remove or
+mkdir: one metadata page), and a sector erase 45 ms whenever a file's data
+grows into a new 4 KB block (its first bytes included: a new file, or a
+snapshot's temp file). `fn` gets whole milliseconds (SimHW.advance: the
+clock jumps, as the chip's would); `stalled_us` and `erases` add up.
+This is a model of the chip's waiting, not of littlefs's own work.
 """
+
+PAGE_US = 400  # W25Q16JV typical page program (256 B)
+ERASE_US = 45000  # W25Q16JV typical 4 KB sector erase
+BLOCK = 4096
+PAGE = 256
 
 
 class PowerCut(Exception):
@@ -72,6 +88,11 @@ class MemFile:
         if "a" in self.mode:
             self.pos = len(self.data)
         d = self.data
+        if self.fs.stall is not None:
+            end = self.pos + n
+            blocks = max(0, (end + BLOCK - 1) // BLOCK - (len(d) + BLOCK - 1) // BLOCK)
+            self.fs.erases += blocks
+            self.fs._wait(blocks * ERASE_US + PAGE_US * max(1, (n + PAGE - 1) // PAGE))
         d[self.pos : self.pos + n] = b[:n]
         self.pos += n
         if cut:
@@ -111,8 +132,12 @@ class MemFS:
 
     File = MemFile  # the file class `open` makes (tests may extend it)
 
-    def __init__(self, cut_at=None, torn=None, trace=False, junk=None):
+    def __init__(self, cut_at=None, torn=None, trace=False, junk=None, stall=None):
         self.files = {}
+        self.stall = stall
+        self.stalled_us = 0
+        self.erases = 0
+        self._owed_us = 0  # stalled time not yet handed to `stall` (under a millisecond)
         self.junk = junk
         self.trace = [] if trace else None  # type: list | None  # (op, path, bytes) per op
         self.bytes_read = 0
@@ -139,6 +164,14 @@ class MemFS:
             self.dead = True
             return True, self._keep
         return False, None
+
+    def _wait(self, us):
+        """The chip stalls `us` microseconds (see the module doc)."""
+        self.stalled_us += us
+        us += self._owed_us
+        self._owed_us = us % 1000
+        if us >= 1000:
+            self.stall(us // 1000)
 
     def _keep(self, n):
         if self.torn is None:
@@ -207,6 +240,8 @@ class MemFS:
         if self._parent(path) not in self.dirs:
             raise _err(ENOENT)
         cut, _ = self._op("mkdir", path)
+        if self.stall is not None:
+            self._wait(PAGE_US)
         if cut:
             raise PowerCut()
         self.dirs[path] = 1
@@ -216,6 +251,8 @@ class MemFS:
         if path not in self.files:
             raise _err(ENOENT)
         cut, _ = self._op("remove", path)
+        if self.stall is not None:
+            self._wait(PAGE_US)
         if cut:
             raise PowerCut()
         del self.files[path]
@@ -226,6 +263,8 @@ class MemFS:
         if old not in self.files:
             raise _err(ENOENT)
         cut, _ = self._op("rename", old + " " + new)
+        if self.stall is not None:
+            self._wait(PAGE_US)
         if cut:
             raise PowerCut()
         self.files[new] = self.files.pop(old)

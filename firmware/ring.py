@@ -533,11 +533,7 @@ class Ring:
         period = 10 * WARN_PERIOD[level - 1]
         peak = WARN_PEAK[level - 1]
         k = 3 * (_C_RED if crash else _C_BAG)
-        if crash:  # it breathes: the triangle wave of _tri, inline (a call less per frame)
-            t = now % period
-            half = period >> 1
-            peak = (period - t if t >= half else t) * peak // half
-        level = 8 + peak
+        level = 8 + (_tri(now, period, peak) if crash else peak)  # the crash breathes
         level += level >> 7
         buf = self.buf
         pal = self.pal

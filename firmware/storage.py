@@ -14,11 +14,14 @@ middle of a write. So nothing on flash is ever rewritten in place:
 * finishing a game is a rename (.log -> .fin), syncing one is a rename
   (.fin -> .syn); settings are temp + rename.
 
-An event is acknowledged when `Store.apply` returns; the frame write is the
-LAST flash op of `apply` (a due snapshot is taken before it), so after a
-cut the board boots holding every acknowledged event, plus at most the one
-whose frame landed before the cut but whose call had not returned (legal,
-shown on the ring after the restore, undoable: docs/storage.md).
+An event is acknowledged once its frame is on flash: when `Store.apply`
+returns, or with `later=True` (the app: the ring shows the event first)
+when `Store.flush` returns. The frame write is the LAST flash op of that
+(a due snapshot is written before it), so after a cut the board boots
+holding every acknowledged event, plus at most the one whose frame landed
+before the cut but which was not yet acknowledged (legal, shown on the
+ring after the restore, undoable), and minus at most the one event the
+ring showed whose frame had not landed (docs/storage.md).
 """
 
 import binascii
@@ -36,7 +39,6 @@ SETTINGS = "settings.json"
 FAULTS = "faults.txt"  # faults the loop survived (App.recover), newest last; not *.log: boot takes those for games
 FAULTS_MAX = 1024  # bytes kept: the oldest lines go first
 SNAP_MAGIC = b"BKS1"
-CACHE_MAX = 2048  # a log tail this short is read in one piece at boot
 SNAP_ROOM = 512  # bytes for snapshot files before their buffer must grow (a 5-player game: ~110 Stalk Exchange, ~420 Orchids)
 # crc32(data + crc32(data) as 4 LE bytes) is this constant for any data, so
 # a frame checks with one crc32 call and no big-int arithmetic.
@@ -77,31 +79,18 @@ def frame(rec):
 
 
 class _OsFS:
-    """The real flash: the `os` module and the builtin `open`."""
+    """The real flash: the `os` module's calls and the builtin `open`, as
+    attributes (plain functions: no method of ours in between)."""
 
     def __init__(self):
         import os
 
-        self.os = os
-
-    def open(self, path, mode="r"):
-        return open(path, mode)
-
-    def listdir(self, path):
-        return self.os.listdir(path)
-
-    def stat(self, path):
-        return self.os.stat(path)
-
-    def mkdir(self, path):
-        self.os.mkdir(path)
-
-    def remove(self, path):
-        self.os.remove(path)
-
-    def rename(self, old, new):
-        rep = getattr(self.os, "replace", None)  # CPython on Windows: rename won't overwrite
-        (rep or self.os.rename)(old, new)
+        self.open = open
+        self.listdir = os.listdir
+        self.stat = os.stat
+        self.mkdir = os.mkdir
+        self.remove = os.remove
+        self.rename = getattr(os, "replace", os.rename)  # CPython on Windows: rename won't overwrite
 
 
 def _write_file(fs, path, data):
@@ -151,58 +140,30 @@ class FlashLog:
         self.base_off = 0
         self.tail = []
         self.end = 0  # bytes of valid frames
-        self.size = 0  # bytes in the file (more than end: a torn last frame)
+        self.size = 0  # bytes in the file when load() read it (more than end: a torn last frame)
         self.since = 0  # frames written since base_off
-        self.cache = None  # the tail's bytes as read at boot (from cache_off), until the next write
-        self.cache_off = 0
         self.snapped = False  # the snapshot file holds the state after the first `base` records
+        self.pend = None  # a record appended, indexed, not yet on flash (flush)
 
     def __len__(self):
         return self.base + len(self.tail)
 
     def load(self, off=0, count=0):
         """Scan the file from `off` (where `count` effective records end).
-        False if that start point is not consistent with the file. A short
-        tail (the usual boot: frames after the snapshot) is read in one go
-        and kept, so restore does not read it twice."""
+        False if that start point is not consistent with the file."""
         self.size = self.fs.stat(self.path)[6]
         if off > self.size:
             return False
         f = self.fs.open(self.path, "rb")
         f.seek(off)
-        self.cache = None
         stack = []  # type: list[int]
-        if self.size - off <= CACHE_MAX:
-            data = f.read()
-            f.close()
-            end, under = self._parse(data, off, stack)
-            self.cache = data
-            self.cache_off = off
-        else:
-            end, under = self._scan(f, off, stack)
-            f.close()
+        end, under = self._scan(f, off, stack)
+        f.close()
         if under:
             return False
         self.base, self.base_off, self.tail, self.end = count, off, stack, end
         self.since = len(stack)
         return True
-
-    def _parse(self, data, off, stack):
-        """_scan over frames already in RAM (`data` starts at file offset `off`)."""
-        mv = memoryview(data)
-        i = 0
-        while i < len(data):
-            n = data[i]
-            if n == 0 or i + n + 5 > len(data) or binascii.crc32(mv[i : i + n + 5]) != CRC_RESIDUE:
-                break
-            if n == 1 and data[i + 1] == record.OP_UNDO:
-                if not stack:
-                    return off + i, True
-                stack.pop()
-            else:
-                stack.append(off + i)
-            i += n + 5
-        return off + i, False
 
     def _frame(self, f):
         """Read one frame at f's position into self.buf; its record length,
@@ -240,28 +201,35 @@ class FlashLog:
             self._scan(f, 0, stack)
         return stack
 
-    def _write(self, rec):
-        fr = frame(rec)
+    def _put(self, fr):
         with self.fs.open(self.path, "ab") as f:  # on littlefs/FAT, close commits the data
             f.write(fr)
             f.flush()
-        # The boot cache is the file as it was at boot: this frame (and a
-        # torn tail cut off at boot, whose bytes it may still hold) is not
-        # in it, so from now on records() reads the flash (docs/storage.md).
-        self.cache = None
-        off = self.end
-        self.end += len(fr)
-        self.size = self.end
-        self.since += 1
-        return off
+
+    def flush(self):
+        """Write the record append() left waiting, as one frame (the event
+        is durable when this returns)."""
+        rec = self.pend
+        if rec is not None:
+            self.pend = None
+            self._put(frame(rec))  # framed here: no frame buffer held while the ring is drawn
 
     def append(self, rec):
-        self.tail.append(self._write(rec))
+        """Index `rec` now; its frame waits for flush(), done by the Store
+        (and by any read of the file), so the ring may show the event before
+        the flash work. At most one frame waits."""
+        self.flush()
+        self.tail.append(self.end)
+        self.pend = rec
+        self.end += len(rec) + 5  # its frame: length byte, record, crc32
+        self.since += 1
 
     def pop(self):
         if not len(self):
             raise IndexError("pop from an empty log")
-        self._write(record.UNDO)
+        self.append(record.UNDO)
+        self.flush()
+        self.tail.pop()  # the undo frame's own offset
         if self.tail:
             self.tail.pop()
         else:  # undo reached before the snapshot point: index the whole file
@@ -277,6 +245,7 @@ class FlashLog:
 
     def records(self, start=0):
         """Effective records from index `start`, oldest first, as bytes."""
+        self.flush()
         if start < self.base and start == 0:
             # The start record is the first frame and is never undone, so
             # reading it (snapshot/restore do) needs no walk of the file.
@@ -291,16 +260,10 @@ class FlashLog:
             offs = self.tail
             start -= self.base
         f = None
-        c = self.cache
         for k in range(start, len(offs)):
-            o = offs[k]
-            if c is not None and o >= self.cache_off:
-                o -= self.cache_off
-                yield bytes(c[o + 1 : o + 1 + c[o]])
-            else:
-                if f is None:
-                    f = self.fs.open(self.path, "rb")
-                yield self._read(f, o)
+            if f is None:
+                f = self.fs.open(self.path, "rb")
+            yield self._read(f, offs[k])
         if f is not None:
             f.close()
 
@@ -322,6 +285,8 @@ class Store:
         self.game_id = None  # id of the current game (kept after finish)
         self.log = None  # type: FlashLog | None  # the game in progress
         self._next = None  # type: int | None  # next game number (after boot)
+        self._plog = None  # type: FlashLog | None  # the log whose last frame waits for flush()
+        self._psnap = None  # the snapshot that waits for flush(), before that frame
 
     def _path(self, gid, ext):
         return "%s/%s%s" % (self.root, gid, ext)
@@ -337,7 +302,10 @@ class Store:
         return sorted(n[: -len(ext)] for n in names if n.endswith(ext))
 
     def boot(self):
-        """Clean up after a cut and restore the game in progress (or None)."""
+        """Clean up after a cut and restore the game in progress (or None).
+        What flush() had not yet written is dropped: the game is what the
+        flash holds."""
+        self._plog = self._psnap = None
         fs = self.fs
         names = self._names()
         top = 0
@@ -363,7 +331,6 @@ class Store:
             log.load()
         if log.end < log.size:  # torn last frame: keep only the intact prefix
             self._truncate(log.path, log.end)
-            log.size = log.end
         if not len(log):  # even the start record never made it
             fs.remove(log.path)
             return None
@@ -428,21 +395,33 @@ class Store:
 
     def _snapshot(self, log, b):
         """Snapshot file: magic, log offset, records covered, engine
-        snapshot, crc32; `b` is from _snapshot_of. Then the log's RAM index
-        restarts there."""
+        snapshot, crc32; `b` is from _snapshot_of. The log's RAM index
+        restarts there now; the file is written by flush()."""
         n = len(b) - 4
         b[:4] = SNAP_MAGIC
         _put32(b, 4, log.end)
         _put32(b, 8, len(log))
         _put32(b, n, _crc(b[:n]))
-        _write_file(self.fs, self._path(self.game_id, SNP), b)
+        self._psnap = b
         log.base = len(log)
         log.base_off = log.end
         log.tail = []
         log.since = 0
-        log.cache = None
         log.snapped = True
         self._held = len(b)
+
+    def flush(self):
+        """Write what apply(..., later=True) left waiting: a due snapshot,
+        then the event's frame, the last flash op: once this returns the
+        event is durable (acknowledged). Every other Store call that
+        touches the flash flushes first."""
+        snap = self._psnap
+        log = self._plog
+        self._psnap = self._plog = None
+        if snap is not None:
+            _write_file(self.fs, self._path(self.game_id, SNP), snap)
+        if log is not None:
+            log.flush()
 
     def _snapshot_of(self, game):
         """Game.snapshot with room for the file's header and checksum, in
@@ -460,10 +439,12 @@ class Store:
         log = self.log
         return log is not None and game.log is log and log.since >= self.snapshot_every
 
-    def new_game(self, start_record):
-        """Start a new game (a game still in progress is archived first)."""
+    def new_game(self, start_record, later=False):
+        """Start a new game (a game still in progress is archived first);
+        `later` as for apply."""
         if self._next is None:
             self.boot()
+        self.flush()
         n = self._next or 1
         gid = "%04d" % n
         log = FlashLog(self.fs, self._path(gid, LOG))  # no file until its first frame
@@ -473,35 +454,46 @@ class Store:
             self._archive(self.log)
         self._held = 0  # the buffer holds the archived game's snapshot, if any
         self._next = n + 1
-        self.log = log
+        self.log = self._plog = log
         self.game_id = gid
         log.append(start_record)
+        if not later:
+            self.flush()
         return game
 
-    def apply(self, game, rec):
-        """Judge `rec` and make it durable; returns once it is on flash.
-        EngineError: refused, nothing written."""
+    def apply(self, game, rec, later=False):
+        """Judge `rec` and make it durable; returns once it is on flash, or
+        with `later` once it is judged and queued: then flush() writes it
+        (the app shows the event first). EngineError: refused, nothing
+        written, nothing queued."""
         if rec[0] == record.OP_UNDO:
             return self.undo(game)
+        self.flush()  # the event before, if it waits: at most one in flight
         snap = self._snapshot_of(game) if self._due(game) else None  # the state before rec
         game.judge(rec)  # EngineError: nothing written, nothing changed
-        try:
-            # A due snapshot goes BEFORE the frame, so the frame stays the
-            # last flash op of apply. (Judging rec on the game itself, not
-            # on a copy restored from the snapshot: no second state in RAM.)
-            if snap is not None:
-                self._snapshot(self.log, snap)
-            game.log.append(rec)
-        except OSError:  # flash full/failing: the RAM state must match flash
-            game.refold()
-            raise
+        # A due snapshot goes BEFORE the frame, so the frame stays the last
+        # flash op. (Judging rec on the game itself, not on a copy restored
+        # from the snapshot: no second state in RAM.)
+        if snap is not None:
+            self._snapshot(self.log, snap)
+        game.log.append(rec)
+        self._plog = game.log
+        if not later:
+            try:
+                self.flush()
+            except OSError:  # flash full/failing: the RAM state must match flash
+                game.log.load()
+                game.refold()
+                raise
 
     def undo(self, game):
         """Undo the last event, durably (an undo frame). Refolds from the
         snapshot file when it can (cost bounded by snapshot_every, not by
         the game's length), else from the start (Game.undo)."""
+        self.flush()
         if len(game.log) > 1 and self._due(game):  # else Game.undo refuses: write nothing
             self._snapshot(self.log, self._snapshot_of(game))
+            self.flush()
         log = self.log
         if log is not None and game.log is log and log.snapped and log.tail and len(log) > 1:
             # the file's bytes are still in the buffer unless a refused
@@ -516,6 +508,7 @@ class Store:
     def finish(self, game=None):
         """Archive the game in progress (it may still get records, e.g. a
         late portfolio; they go to the archived file)."""
+        self.flush()
         if self.log is not None:
             self._archive(self.log)
         self._prune()
@@ -552,6 +545,7 @@ class Store:
                 extra -= 1
 
     def _find(self, gid):
+        self.flush()  # a frame waiting for a game's file goes there before it is read or renamed
         for ext in (LOG, FIN, SYN):
             p = self._path(gid, ext)
             if _exists(self.fs, p):
@@ -581,6 +575,7 @@ class Store:
         """Delete an archived game (the host asked, after syncing it);
         KeyError if no archived game has that id. The game in progress
         cannot be erased."""
+        self.flush()
         for ext in (FIN, SYN):
             p = self._path(game_id, ext)
             if _exists(self.fs, p):

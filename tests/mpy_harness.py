@@ -52,7 +52,7 @@ REPO = Path(__file__).resolve().parent.parent
 BOARD_PACKAGES = ("engine_lite", "firmware")
 
 # Test helpers the guest may import (compiled into every copy).
-GUEST_HELPERS = ("tests/__init__.py", "tests/storage_script.py", "tests/game_driver.py")
+GUEST_HELPERS = ("tests/__init__.py", "tests/storage_script.py", "tests/game_driver.py", "tests/lfs_flash.py", "tests/lfs_powercut.py")
 GUEST_DATA = ("tests/records",)
 
 Result = namedtuple("Result", "stdout stderr")

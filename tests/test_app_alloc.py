@@ -81,13 +81,16 @@ class RamStore:
     def save_settings(self, d):
         pass
 
-    def new_game(self, rec):
+    def new_game(self, rec, later=False):
         g = Game(FixedLog())
         g.apply_record(rec)
         return g
 
-    def apply(self, game, rec):
+    def apply(self, game, rec, later=False):
         game.apply_record(rec)
+
+    def flush(self):
+        pass
 
     def undo(self, game):
         game.undo()

@@ -50,20 +50,56 @@ def test_button_order_matches_contract():
 
 
 def test_clean_short_press_fires_once_on_release_after_debounce():
-    """A press needs 20 ms; the release that fires the tap 10 ms (the wait
-    a player feels between letting go and the ring answering)."""
+    """A press needs 20 ms; the release that fires the tap acts on its
+    first edge (the wait a player feels between letting go and the ring
+    answering: none beyond the poll that sees it)."""
     r = Rig()
     r.run(5)
     r.set(2, 0)
     r.run(100)
     assert r.log == []  # a short press fires on release, not on press
     r.set(2, 1)  # the poll at t=106 sees the release edge
-    r.run(10)
-    assert r.log == []  # t=115: released 9 ms, not yet debounced
     r.run(1)
-    assert r.log == [(116, 2, SHORT)]  # exactly 10 ms after the edge was sampled
+    assert r.log == [(106, 2, SHORT)]  # at that very poll
     r.run(1000)
-    assert r.log == [(116, 2, SHORT)]
+    assert r.log == [(106, 2, SHORT)]
+
+
+def test_bounces_after_the_release_edge_fire_nothing_twice():
+    """The release acts on its first edge, then the press's own hold locks
+    bounces out: chatter after the edge (each low level shorter than the
+    20 ms a press needs) fires nothing more, however long it lasts."""
+    r = Rig()
+    r.set(3, 0)
+    r.run(40)
+    r.set(3, 1)
+    r.run(1)
+    assert r.log == [(41, 3, SHORT)]
+    chatter = [1, 0, 0, 1, 0, 1, 1, 0] * 3 + [0] * 19 + [1] * 5 + [0] * 19  # lows up to 19 ms
+    r.run(len(chatter), lambda k: r.set(3, chatter[k]))
+    r.set(3, 1)
+    r.run(700)
+    assert r.log == [(41, 3, SHORT)]
+    r.set(3, 0)  # a real press after the bounce: held 20 ms, it counts again
+    r.run(25)
+    r.set(3, 1)
+    r.run(1)
+    assert [(b, k) for _, b, k in r.log] == [(3, SHORT), (3, SHORT)]
+
+
+def test_a_release_glitch_before_the_press_counts_makes_nothing():
+    """A press that has not yet held 20 ms has nothing to release: an edge
+    up then (the press's own bounce) fires nothing, and the hold restarts."""
+    r = Rig()
+    r.set(1, 0)
+    r.run(15)
+    r.set(1, 1)  # up after 15 ms: not yet a press
+    r.run(2)
+    r.set(1, 0)
+    r.run(19)  # 19 ms down again: still not a press
+    r.set(1, 1)
+    r.run(50)
+    assert r.log == []
 
 
 def test_bouncing_contacts_fire_exactly_once():
@@ -114,10 +150,16 @@ def test_configurable_times():
     r.run(99)
     r.set(1, 1)  # edge sampled at t=100
     r.run(6)
-    assert r.log == [(102, 1, SHORT)]  # release: half the debounce
+    assert r.log == [(100, 1, SHORT)]  # release: on its edge
     r.set(1, 0)  # edge sampled at t=106
     r.run(101)
     assert r.log[-1] == (206, 1, LONG)
+    r.set(1, 1)
+    r.set(2, 0)
+    r.run(4)  # 4 ms: shorter than this debounce
+    r.set(2, 1)
+    r.run(10)
+    assert len(r.log) == 2
 
 
 def test_button_held_at_start_is_suppressed():

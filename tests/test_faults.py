@@ -92,13 +92,35 @@ def test_engine_fault_before_the_write_keeps_the_flash_state(board, monkeypatch)
     check_recovered(board, "RuntimeError: engine fault", INJECTED)
 
 
-def test_engine_fault_after_the_write_reloads_the_acknowledged_event(board, monkeypatch):
-    """The frame is on flash when the view update fails: the reload shows it."""
+def test_engine_fault_after_the_judgement_drops_the_event_never_shown(board, monkeypatch):
+    """The plant is judged, then the view update fails before the ring
+    shows it and before its frame is written (a step writes an event after
+    showing it): the reload from flash drops it, and no hook ever heard of
+    it. The same fault with the frame already on flash: the next test."""
     n = len(board.app.game.log)
+    heard = []
+    board.app.on_event.append(lambda *a: heard.append(a))
     once(monkeypatch, StalkState, "crash_distance", ZeroDivisionError("division by zero"))
     board.do("ok")
-    assert len(board.app.game.log) == n + 1
+    assert len(board.app.game.log) == n and heard == []
     check_recovered(board, "ZeroDivisionError", INJECTED)
+    assert len(heard) == 1  # check_recovered's own plant, once it was on flash
+
+
+def test_a_fault_after_the_write_reloads_the_acknowledged_event(board, monkeypatch):
+    """The frame is on flash when an on_event hook fails: the reload shows it."""
+    n = len(board.app.game.log)
+    shots = []
+
+    def hook(*a):
+        if not shots:
+            shots.append(1)
+            raise ZeroDivisionError("division by zero")
+
+    board.app.on_event.append(hook)
+    board.do("ok")
+    assert shots and len(board.app.game.log) == n + 1
+    check_recovered(board, "ZeroDivisionError", "test_faults.py, line")
 
 
 def test_a_real_bug_is_logged_where_it_happened(board):
@@ -278,7 +300,8 @@ from firmware import script
     r = run_mpy(code, setup=setup, timeout=300)
     counts, line = r.stdout.strip().splitlines()[-2:]
     faults, n, after = map(int, counts.split())
-    assert faults == 1 and after == n + 1  # the plant reached flash: reloaded with it
+    # the drawing failed before the step wrote the plant: reloaded without it
+    assert faults == 1 and after == n
     print(line)
     assert line.startswith("#1 stalk IndexError") and 'screens.py", line ' in line and "in show" in line, line
 

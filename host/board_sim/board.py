@@ -341,9 +341,9 @@ def _observed_store(base, sim):
     more), then raised on unchanged. Nothing else differs from the board."""
 
     class ObservedStore(base):
-        def apply(self, game, rec):
+        def apply(self, game, rec, later=False):
             try:
-                return base.apply(self, game, rec)
+                return base.apply(self, game, rec, later)
             except Exception as err:
                 sim.note_refused(err)
                 raise

@@ -70,9 +70,9 @@ class Board:
         class ObservedStore(Store):
             # The real Store; a refusal by the rules is noted for the host's
             # "last error" line, then raised on unchanged (as host/board_sim/board.py).
-            def apply(self, game, rec):
+            def apply(self, game, rec, later=False):
                 try:
-                    return Store.apply(self, game, rec)
+                    return Store.apply(self, game, rec, later)
                 except Exception as err:
                     sim.refusal = "%s (%s)" % (err, getattr(err, "code", type(err).__name__))
                     raise
