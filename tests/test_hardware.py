@@ -243,5 +243,5 @@ def test_the_guide_states_the_firmwares_brightness_levels_and_a_bundle_within_bu
     text = (Path(__file__).resolve().parent.parent / "hardware" / "README.md").read_text()
     levels = "levels %s; default %d" % (", ".join(str(b) for b in BRIGHT_LEVELS), DEFAULT_BRIGHTNESS)
     assert levels in text
-    shown = [int(n) for n in re.findall(r"bundle: \d+ files, (\d+) bytes of \.mpy", text)]
+    shown = [int(n) for n in re.findall(r"bundle: (?:firmware \S+, )?\d+ files, (\d+) bytes of \.mpy", text)]
     assert shown and all(n <= BUNDLE_BUDGET for n in shown), shown
