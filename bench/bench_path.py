@@ -77,7 +77,7 @@ Run:  .venv/bin/python -m bench.bench_path [--calibrate]
 API:  measure() -> dict; play(root, title, flash) -> Run (the raw timeline)
 """
 
-import shutil
+import os
 import subprocess
 import sys
 import tempfile
@@ -268,10 +268,13 @@ class Run:
         self.reads = self.read_bytes = self.progs = self.pages = self.erases = 0
         self.lost = 0
         self.waited = 0
+        self.misread = 0
         self.result = None
+        self.cpu_s = None
         self.instructions = 0
         self._turn = None
         self._redraw = None
+        self._answer = False  # the redraw under way was made for a change
         self._seg_after = None
 
     # the guest's segments and notes, in order
@@ -301,6 +304,7 @@ class Run:
             t[3] = us
         self._seg_after = tag
         if tag == b"S"[0]:
+            self._close_dark()
             t[1] = self.clock + n * 1000
             self.turns.append(t)
             self.clock += n * 1000
@@ -311,13 +315,18 @@ class Run:
             for g in self.gestures[-2:]:
                 g["step_open"] = False
         elif tag == b"F"[0]:
+            self._close_dark()
             self._redraw = self.clock
+            self._answer = n == 1
         elif tag == b"W"[0]:
             t[6] += 1
             self.frames.append([self._redraw, self.clock, self.clock - self._redraw])
             for h in self.gestures:
-                if h["delivered"] is not None and h["frame"] is None and not h.get("unlit"):
+                if h["delivered"] is not None and h.get("first") is None:
+                    h["first"] = self.clock  # the first frame of any kind after it
+                if self._answer and h["delivered"] is not None and h["frame"] is None and not h.get("unlit"):
                     h["frame"] = self.clock
+            self._answer = False
             if g is not None and g["step_open"]:
                 g["step"] += STRIP_US
             self.clock += STRIP_US
@@ -347,17 +356,26 @@ class Run:
 
     def delivered(self, code):
         b, kind = code % 8, code // 8
+        g = self.gestures[-1] if self.gestures else None
+        if g is not None and g["delivered"] is None and g["button"] == b and g["kind"] != kind:
+            self.misread += 1  # the board took the held button as the other kind
         for g in self.gestures:
             if g["delivered"] is None and not g.get("lost") and g["button"] == b and g["kind"] == kind:
-                for h in self.gestures:  # taken in an earlier turn and still dark: the ring showed it no change
-                    if h["delivered"] is not None and h["frame"] is None and h["turn"] < len(self.turns):
-                        h["unlit"] = True
                 g["delivered"] = self.clock
                 g["turn"] = len(self.turns)
                 g["step_open"] = True
                 self._turn[5] += 1
                 return
         self._turn[5] += 1  # a gesture the script did not make (a bounce): counted in the turn
+
+    def _close_dark(self):
+        """A redraw made for a change ended without a frame: the gestures it
+        answered changed no pixel (an ack already lit): unlit."""
+        if self._answer:
+            for h in self.gestures:
+                if h["delivered"] is not None and h["frame"] is None:
+                    h["unlit"] = True
+            self._answer = False
 
     def _current(self):
         for g in reversed(self.gestures):
@@ -415,10 +433,16 @@ def play(root, title, model, limit=None, dry=False):
                                  cwd=tmp, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err)
             try:
                 _drive(p, NoDumps() if dry else Dumps(tmp), run, plan, script, dry)
+            except BaseException:
+                p.kill()
+                raise
             finally:
-                if p.poll() is None:
-                    p.kill()
-                p.wait()
+                try:
+                    ru = os.wait4(p.pid, 0)[2]  # the run's CPU seconds (the machine is shared: wall time is not its cost)
+                    run.cpu_s = ru.ru_utime + ru.ru_stime
+                    p.returncode = 0
+                except ChildProcessError:
+                    p.wait()
             if run.result is None:
                 raise RuntimeError("the guest stopped: %s" % (Path(tmp, "valgrind.log").read_text().strip().splitlines() or ["no output"])[-1])
     return run
@@ -449,6 +473,8 @@ class Player:
                 g, rel = self.held
                 if now < rel:
                     return out
+                if g["kind"] == 2 and g["delivered"] is None and now < rel + 3 * (rel - g["press"]):
+                    return out  # a long press is held until the ring answers it
                 g["release"] = rel
                 out.append((g["button"], 1))
                 self.held = None
@@ -564,8 +590,8 @@ def figures(runs, suffix=""):
     module docstring says, with `suffix` after each timing key."""
     from engine_lite.vocab import LONG_PRESS_MS
 
-    light, durable, long_light, lfs, step, frames, idle, tidy = [], [], [], [], [], [], [], []
-    n = lost = waited = unanswered = unlit = 0
+    light, durable, long_light, lfs, step, frames, idle, tidy, first = [], [], [], [], [], [], [], [], []
+    n = lost = waited = unanswered = unlit = misread = 0
     for r in runs:
         for g in r.gestures:
             if g.get("lost"):
@@ -575,6 +601,8 @@ def figures(runs, suffix=""):
                 unanswered += 1
                 continue
             start = g["release"] if g["kind"] == 1 else g["press"] + LONG_PRESS_MS * 1000
+            if g["kind"] == 1 and g.get("first") is not None:
+                first.append((g["first"] - start) / 1000)
             if g["frame"] is not None:
                 (light if g["kind"] == 1 else long_light).append((g["frame"] - start) / 1000)
             else:
@@ -588,8 +616,9 @@ def figures(runs, suffix=""):
         tidy += [t[3] / 1000 for t in r.turns if t[3] is not None]
         lost += r.lost
         waited += r.waited
+        misread += r.misread
     out = {}
-    for key, xs in (("press_to_light_ms", light), ("event_durable_ms", durable), ("long_press_light_ms", long_light),
+    for key, xs in (("press_to_light_ms", light), ("press_to_first_frame_ms", first), ("event_durable_ms", durable), ("long_press_light_ms", long_light),
                     ("frame_ms", frames), ("event_step_ms", step)):
         for q, name in ((0.5, "p50"), (0.9, "p90"), (0.99, "p99"), (1, "max")):
             out["%s_%s%s" % (key, name, suffix)] = _r(pct(xs, q))
@@ -603,6 +632,7 @@ def figures(runs, suffix=""):
     out["presses_waited" + suffix] = waited
     out["presses_unanswered" + suffix] = unanswered
     out["presses_unlit" + suffix] = unlit
+    out["presses_misread" + suffix] = misread
     out["gestures_played" + suffix] = n
     for r in runs:
         for k in ("erases", "progs", "pages", "reads"):
@@ -629,6 +659,7 @@ def measure():
         out.update(figures([r for r in runs if r.model == model], "" if model == "typical" else "_" + model))
     for k, v in BUDGET.items():
         out["path_budget_" + k] = v
+    out["path_cpu_seconds"] = round(sum(r.cpu_s or 0 for r in runs), 1)
     out["path_ns_per_instruction"] = NS_PER_INSTRUCTION
     out["path_walk_ns_per_instruction"] = WALK_NS
     return out

@@ -30,7 +30,8 @@ in a turn where something happened before them (a gesture, a read, flash
 work), and Z in every TIDY_EVERY-th turn too.
 
 Tags: S sleep (the turn's end; pins change here), Z the App's step is
-done (tidy comes next), F a redraw starts (App.show), W the strip write
+done (tidy comes next), F a redraw starts (App.show; n = 1 if the App
+redraws because something changed, 0 for an animation frame), W the strip write
 starts (24 pixels), P a program (n bytes, whole pages), E a sector erase,
 R a read (n bytes), G a gesture reaches App.press (n = 8 * kind +
 button), B the loop starts, Q the host's order to stop (in the answer).
@@ -211,14 +212,8 @@ def _mark_z():
         sync(90, 0)  # Z
 
 
-def _mark_f():
-    if BUSY[0]:
-        sync(70, 0)  # F
-
-
 SLEEP = Gate1(_sleep)
 _MARK_Z = Gate0(_mark_z)
-_MARK_F = Gate0(_mark_f)
 _NOTE_G = Gate2(lambda b, k: note(71, 8 * k + b))
 
 
@@ -247,6 +242,11 @@ def board(root="/flash/bk"):
         _NOTE_G(b, k)
         press(b, k)
 
+    def mark_f():
+        if BUSY[0]:
+            sync(70, 1 if getattr(app, "_dirty", True) else 0)  # F; 1: redrawn because something changed
+
+    _MARK_F = Gate0(mark_f)
     app.step = marked_step
     app.show = marked_show
     app.press = marked_press
