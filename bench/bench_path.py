@@ -10,7 +10,10 @@ whose ``value()`` is a C call, as ``machine.Pin``'s is; the presses of
 whole 5-player games of both titles (tests/button_scripts.py on
 tests/records/stalk-5p-bag.jsonl and orchids-5p.jsonl), 60 ms holds, 60 ms
 gaps, 700 ms long holds (firmware/script.py), scheduled on the chip's
-clock as a player would press, not when the board is ready.
+clock as a player would press, not when the board is ready (Player: a
+long press is held on until the board takes it; a press it never takes
+is counted lost and pressed again 600 ms later; the next press waits for
+a press not yet taken, counted).
 
 The chip's clock, kept live. The guest's ``ticks_ms()`` is the modeled
 chip clock, so that debounce, long presses and the 20 ms frame cadence
@@ -21,10 +24,12 @@ App's step, a redraw's start, the strip write, every flash program and
 erase, the sleep), tells the host on a pipe which point it is, and waits;
 the host parses that dump, turns it into chip time, adds the modeled
 stall, and answers with the new clock (and the pins to change, at the
-sleep). So every clock read sees the chip time of everything before it,
-to the instruction: no first pass, no table of estimates, no drift. The
-price is a dump per point (~3 a loop turn), which is what makes this
-module's run take minutes.
+sleep). So every clock read sees the chip time of everything before the
+last such point (a clock read between two points misses only the CPU
+since the last one): no first pass, no table of estimates, no drift. The
+price is a dump per point (one in an idle turn, a few in a busy one;
+~15-40 ms of callgrind's time each), which is what makes this module's
+run take minutes.
 
 What a dump becomes (the chip model, every term stated):
 
@@ -51,9 +56,12 @@ What a dump becomes (the chip model, every term stated):
 
 Figures, over both titles (short presses; long ones apart):
 
-* ``press_to_light_ms_*``: the release edge -> the first bit of the first
-  frame written after the gesture reached ``App.press`` (polling delay,
-  debounce, the handler, the store, the redraw; p50 p90 p99 max);
+* ``press_to_light_ms_*``: the release edge -> the first bit of the frame
+  the App drew for the change (a redraw made because the App was dirty;
+  one that changed no pixel, e.g. an acknowledgement still lit, leaves
+  the press unlit, counted in ``presses_unlit``); polling delay, debounce,
+  the handler, the store, the redraw; p50 p90 p99 max.
+  ``press_to_first_frame_ms_*``: to the first frame of any kind;
 * ``event_durable_ms_p99`` (and the rest): the release edge -> the end of
   the last flash program/erase made before the next gesture arrives
   (events that write only);
