@@ -1,0 +1,286 @@
+"""The guest half of bench/bench_path.py: the board's real loop in the Unix port.
+
+MicroPython code, run by bench_path under callgrind from a directory that
+holds the firmware's `.mpy` bundle and tests/lfs_flash. Everything it
+adds to the board is either outside the counted instructions or a few
+bytecodes (the three markers below); it allocates nothing per turn, so the
+garbage collector runs as often as the board's own allocations make it.
+
+How instructions are counted and the chip clock is kept (the why is in
+bench_path's docstring):
+
+* one loop turn runs inside ``all(TURN)``: callgrind collects only inside
+  ``mp_builtin_all`` (zeroed on entry). Board code never calls all().
+* the instrument's own work runs inside calls of callable instances
+  (``Gate``: callgrind's second toggle is ``mp_obj_instance_call``; board
+  code defines no ``__call__``), so it is not counted: the flash device
+  (tests/lfs_flash.Flash), the strip's write, the clock, the sleep.
+* ``sync(tag, n)`` (inside a gate) makes callgrind dump the instructions
+  since the last dump (``any(DUMP)``: ``--dump-before=mp_builtin_any``),
+  tells the host on stdout what the segment ends with (tag, n), and reads
+  back on stdin the chip clock in microseconds (the host has turned the
+  dump into chip time and added the modeled flash stall, strip write or
+  sleep) and the button pins to change. ``note(tag, n)`` tells the host
+  something without a dump or an answer (a read's size, a delivered
+  gesture).
+
+Dumps cost callgrind ~15 ms of the host's time each, so an idle turn has
+one (S); the step/tidy split (Z) and a redraw's start (F) are dumped only
+in a turn where something happened before them (a gesture, a read, flash
+work), and Z in every TIDY_EVERY-th turn too.
+
+Tags: S sleep (the turn's end; pins change here), Z the App's step is
+done (tidy comes next), F a redraw starts (App.show; n = 1 if the App
+redraws because something changed, 0 for an animation frame), W the strip write
+starts (24 pixels), P a program (n bytes, whole pages), E a sector erase,
+R a read (n bytes), G a gesture reaches App.press (n = 8 * kind +
+button), B the loop starts, Q the host's order to stop (in the answer).
+"""
+
+import sys
+
+from tests.lfs_flash import Flash, mount, READ, PROG
+
+_W = sys.stdout.buffer.write
+_R = sys.stdin.buffer.readinto
+_OUT = bytearray(b"X 000000000000\n")
+_IN = bytearray(18)  # clock (12 digits), pin, level, pin, level, command, newline
+CLOCK = [0]  # the chip clock, microseconds
+DONE = [0]
+BUSY = [0]  # something happened in this turn (a gesture, a frame, flash work)
+TURNS = [0]
+TIDY_EVERY = 8  # an idle turn's step/tidy split is dumped this often
+
+
+class Dump:
+    """any(DUMP): callgrind dumps its counters on entry (and nothing is allocated)."""
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return 1
+
+
+DUMP = Dump()
+
+
+class Gate0:
+    """A call through a callable instance: not counted (the module docstring)."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __call__(self):
+        return self.fn()
+
+
+class Gate1(Gate0):
+    def __call__(self, a):
+        return self.fn(a)
+
+
+class Gate2(Gate0):
+    def __call__(self, a, b):
+        return self.fn(a, b)
+
+
+class Gate3(Gate0):
+    def __call__(self, a, b, c):
+        return self.fn(a, b, c)
+
+
+def note(tag, n):
+    BUSY[0] = 1
+    out = _OUT
+    out[0] = tag
+    i = 13
+    while i > 1:
+        out[i] = 48 + n % 10
+        n //= 10
+        i -= 1
+    _W(out)
+
+
+def sync(tag, n):
+    any(DUMP)
+    note(tag, n)
+    got = _R(_IN)
+    if got != 18:
+        raise OSError("bench: short answer from the host")
+    b = _IN
+    t = 0
+    for i in range(12):
+        t = t * 10 + b[i] - 48
+    CLOCK[0] = t
+    for i in (12, 14):
+        if b[i] != 45:  # '-'
+            PINS[b[i] - 48].value = HIGH if b[i + 1] == 49 else LOW
+    if b[16] == 81:  # 'Q'
+        DONE[0] = 1
+
+
+# Pins whose value() is a C call, as machine.Pin.value() is on the board.
+HIGH = "1".isdigit
+LOW = "a".isdigit
+
+
+class CPin:
+    def __init__(self):
+        self.value = HIGH
+
+
+PINS = [CPin() for _ in range(8)]
+
+
+class Strip:
+    """MicroPython's neopixel.NeoPixel as the App sees it: a GRB bytearray
+    the App copies a frame into, and write() (here: a gate; on the board
+    the bitstream, modeled by the host)."""
+
+    ORDER = (1, 0, 2, 3)
+
+    def __init__(self, n):
+        self.bpp = 3
+        self.buf = bytearray(3 * n)
+        self.write = Gate0(self._write)
+
+    def _write(self):
+        sync(87, 0)  # W
+
+    def __setitem__(self, i, v):
+        for j in range(3):
+            self.buf[3 * i + self.ORDER[j]] = v[j]
+
+
+def _ticks():
+    return CLOCK[0] // 1000
+
+
+class HW:
+    """The hardware interface of firmware/hw.py, as MicroPythonHW builds it."""
+
+    def __init__(self):
+        self.pins = PINS
+        self.count = 24
+        self.strip = Strip(24)
+        self.ticks_ms = Gate0(_ticks)
+        self.uid = "bench"
+
+    def utc(self):
+        return None
+
+    def set_utc(self, t):
+        pass
+
+    def uptime(self):
+        return CLOCK[0] // 1000000
+
+
+def _op(kind, n, off, nb):
+    if kind == READ:
+        note(82, nb)  # R
+    elif kind == PROG:
+        sync(80, nb)  # P
+    else:
+        sync(69, n)  # E
+
+
+def flash_device(path="flash.img"):
+    """The board's flash (tests/lfs_flash.Flash on a host file) behind gates."""
+    flash = Flash(path=path)
+    flash.log = _op
+
+    class Device:
+        pass
+
+    dev = Device()
+    dev.readblocks = Gate3(flash.readblocks)
+    dev.writeblocks = Gate3(flash.writeblocks)
+    dev.ioctl = Gate2(flash.ioctl)
+    return flash, dev
+
+
+def _sleep(ms):
+    sync(83, ms)  # S
+    BUSY[0] = 0
+    TURNS[0] += 1
+
+
+def _mark_z():
+    if BUSY[0] or TURNS[0] % TIDY_EVERY == 0:
+        sync(90, 0)  # Z
+
+
+SLEEP = Gate1(_sleep)
+_MARK_Z = Gate0(_mark_z)
+_NOTE_G = Gate2(lambda b, k: note(71, 8 * k + b))
+
+
+def board(root="/flash/bk"):
+    """The board as firmware/main.py builds it, on the gated flash; the App's
+    step, show and press marked for the host."""
+    from firmware.storage import Store
+    from firmware.app import App
+
+    flash, dev = flash_device()
+    mount(dev, "/flash")
+    app = App(HW(), Store(root))
+    step = app.step
+    show = app.show
+    press = app.press
+
+    def marked_step():
+        step()
+        _MARK_Z()
+
+    def marked_show():
+        _MARK_F()
+        return show()
+
+    def marked_press(b, k):
+        _NOTE_G(b, k)
+        press(b, k)
+
+    def mark_f():
+        if BUSY[0]:
+            sync(70, 1 if getattr(app, "_dirty", True) else 0)  # F; 1: redrawn because something changed
+
+    _MARK_F = Gate0(mark_f)
+    app.step = marked_step
+    app.show = marked_show
+    app.press = marked_press
+    return flash, app
+
+
+def run():
+    """Build the board, then run its loop turn until the host says stop."""
+    import gc
+
+    flash, app = board()
+    try:
+        from firmware.main import loop_step
+    except ImportError:  # before loop_step: the loop's body as main() had it
+        from firmware.main import tidy
+
+        def loop_step(app, sleep_ms):
+            app.step()
+            tidy()
+            sleep_ms(5)
+
+    class Turn:
+        def __iter__(self):
+            return self
+
+        def __next__(self):
+            loop_step(app, SLEEP)
+            return 0
+
+    turn = Turn()
+    gc.collect()
+    f = flash
+    boot = (f.reads, f.progs, f.pages, f.erases)  # the boot's own operations, before the timeline
+    sync(66, 0)  # B
+    while not DONE[0]:
+        all(turn)
+    print("RESULT", app.screen, f.reads - boot[0], f.progs - boot[1], f.pages - boot[2], f.erases - boot[3], app.faults)
