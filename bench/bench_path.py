@@ -1,7 +1,7 @@
 """The path the board really runs: button release to light and to flash, on a modeled RP2040.
 
 What runs: ``firmware/main.py``'s own loop turn, ``loop_step(app, sleep_ms)``
-(``app.step(); tidy(); sleep_ms(5)``), in the MicroPython Unix port at the
+(``app.step(); tidy(app); sleep_ms(SLEEP_MS)``), in the MicroPython Unix port at the
 Pico's heap (``-X heapsize=240k``), from the firmware's ``.mpy`` bundle; the
 real ``Store`` on real littlefs (``vfs.VfsLfs2`` with the rp2 port's
 settings, on tests/lfs_flash.py's device with the rp2 geometry, mounted
@@ -49,7 +49,7 @@ What a dump becomes (the chip model, every term stated):
   flash, real XIP misses would add more); a program stalls the whole chip
   for its pages x the page-program time, an erase for the sector-erase
   time (rp2_flash.c runs both with interrupts off and XIP disabled);
-  the strip write is 24 px x 30 us of bitstream; the sleep is 5 ms.
+  the strip write is 24 px x 30 us of bitstream; the sleep is what the loop asks (``SLEEP_MS``).
 * Flash times: ``FLASH`` (W25Q16JV datasheet, typical 45 ms / 0.4 ms and
   maximum 400 ms / 3 ms per sector erase / page program). Each column is a
   run of its own, because the stall changes when the loop polls.

@@ -44,14 +44,19 @@ def tidy(app):
         gc.collect()
 
 
+SLEEP_MS = 3  # the pause between two turns: with an idle turn's ~1.3 ms of work on the Pico, a ~4.3 ms period
+
+
 def loop_step(app, sleep_ms):
     """One turn of the board's loop, everything the board does between two
     turns: the app's step (which shows a change, then writes it to flash),
-    the housekeeping, the pause. main() repeats it forever; the bench runs
-    the very same turn to measure the board."""
+    the housekeeping, the pause. The buttons are polled once a turn, so the
+    period is how late a release can be seen: the pause plus an idle turn's
+    own work stays under 5 ms (docs/design.md). main() repeats it forever;
+    the bench runs the very same turn to measure the board."""
     app.step()  # never raises: App.recover logs a fault and reloads from flash
     tidy(app)  # a garbage collection, when the buttons are quiet
-    sleep_ms(5)
+    sleep_ms(SLEEP_MS)
 
 
 def make_link(app, store, board):

@@ -16,6 +16,8 @@ import subprocess
 
 import pytest
 
+from firmware.main import SLEEP_MS
+
 from bench import bench_path
 from tests.mpy_harness import micropython_command
 
@@ -69,8 +71,8 @@ def test_the_chip_clock_is_every_turn_s_counted_cpu_plus_its_modeled_waits(run):
     for t in run.turns:
         start, end, cpu, tidy, walk = t[:5]
         assert start == pytest.approx(prev)
-        assert cpu > 0 and walk > 0  # counted, and tidy's heap walks found by name
-        waits = end - start - cpu - 5000  # the sleep
+        assert cpu > 0 and walk >= 0  # counted (heap walks: only in a collection, found by name)
+        waits = end - start - cpu - SLEEP_MS * 1000  # the loop's pause (firmware/main.py)
         if not (t[6] or t[7] or t[8]):  # no frame, flash work or read: nothing else is modeled
             assert waits == pytest.approx(0, abs=1e-6)
         else:
