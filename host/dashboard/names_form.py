@@ -70,9 +70,12 @@ def handle(handler):
         if name == "":
             raise BadRequest(400, "seat %d is empty: names fill the first seats in order" % k)
     try:
-        return handler.server.names(seats)
+        held = handler.server.names(seats)
     except UserError as err:
         raise BadRequest(400, str(err))
+    if type(held) is not list or not all(type(n) is str for n in held):  # a board's reply is data: checked
+        raise BadRequest(502, "the board answered the names with something other than a list of names")
+    return held
 
 
 def done_body(held):

@@ -67,7 +67,8 @@ class Requests:
             except queue.Empty:
                 return
             try:
-                box["names"] = link.settings({"names": names}).get("names", [])
+                s = link.settings({"names": names})
+                box["names"] = s.get("names", []) if type(s) is dict else None  # odd reply: the asker says so
             except UserError as err:
                 box["error"] = str(err)
             box["done"].set()
