@@ -89,6 +89,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 if __package__ in (None, ""):
@@ -436,6 +437,9 @@ class NoDumps:
         return {}, 0, 0
 
 
+_BUILD = threading.Lock()  # one bundle build at a time (the runs themselves go in parallel)
+
+
 def play(root, title, model, limit=None, dry=False):
     """Play the title's whole game on the modeled chip (flash `model`:
     FLASH key) with the firmware of `root`; the Run. `dry`: without
@@ -446,7 +450,8 @@ def play(root, title, model, limit=None, dry=False):
     plan = gestures(title)[:limit]
     run = Run(title, model)
     with tempfile.TemporaryDirectory(prefix="bk-path-") as tmp:
-        guest_tree(tmp, root)
+        with _BUILD:  # CPython 3.11's ast.parse is not thread-safe ("recursion depth mismatch")
+            guest_tree(tmp, root)
         cmd = [] if dry else callgrind_command(instrument=False)
         with open(Path(tmp) / "valgrind.log", "w") as err:
             p = subprocess.Popen(cmd + micropython_command() + ["-X", "heapsize=%dk" % HEAP_KB, "main_guest.py"],
