@@ -81,7 +81,7 @@ def test_no_short_module_aliases_on_the_board():
 def test_the_ring_repeats_no_rule_number():
     """The ring draws what the view says ("turn done", "ends the game"); the
     thresholds behind them are the engine's (tables.BASIC_ACTIONS,
-    tables.LAST_ROUND_FLOWERS via Game.cost and OrchidsState.ends_game)."""
+    tables.LAST_ROUND_FLOWERS via StalkState.cost and OrchidsState.ends_game)."""
     text = (REPO / "firmware/ring.py").read_text()
     assert not re.search(r"\b(actions|flowers\[\w+\]|f)\s*>=\s*\d", text)
 
