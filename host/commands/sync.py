@@ -11,17 +11,14 @@ import host.sync.db
 import host.sync.link
 from host.sync import export
 from host.errors import UserError
-from host.io_util import duration, positive_duration, show
+from host.commands import options
+from host.io_util import duration, show
 from host.sync.link import connect
 
 
 def _port_arg(p):
-    p.add_argument("--port", default="auto", metavar="auto|PATH|URL", help="serial port of the board (default: find it by USB id)")
-    p.add_argument("--timeout", type=positive_duration, default=60.0, metavar="S", help="cap on the whole exchange, seconds (default 60)")
-
-
-def _db_arg(p):
-    p.add_argument("--db", default=None, metavar="FILE", help="plays database (default: in your user data directory)")
+    options.port(p)
+    options.timeout(p, 60.0)
 
 
 def sync_cmd(args):
@@ -360,30 +357,30 @@ def follow_cmd(args):
 def register(sub):
     p = sub.add_parser("sync", help="pull every new event from the board into the plays database")
     _port_arg(p)
-    _db_arg(p)
+    options.db(p)
     p.add_argument("--quiet", action="store_true", help="no progress bar (it shows only on a terminal, on stderr)")
     p.set_defaults(func=sync_cmd)
 
     p = sub.add_parser("follow", help="live scoreboard of the game on the board; --db FILE records it as it goes")
     _port_arg(p)
-    p.add_argument("--db", default=None, metavar="FILE", help="also keep this plays database current (as sync does)")
+    options.db(p, "also keep this plays database current (as sync does)")
     p.add_argument("--plain", action="store_true", help="print each update as text (default when not a terminal)")
     p.add_argument("--seconds", type=duration, default=0, help="stop after S seconds (default: run until Ctrl-C)")
     p.add_argument("--events", type=int, default=0, help="stop after N live events")
     p.set_defaults(func=follow_cmd)
 
     p = sub.add_parser("plays", help="the plays in the database")
-    _db_arg(p)
+    options.db(p)
     p.add_argument("--json", action="store_true", help="as JSON (same as export --format json)")
     p.set_defaults(func=plays_cmd)
 
     p = sub.add_parser("export", help="export the plays database: json, csv, bgstats or bgstats-links (BG Stats app)")
-    _db_arg(p)
+    options.db(p)
     p.add_argument("--format", choices=sorted(export.FORMATS), default="json")
     p.set_defaults(func=export_cmd)
 
     p = sub.add_parser("repair", help="re-judge quarantined records (refused by an older engine) and store the ones now accepted")
-    _db_arg(p)
+    options.db(p)
     p.set_defaults(func=repair_cmd)
 
     p = sub.add_parser("names", help="the next game's names for the first seats (the others keep \"Seat k\"); also while serve or follow holds the port")
