@@ -2,7 +2,7 @@
 mirror the ring.
 
 It uses the host code `follow` and `sync` use (host/sync/link.py connect,
-host/commands/sync.Follower, the plays database through store.py), so the page
+host/sync/follow.Follower, the plays database through store.py), so the page
 sees exactly what `follow` prints and the database holds exactly what
 `sync` would store: every live event is written before the page shows it.
 
@@ -20,10 +20,10 @@ fetches whatever is missing, so nothing is lost.
 import threading
 import time
 
-from host.commands.sync import Follower
 from host.dashboard import store, views
 from host.errors import UserError
 from host.sync import relay
+from host.sync.follow import Follower
 from host.sync.link import connect
 
 RETRY_S = 1.0  # how often a missing board is looked for

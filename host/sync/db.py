@@ -822,14 +822,14 @@ def games_of(answer):
     if type(answer) is not dict:
         raise peer_error("games", "not an object")
     current = answer.get("current")
-    if current is not None and not _gid_ok(current):
+    if current is not None and not gid_ok(current):
         raise peer_error("games", "current is not a game id")
     archived = answer.get("archived")
     if type(archived) is not list:
         raise peer_error("games", "archived is not a list")
     out = []
     for item in archived:
-        if type(item) not in (list, tuple) or len(item) != 2 or not _gid_ok(item[0]) or type(item[1]) is not bool:
+        if type(item) not in (list, tuple) or len(item) != 2 or not gid_ok(item[0]) or type(item[1]) is not bool:
             raise peer_error("games", "an archived entry is not [game id, synced]")
         out.append((item[0], item[1]))
     ids = [g for g, _ in out]
@@ -838,5 +838,8 @@ def games_of(answer):
     return current, ids, out
 
 
-def _gid_ok(gid):
+def gid_ok(gid):
+    """A game id as a board's answer may give it: printable text of 1 to 16
+    characters. Public because the follower checks the ids the board pushes
+    (host/sync/follow.py) as a sync checks the ones it lists: an answer is data."""
     return type(gid) is str and 0 < len(gid) <= 16 and gid.isprintable()
