@@ -18,7 +18,7 @@ from textual.css.query import NoMatches
 from textual.widget import Widget
 from textual.widgets import Static
 
-from host.board_sim.board import LONG, SHORT, SimBoard, SimUnavailable, _one_line
+from host.board_sim.board import LONG, SHORT, SimBoard, SimUnavailable, one_line
 from host.board_sim.tui import (
     _FALLBACK_COLOURS,
     ENTER_KEYS,
@@ -166,7 +166,7 @@ class SimApp(App):
         except SimUnavailable as err:
             self.startup_error = str(err)
         except Exception as err:
-            self.startup_error = "the firmware failed to start: %s" % _one_line(err)
+            self.startup_error = "the firmware failed to start: %s" % one_line(err)
         self._colours = button_colours()
         self.query_one("#ring").border_title = "LED ring"
         self.query_one("#state").border_title = "the game"

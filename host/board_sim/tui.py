@@ -33,7 +33,7 @@ SimApp (host/board_sim/textual_app.py) is the textual application.
 import math
 import os
 
-from host.board_sim.board import LONG, SHORT, SimBoard, SimUnavailable, _one_line
+from host.board_sim.board import LONG, SHORT, SimBoard, SimUnavailable, one_line
 
 # key character -> (button index, kind)
 KEYMAP = {}
@@ -158,7 +158,7 @@ def run(board="pico", state_dir=None, runtime="cpython"):
         raise UserError(str(err))
     except Exception as err:
         sim.close()
-        raise UserError("the firmware failed to start: %s" % _one_line(err))
+        raise UserError("the firmware failed to start: %s" % one_line(err))
     from host.board_sim.textual_app import SimApp
 
     from host import runtime as rundir
