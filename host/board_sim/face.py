@@ -24,10 +24,8 @@ FLOWER_KEYS = "12345"  # the flower buttons, in FLOWERS order
 FLOWER_LONG_KEYS = "!@#$%"  # the same keys shifted (a US layout; the prefix key l works on any)
 
 # key character -> (button index, kind)
-KEYMAP = {}
-for _i in range(len(FLOWERS)):
-    KEYMAP[FLOWER_KEYS[_i]] = (_i, SHORT)
-    KEYMAP[FLOWER_LONG_KEYS[_i]] = (_i, LONG)
+KEYMAP = {FLOWER_KEYS[i]: (i, SHORT) for i in range(len(FLOWERS))}
+KEYMAP.update({FLOWER_LONG_KEYS[i]: (i, LONG) for i in range(len(FLOWERS))})
 KEYMAP.update({
     "u": (B_UNDO, SHORT), "U": (B_UNDO, LONG),
     " ": (B_OK, SHORT), "o": (B_OK, SHORT), "O": (B_OK, LONG),

@@ -58,7 +58,7 @@ class RingMirror:
         """The ring now, as 24 CSS colours (lifted as the simulator lifts them), or None."""
         if self.sb is None:
             return None
-        from host.board_sim.tui import display_rgb
+        from host.board_sim.face import display_rgb
 
         self.sb.tick()
         b = self.sb.brightness()
