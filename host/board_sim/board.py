@@ -6,9 +6,10 @@ works against it as against a real board.
 
 Time: `tick()` runs `App.step()` with the board's clock fed from `clock()`
 (real monotonic time unless a test gives its own); a queued key press holds
-its simulated pin down for a short press (80 ms) or past the firmware's
-long-press threshold, so the firmware's own debounce and long-press logic
-decides what a press was.
+its simulated pin down for a short press (80 ms: at least a button script's
+short press, firmware/script.py SHORT_HOLD_MS, and twice the debounce plus
+40 ms) or past the firmware's long-press threshold, so the firmware's own
+debounce and long-press logic decides what a press was.
 
 The front-ends build on it: the terminal simulator (tui.py, textual_app.py),
 the headless record server (serve_record.py), the dashboard's simulated board
@@ -20,11 +21,13 @@ import os
 import time
 import traceback
 
-from engine_lite.vocab import BUTTONS, DEBOUNCE_MS, LONG_PRESS_MS
+from engine_lite.vocab import BUTTONS, LONG_PRESS_MS
 from firmware.buttons import LONG, SHORT
+# A press's timings, defined once for every simulated finger: a key here holds
+# its pin at least as long as a button script's short press, and waits as long
+# between two presses (hold_ms and gap_ms stretch both past the debounce).
+from firmware.script import GAP_MS, SHORT_HOLD_MS
 
-SHORT_HOLD_MS = 4 * DEBOUNCE_MS  # past the firmware's debounce by a wide margin on a 10 ms timer
-GAP_MS = 60           # released time between two queued presses
 LONG_EXTRA_MS = 150   # hold this much past the firmware's long-press threshold
 DEFAULT_LONG_MS = LONG_PRESS_MS
 MAX_QUEUE = 8         # presses waiting for the simulated finger
