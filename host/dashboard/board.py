@@ -108,7 +108,8 @@ class BoardWatcher(threading.Thread):
     def follow(self, link):
         db = store.open_db(self.db_path)
         try:
-            board = store.record_board(link, db)
+            who = store.record_board(link, db)
+            board = who["board"]
             f = Follower(link)
             f.refetch()
             gid = f.gid
@@ -125,7 +126,7 @@ class BoardWatcher(threading.Thread):
                         store.record_board(link, db)
                         gid = f.gid
                     elif gid is not None:
-                        store.record_game(link, db, board, gid)
+                        store.record_game(link, db, who, gid)
                     self.show(f, board, db)
                     beat = time.monotonic()
                 elif time.monotonic() - beat > HEARTBEAT_S:
