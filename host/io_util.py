@@ -105,6 +105,21 @@ def loads_strict(text):
     return _build(raw, "", 0)
 
 
+def checked_lines(lines):
+    """Yield the record's lines to engine_lite.replay, each checked by the
+    strict reader just before the engine folds it (so the first bad line,
+    of either kind, is the one reported). Here, not in a command: `replay`
+    and the simulator's `--record` (host/board_sim/serve_record.py) read a
+    game record alike."""
+    for n, line in enumerate(lines, 1):
+        if line.strip():
+            try:
+                loads_strict(line)
+            except JsonInputError as err:
+                raise UserError("line %d: %s" % (n, err))
+        yield line
+
+
 def _where(path):
     return path or "the top level"
 

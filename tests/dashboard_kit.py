@@ -37,7 +37,9 @@ def fill_db(path, names=HISTORY):
     try:
         for k, name in enumerate(names):
             recs = records_of(name)
-            assert db.append("table-%d" % k, "0001", 0, recs)
+            who = {"board": "table-%d" % k, "type": "table-%d" % k, "clock": None}  # a board known by its id only
+            play, added = db.store(who, "0001", recs)
+            assert play is not None and added == len(recs)
     finally:
         db.close()
 

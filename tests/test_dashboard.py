@@ -88,7 +88,7 @@ def test_the_page_ring_is_the_boards_ring(name):
     from host.dashboard.board import RingMirror
     from host.board_sim.serve_record import load_into
     from host.board_sim.board import SimBoard
-    from host.board_sim.tui import display_rgb
+    from host.board_sim.face import display_rgb
 
     now = [1000]
     clock = lambda: now[0]  # noqa: E731 - one fixed time for both boards

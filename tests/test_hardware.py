@@ -146,7 +146,7 @@ def test_wokwi_diagram_matches_the_pin_map():
 
 def test_wokwi_keys_match_the_simulator_keys():
     """Wokwi lets the keyboard press the buttons: the same keys as `bloomkeeper sim`."""
-    from host.board_sim.tui import KEYMAP
+    from host.board_sim.face import KEYMAP
 
     doc = json.loads((HW / "wokwi" / "diagram.json").read_text())
     for p in doc["parts"]:

@@ -7,7 +7,12 @@ that enforces the import boundaries (`engine_lite` -> nothing; `firmware` ->
 * `firmware` imports only `engine_lite` and itself (it is the board bundle);
 * `firmware` is imported only by `host` and the tooling around the code
   (`tests`, `bench`, `hardware`, `docs` scripts), never by `engine_lite`;
-* so nothing in `engine_lite` or `firmware` imports `host`.
+* so nothing in `engine_lite` or `firmware` imports `host`;
+* inside `host`, the commands are the top floor: only `host/cli.py` and the
+  commands themselves import `host.commands` (a lower layer that needs a
+  command's code means that code belongs in the layer);
+* no module imports another module's private name (`from m import _x`): a
+  name shared by two modules is public, or lives where both can reach it.
 
 Every `.py` file is parsed with `ast`: imports at module level AND inside
 functions (the board code imports lazily), relative imports resolved, and
@@ -49,13 +54,15 @@ def _package_of(rel):
     return list(rel.parts[:-1])
 
 
-def imports_of(root, rel):
-    """(line, dotted module name) of every import in file `rel`, at any depth."""
+def imports_of(root, rel, names=False):
+    """(line, dotted module name) of every import in file `rel`, at any depth.
+    names=True: (line, module, [names imported from it]) instead (empty for
+    `import m` and a dynamic import)."""
     tree = ast.parse((Path(root) / rel).read_text(), str(rel))
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            found += [(node.lineno, a.name) for a in node.names]
+            found += [(node.lineno, a.name, []) for a in node.names]
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = _package_of(rel)
@@ -63,13 +70,13 @@ def imports_of(root, rel):
                 name = ".".join(base + ([node.module] if node.module else []))
             else:
                 name = node.module
-            found.append((node.lineno, name))
+            found.append((node.lineno, name, [a.name for a in node.names]))
         elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
             f = node.func
             called = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
             if called in ("import_module", "__import__"):
-                found.append((node.lineno, node.args[0].value))
-    return found
+                found.append((node.lineno, node.args[0].value, []))
+    return found if names else [(line, name) for line, name, _ in found]
 
 
 def violations(root):
@@ -92,11 +99,53 @@ def violations(root):
     return out
 
 
+def module_of(rel):
+    """The dotted module a file is ("host/sync/db.py" -> "host.sync.db")."""
+    parts = list(rel.parts)
+    parts[-1] = parts[-1][: -len(".py")]
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _is_private(name):
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def host_violations(root):
+    """One line per import inside the project that breaks a floor of the
+    house: a host module below the commands importing host.commands, or any
+    module importing another module's private name."""
+    root = Path(root)
+    out = []
+    for rel in python_files(root):
+        me = module_of(rel)
+        for line, name, imported in imports_of(root, rel, names=True):
+            if not name:
+                continue
+            where = "%s:%d: %s imports" % (rel.as_posix(), line, me or rel.as_posix())
+            if (name == "host.commands" or name.startswith("host.commands.")) and me.startswith("host.") and not (
+                    me == "host.cli" or me.startswith("host.commands.") or me == "host.commands"):
+                out.append("%s %s (only host/cli.py and the commands import host.commands)" % (where, name))
+            if name.split(".")[0] not in PROJECT and not (root / name.split(".")[0]).is_dir():
+                continue  # the standard library, third-party
+            private = [n for n in imported if _is_private(n)] + [p for p in name.split(".")[1:] if _is_private(p)]
+            if private and name != me:
+                out.append("%s %s from %s (a private name of another module)" % (where, ", ".join(private), name))
+    return out
+
+
 def test_the_tree_keeps_its_import_boundaries():
     files = python_files(REPO)
     assert len([f for f in files if f.parts[0] in ("engine_lite", "firmware")]) >= 20, "the board code was not found"
     bad = violations(REPO)
     assert not bad, "imports across the house's walls:\n" + "\n".join(bad)
+
+
+def test_commands_are_imported_only_by_the_cli_and_no_private_name_crosses_a_module():
+    assert any(f.parts[:2] == ("host", "commands") for f in python_files(REPO)), "the commands were not found"
+    bad = host_violations(REPO)
+    assert not bad, "imports that break the host's floors or take a private name:\n" + "\n".join(bad)
 
 
 SYNTHETIC = {
@@ -138,3 +187,38 @@ def test_each_broken_wall_is_named_with_its_file_line_and_import(tmp_path):
     ]
     assert "(engine_lite may import only engine_lite)" in bad[0]
     assert any("(only bench, docs, hardware, host, tests import firmware)" in line for line in bad)
+
+
+HOST_SYNTHETIC = {
+    # allowed
+    "host/__init__.py": "",
+    "host/cli.py": "import importlib\nimportlib.import_module('host.commands.sync')\nfrom host.commands import sim\n",
+    "host/commands/__init__.py": "",
+    "host/commands/sync.py": "from host.commands.doctor import version_note\nfrom . import options\nimport os._x\n",
+    "host/commands/doctor.py": "def _own():\n    pass\n",
+    "host/sync/db.py": "from host.sync import link\nfrom host.sync.link import __version__, peer_error\n",
+    "host/sync/link.py": "",
+    "tests/test_x.py": "from host.commands import flash\n",
+    # each breaks one rule
+    "host/sync/bad_up.py": "def f():\n    from host.commands.sync import Follower\n",
+    "host/board_sim/bad_dynamic.py": "import importlib\nm = importlib.import_module('host.commands.sim')\n",
+    "host/dashboard/bad_relative.py": "from ..commands import serve\n",
+    "host/sync/bad_private.py": "from host.sync.link import peer_error, _one_line\n",
+    "tests/bad_private.py": "from host.commands.doctor import _own\n",
+    "bench/bad_private_module.py": "import host.sync._hidden\n",
+}
+
+
+def test_each_broken_floor_and_each_private_import_is_named(tmp_path):
+    for rel, text in HOST_SYNTHETIC.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    bad = host_violations(tmp_path)
+    assert sorted(line.split(" (")[0] for line in bad) == [
+        "bench/bad_private_module.py:1: bench.bad_private_module imports _hidden from host.sync._hidden",
+        "host/board_sim/bad_dynamic.py:2: host.board_sim.bad_dynamic imports host.commands.sim",
+        "host/dashboard/bad_relative.py:1: host.dashboard.bad_relative imports host.commands",
+        "host/sync/bad_private.py:1: host.sync.bad_private imports _one_line from host.sync.link",
+        "host/sync/bad_up.py:2: host.sync.bad_up imports host.commands.sync",
+        "tests/bad_private.py:1: tests.bad_private imports _own from host.commands.doctor",
+    ]

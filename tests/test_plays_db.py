@@ -350,18 +350,53 @@ def test_bg_stats_play_date_is_the_start_in_the_hosts_local_time(tmp_path):
     assert p["date"] in ("2026-11-30T19:50:00Z", "2026-11-30T19:50:01Z") and p["date_estimated"] is False
 
 
-def test_the_version_0_method_names_still_work(tmp_path):
-    """Other host code (the dashboard) calls Database.append/records/count
-    and sync_game with a board id string: they keep working."""
+def schema_of(path):
+    """(user_version, every schema object's type, name, table and SQL) of a file."""
+    con = sqlite3.connect(path)
+    try:
+        return (con.execute("PRAGMA user_version").fetchone()[0],
+                sorted(con.execute("SELECT type, name, tbl_name, sql FROM sqlite_master").fetchall(), key=repr))
+    finally:
+        con.close()
+
+
+def test_a_fresh_database_is_made_at_the_current_version_with_the_schema_a_migration_ends_with(tmp_path, monkeypatch):
+    """A new file is built at the current version directly (no migration
+    runs), and has exactly the schema of a version-0 file migrated up: the
+    release's own version-0 file, and an empty version-0 schema."""
+    old = str(tmp_path / "v0.sqlite3")
+    shutil.copy(FIXTURE_V0, old)
+    empty_v0 = str(tmp_path / "empty-v0.sqlite3")
+    con = sqlite3.connect(empty_v0)
+    con.executescript(host.sync.db.SCHEMA_V0)
+    con.close()
+    for path in (old, empty_v0):
+        host.sync.db.Database(path).close()
+
+    def no_migration(con):
+        raise AssertionError("a fresh database was migrated")
+
+    monkeypatch.setattr(host.sync.db, "MIGRATIONS", (no_migration,) * host.sync.db.VERSION)
+    fresh = str(tmp_path / "fresh.sqlite3")
+    db = host.sync.db.Database(fresh)
+    assert db.version() == host.sync.db.VERSION
+    db.close()
+    want = schema_of(fresh)
+    assert want[0] == host.sync.db.VERSION and {r[1] for r in want[1]} >= set(host.sync.db.TABLES)
+    assert schema_of(old) == want
+    assert schema_of(empty_v0) == want
+
+
+def test_sync_game_continues_a_play_for_the_board_sync_names(tmp_path):
+    """sync_game takes who the board is as sync() found it (its "who"), and
+    adds only the records after the stored ones."""
     db = host.sync.db.Database(str(tmp_path / "p.sqlite3"))
-    other = StoreBoard(uid="elsewhere")
-    other.load(lines("stalk-2p.jsonl", 8))
-    recs = [bytes(r) for r in other.records("0001")]
-    assert db.append("table-1", "0001", 0, recs[:5]) and db.append("table-1", "0001", 5, recs[5:])
-    assert not db.append("table-1", "0001", 3, recs[3:]), "only a continuation is added"
-    assert db.records("table-1", "0001") == recs and db.count("table-1", "0001") == 8
     b = StoreBoard(uid="u1")
-    b.load(lines("orchids-2p.jsonl", 6))
-    play, added = host.sync.db.sync_game(host_for(b)[2], db, "u1", "0001")
-    assert added == 6 and db.records("u1", "0001") == [bytes(r) for r in b.records("0001")]
-    assert len(db.games()) == 2 and len(db.plays()) == 2
+    b.load(lines("orchids-2p.jsonl", 4))
+    link = host_for(b)[2]
+    res = host.sync.db.sync(link, db)
+    assert res["who"]["board"] == res["board"] == "u1" and db.count("u1", "0001") == 4
+    b.load(lines("orchids-2p.jsonl")[4:6])
+    play, added = host.sync.db.sync_game(link, db, res["who"], "0001")
+    assert added == 2 and play == res["plays"]["0001"]
+    assert db.records("u1", "0001") == [bytes(r) for r in b.records("0001")]

@@ -117,7 +117,7 @@ def test_dashboard_score_sheet_for_orchids_lists_the_breakdown():
 
 
 def test_follow_prints_each_sum_and_the_tie_break():
-    from host.commands.sync import scoreboard
+    from host.sync.follow import scoreboard
 
     g = engine_lite.Game()
     with open(RECORDS[[p.name for p in RECORDS].index("stalk-4p.jsonl")]) as fh:

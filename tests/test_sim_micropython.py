@@ -222,7 +222,7 @@ def test_sync_export_names_and_follow_talk_to_real_micropython(record_board, tmp
 
 
 def test_live_follow_sees_a_press_on_real_micropython(record_board, tmp_path):
-    from host.commands.sync import Follower
+    from host.sync.follow import Follower
     from host.sync.link import connect
 
     rec = tmp_path / "start.jsonl"

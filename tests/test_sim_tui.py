@@ -23,8 +23,10 @@ import time
 
 import pytest
 
-from host.board_sim import board, tui
-from host.board_sim.tui import LONG, SHORT, RingView, SimApp, display_rgb, ring_layout
+from host.board_sim import board, face
+from host.board_sim.board import LONG, SHORT
+from host.board_sim.face import display_rgb, ring_layout
+from host.board_sim.textual_app import RingView, SimApp
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SIZE = (120, 40)
@@ -114,7 +116,7 @@ def test_ring_layout_is_a_circle_without_overlaps(count):
 
 
 def test_every_button_has_a_short_and_a_long_key():
-    got = set(tui.KEYMAP.values())
+    got = set(face.KEYMAP.values())
     for b in range(8):
         assert (b, SHORT) in got, board.BUTTONS[b]
         assert (b, LONG) in got, board.BUTTONS[b]

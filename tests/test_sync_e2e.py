@@ -111,7 +111,7 @@ def test_live_follow_sees_a_button_press(sim, tmp_path):
     board = sim(str(rec))
     link = connect(board.path, cap=60)
     try:
-        from host.commands.sync import Follower
+        from host.sync.follow import Follower
 
         f = Follower(link)
         f.refetch()
@@ -153,7 +153,7 @@ def test_follow_marks_whose_turn_it_is_and_records_with_db(sim, tmp_path):
     plays = json.loads(bk("plays", "--db", db, "--json").stdout)
     assert len(plays) == 1 and len(plays[0]["events"]) == 4 and plays[0]["state"] == "in progress"
     import host.sync.db
-    from host.commands.sync import Follower, Recorder
+    from host.sync.follow import Follower, Recorder
 
     link = connect(board.path, cap=60)  # what follow --db does with each live event (one program on the port)
     try:

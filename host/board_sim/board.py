@@ -6,9 +6,10 @@ works against it as against a real board.
 
 Time: `tick()` runs `App.step()` with the board's clock fed from `clock()`
 (real monotonic time unless a test gives its own); a queued key press holds
-its simulated pin down for a short press (80 ms) or past the firmware's
-long-press threshold, so the firmware's own debounce and long-press logic
-decides what a press was.
+its simulated pin down for a short press (80 ms: at least a button script's
+short press, firmware/script.py SHORT_HOLD_MS, and twice the debounce plus
+40 ms) or past the firmware's long-press threshold, so the firmware's own
+debounce and long-press logic decides what a press was.
 
 The front-ends build on it: the terminal simulator (tui.py, textual_app.py),
 the headless record server (serve_record.py), the dashboard's simulated board
@@ -20,11 +21,13 @@ import os
 import time
 import traceback
 
-from engine_lite.vocab import BUTTONS, DEBOUNCE_MS, LONG_PRESS_MS
+from engine_lite.vocab import BUTTONS, LONG_PRESS_MS
 from firmware.buttons import LONG, SHORT
+# A press's timings, defined once for every simulated finger: a key here holds
+# its pin at least as long as a button script's short press, and waits as long
+# between two presses (hold_ms and gap_ms stretch both past the debounce).
+from firmware.script import GAP_MS, SHORT_HOLD_MS
 
-SHORT_HOLD_MS = 4 * DEBOUNCE_MS  # past the firmware's debounce by a wide margin on a 10 ms timer
-GAP_MS = 60           # released time between two queued presses
 LONG_EXTRA_MS = 150   # hold this much past the firmware's long-press threshold
 DEFAULT_LONG_MS = LONG_PRESS_MS
 MAX_QUEUE = 8         # presses waiting for the simulated finger
@@ -96,7 +99,7 @@ class SimBoard:
         storage = _import("firmware.storage")
         app_mod = _import("firmware.app")
         self.hw = hw_mod.make_hw(self.board, backend="sim")
-        self.label = _board_label(self.board)
+        self.label = board_label(self.board)
         set_hw_clock(self.hw, self.clock())
         store_cls = _observed_store(storage.Store, self)
         from host.board_sim import flashdir
@@ -113,12 +116,12 @@ class SimBoard:
         self.app.on_event.append(self._accepted)
         if self.link is not None:
             try:
-                board = link_mod.AppBoard(self.app, self.store, board_id="sim-" + self.board, fw=_fw_version(), uid=self.hw.uid)
+                board = link_mod.AppBoard(self.app, self.store, board_id="sim-" + self.board, fw=fw_version(), uid=self.hw.uid)
                 board.remote_buttons = True  # simulator only: the host may press buttons over the link
                 self.link.attach(board)
             except Exception as err:  # a broken link must not stop the board
                 self.link.port = None  # Link.poll() does nothing without a port
-                self.link_note = "link failed: %s" % _one_line(err)
+                self.link_note = "link failed: %s" % one_line(err)
                 self.link_path = None
                 self._close_pty()
         return self
@@ -137,7 +140,7 @@ class SimBoard:
         except Exception as err:
             self._close_pty()
             self.link = None
-            self.link_note = "link failed: %s" % _one_line(err)
+            self.link_note = "link failed: %s" % one_line(err)
             return None
         return link_mod
 
@@ -201,7 +204,7 @@ class SimBoard:
         except Exception as err:  # firmware without App.recover
             self.errors += 1
             self.error_is_refusal = False
-            self.last_error = "firmware error: %s  [%s]" % (_one_line(err), time.strftime("%H:%M:%S"))
+            self.last_error = "firmware error: %s  [%s]" % (one_line(err), time.strftime("%H:%M:%S"))
             self._log_traceback()
         else:
             if getattr(self.app, "faults", 0) != faults:
@@ -228,7 +231,7 @@ class SimBoard:
         try:
             line = self.store.faults().rstrip("\n").split("\n")[-1]
         except Exception as err:
-            line = "(fault log unreadable: %s)" % _one_line(err)
+            line = "(fault log unreadable: %s)" % one_line(err)
         self.last_error = "firmware fault, board reloaded its game from flash: %s  [%s]" % (line, time.strftime("%H:%M:%S"))
 
     def _note_blink(self, where):
@@ -296,7 +299,7 @@ class SimBoard:
         try:
             return [str(line) for line in self.app.describe()]
         except Exception as err:
-            return ["(describe() failed: %s)" % _one_line(err)]
+            return ["(describe() failed: %s)" % one_line(err)]
 
     def hint(self):
         """The buttons that mean something now, in words ("" if unknown)."""
@@ -304,7 +307,7 @@ class SimBoard:
         try:
             return "" if words is None else str(words.hint(self.app))
         except Exception as err:
-            return "(hint() failed: %s)" % _one_line(err)
+            return "(hint() failed: %s)" % one_line(err)
 
     def ring_label(self):
         """A few words for the middle of the drawn ring."""
@@ -408,25 +411,44 @@ class PtyPort:
                 pass
 
 
-def _fw_version():
+def fw_version():
     """The simulated board runs this host's own firmware sources: its hello
-    names this host's version (a real board's bundle is stamped with the same)."""
+    names this host's version (a real board's bundle is stamped with the same).
+    Shared with micropython_board.py, whose guest says the same hello."""
     from host import __version__
 
     return __version__
 
 
-def _one_line(err):
+def one_line(err):
+    """An exception as one line ("Type: message"): the simulator's screen and
+    its link note have one line for it, and a firmware message may span several."""
     text = " ".join(str(err).split())
     return "%s: %s" % (type(err).__name__, text) if text else type(err).__name__
 
 
-def _board_label(board):
-    from host.commands.sim import _PINMAP
+# The boards the simulator can be (their pins and labels), beside the firmware
+# that reads the same file (firmware/hw.py pinmap_path).
+PINMAP = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "firmware", "pinmap.json")
+
+
+def board_names():
+    """Boards named in firmware/pinmap.json (None when the file is not there yet)."""
     import json
 
     try:
-        with open(_PINMAP) as f:
+        with open(PINMAP) as f:
+            return sorted(json.load(f)["boards"])
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def board_label(board):
+    """The board's name for people (pinmap.json "label"), else its key."""
+    import json
+
+    try:
+        with open(PINMAP) as f:
             return json.load(f)["boards"][board].get("label", board)
     except (OSError, ValueError, KeyError, AttributeError):
         return board

@@ -37,7 +37,7 @@ from pathlib import Path
 
 from engine_lite import vocab
 from host.errors import UserError
-from host.board_sim.board import PtyPort, SimBoard, _board_label, _fw_version, _one_line
+from host.board_sim.board import PtyPort, SimBoard, board_label, fw_version, one_line
 
 GUEST_DIR = Path(__file__).resolve().parent / "mpy_guest"
 # The stand-ins for what the Unix port lacks (machine.Pin, neopixel): the one
@@ -291,18 +291,18 @@ class MpySimBoard(SimBoard):
             self.flash_tmp = tempfile.mkdtemp(prefix="bk-sim-flash-")
             flash = os.path.join(self.flash_tmp, "bk")
             uid = flashdir.new_id()  # a fresh flash: a new board every time
-        self.guest = GuestBoard(self.board, flash, "sim-" + self.board, _fw_version(), uid,
+        self.guest = GuestBoard(self.board, flash, "sim-" + self.board, fw_version(), uid,
                                 heapsize_kb=self.heapsize_kb)
         self.hw = GuestHW(self.guest)
         self.hw.now = self.clock()
-        self.label = _board_label(self.board)
+        self.label = board_label(self.board)
         if self.want_link:
             try:
                 self._pty = PtyPort()
                 self.link_path = self._pty.path
                 self.link = True
             except OSError as err:
-                self.link_note = "link failed: %s" % _one_line(err)
+                self.link_note = "link failed: %s" % one_line(err)
         self.app = GuestApp(self, self.guest)
         return self
 

@@ -17,14 +17,12 @@ import time
 import engine_lite
 
 from host.errors import UserError
-from host.io_util import lines_of
+from host.io_util import checked_lines, lines_of
 
 
 def record_events(path):
     """The record's events, read as `bloomkeeper replay` reads them and
     checked by the rules (UserError naming the line)."""
-    from host.commands.rules import checked_lines
-
     lines = lines_of(path)
     try:
         engine_lite.replay(checked_lines(lines))

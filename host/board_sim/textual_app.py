@@ -1,7 +1,9 @@
 """The textual application of the terminal simulator (`bloomkeeper sim`).
 
 Kept apart from host/board_sim/tui.py and board.py (SimBoard) so that the
-headless modes, which build a SimBoard too, never import textual.
+headless modes, which build a SimBoard too, never import textual; what it
+draws with (keys, legend, colours, the ring's layout) is face.py, which
+imports neither this module nor tui.py.
 
 Everything fits an 80x24 terminal: a one-line header, the ring (15 rows)
 beside the game in words, then the buttons box: what the buttons do now
@@ -18,17 +20,17 @@ from textual.css.query import NoMatches
 from textual.widget import Widget
 from textual.widgets import Static
 
-from host.board_sim.board import LONG, SHORT, SimBoard, SimUnavailable, _one_line
-from host.board_sim.tui import (
-    _FALLBACK_COLOURS,
+from host.board_sim.board import LONG, SHORT, SimBoard, SimUnavailable, one_line
+from host.board_sim.face import (
     ENTER_KEYS,
+    FALLBACK_COLOURS,
     KEYMAP,
     LEGEND,
     LONG_PREFIX,
-    _short_path,
     button_colours,
     display_rgb,
     ring_layout,
+    short_path,
 )
 
 
@@ -147,7 +149,7 @@ class SimApp(App):
         self.long_armed = False
         self.startup_error = None
         self._shown = None
-        self._colours = _FALLBACK_COLOURS
+        self._colours = FALLBACK_COLOURS
 
     def compose(self) -> ComposeResult:
         yield Static(id="info")
@@ -166,7 +168,7 @@ class SimApp(App):
         except SimUnavailable as err:
             self.startup_error = str(err)
         except Exception as err:
-            self.startup_error = "the firmware failed to start: %s" % _one_line(err)
+            self.startup_error = "the firmware failed to start: %s" % one_line(err)
         self._colours = button_colours()
         self.query_one("#ring").border_title = "LED ring"
         self.query_one("#state").border_title = "the game"
@@ -203,7 +205,7 @@ class SimApp(App):
         link = ("link: %s" % link_path) if link_path else ("link: none (%s)" % (link_note or "not started"))
         info = Text(no_wrap=True, overflow="ellipsis")  # one line: the board's name is cut first
         info.append(link, style="bold")
-        flash = _short_path(sim.state_dir) if sim.state_dir else "in memory"
+        flash = short_path(sim.state_dir) if sim.state_dir else "in memory"
         info.append("  flash: %s" % (flash if len(flash) <= 24 else "..." + flash[-21:]))
         info.append("  brightness %d" % bright)
         info.append("  %s (simulated, id %s)" % (sim.label, getattr(sim.hw, "uid", "?")))

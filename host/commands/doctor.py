@@ -19,7 +19,8 @@ is one line (peer_error), and every string is printed escaped (show).
 """
 
 from host import __version__
-from host.io_util import positive_duration, show
+from host.commands import options
+from host.io_util import show
 from host.sync.db import games_of
 from host.sync.link import BoardError, connect, peer_error
 
@@ -94,6 +95,6 @@ def doctor_cmd(args):
 
 def register(sub):
     p = sub.add_parser("doctor", help="the board's health: what it holds and the firmware faults it survived")
-    p.add_argument("--port", default="auto", metavar="auto|PATH|URL", help="serial port of the board (default: find it by USB id)")
-    p.add_argument("--timeout", type=positive_duration, default=20.0, metavar="S", help="cap on the whole exchange, seconds (default 20)")
+    options.port(p)
+    options.timeout(p, 20.0)
     p.set_defaults(func=doctor_cmd)

@@ -32,6 +32,7 @@ import sys
 import time
 
 from host.build import bundle
+from host.commands import options
 from host.errors import UserError
 from host.io_util import duration
 
@@ -59,8 +60,7 @@ def register(sub):
                        "mpremote run (only changed files are copied, stale engine_lite/ and firmware/ files removed, "
                        "saved games in /bk stay), reset it and check that the app's hello names this version. "
                        "--dry-run prints the mpremote command line.")
-    p.add_argument("--port", default="auto", metavar="auto|PATH|URL",
-                   help="serial port of the board (default auto: the one USB device with VID:PID 2E8A:0005)")
+    options.port(p, "auto: the one USB device with VID:PID 2E8A:0005")
     p.add_argument("--dry-run", action="store_true", help="print the mpremote command line, run nothing")
     p.add_argument("--out", default=str(bundle.BUILD), metavar="DIR",
                    help="build directory (default: the user's cache, %s)" % bundle.BUILD)

@@ -8,20 +8,7 @@ one line naming the line or the JSON path, and nothing is applied."""
 import engine_lite
 
 from host.errors import UserError
-from host.io_util import JsonInputError, lines_of, loads_strict, print_json, read_json
-
-
-def checked_lines(lines):
-    """Yield the record's lines to engine_lite.replay, each checked by the
-    strict reader just before the engine folds it (so the first bad line,
-    of either kind, is the one reported)."""
-    for n, line in enumerate(lines, 1):
-        if line.strip():
-            try:
-                loads_strict(line)
-            except JsonInputError as err:
-                raise UserError("line %d: %s" % (n, err))
-        yield line
+from host.io_util import checked_lines, lines_of, print_json, read_json
 
 
 def replay_cmd(args):

@@ -7,6 +7,7 @@ listening anywhere else is an explicit --http choice, and said so.
 
 import sys
 
+from host.commands import options
 from host.dashboard import store, views
 from host.dashboard.live import Live
 from host.dashboard.server import make_server, parse_http
@@ -49,9 +50,8 @@ def serve_cmd(args):
 
 def register(sub):
     p = sub.add_parser("serve", help="the live table and the plays history in a web browser")
-    p.add_argument("--db", default=None, metavar="FILE", help="plays database (default: in your user data directory)")
-    p.add_argument("--port", default="auto", metavar="auto|PATH|none",
-                   help="serial port of the board (default: find it by USB id; none = history only)")
+    options.db(p)
+    options.port(p, none="history only")
     p.add_argument("--http", default="127.0.0.1:8765", metavar="HOST:PORT",
                    help="where to listen (default 127.0.0.1:8765, this machine only; port 0 = any free port)")
     p.set_defaults(func=serve_cmd)

@@ -19,13 +19,11 @@ traceback.
 """
 
 import importlib
-import json
 import os
 
 from host.errors import UserError
 
 DEFAULT_BOARD = "pico"
-_PINMAP = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "firmware", "pinmap.json")
 
 
 def default_state_dir(board):
@@ -33,15 +31,6 @@ def default_state_dir(board):
     import platformdirs
 
     return os.path.join(platformdirs.user_data_dir("bloomkeeper", appauthor=False), "sim", board)
-
-
-def board_names():
-    """Boards named in firmware/pinmap.json (None when the file is not there yet)."""
-    try:
-        with open(_PINMAP) as f:
-            return sorted(json.load(f)["boards"])
-    except (OSError, ValueError, KeyError):
-        return None
 
 
 def load_module(name, what):
@@ -76,6 +65,8 @@ def _call(func, path, **optional):
 
 
 def sim_cmd(args):
+    from host.board_sim.board import board_names
+
     names = board_names()
     if names is not None and args.board not in names:
         raise UserError("unknown board %r (known: %s)" % (args.board, ", ".join(names)))

@@ -4,24 +4,20 @@ games into the plays database and out again (docs/protocol.md)."""
 import sys
 import time
 
-import engine_lite
-
 import host.config
 import host.sync.db
 import host.sync.link
-from host.sync import export
+from host.commands import options
 from host.errors import UserError
-from host.io_util import duration, positive_duration, show
+from host.io_util import duration, show
+from host.sync import export
+from host.sync.follow import Follower, Recorder, scoreboard
 from host.sync.link import connect
 
 
 def _port_arg(p):
-    p.add_argument("--port", default="auto", metavar="auto|PATH|URL", help="serial port of the board (default: find it by USB id)")
-    p.add_argument("--timeout", type=positive_duration, default=60.0, metavar="S", help="cap on the whole exchange, seconds (default 60)")
-
-
-def _db_arg(p):
-    p.add_argument("--db", default=None, metavar="FILE", help="plays database (default: in your user data directory)")
+    options.port(p)
+    options.timeout(p, 60.0)
 
 
 def sync_cmd(args):
@@ -150,141 +146,8 @@ def names_cmd(args):
         held = s.get("names", []) if type(s) is dict else None
     if type(held) is not list or not all(type(n) is str for n in held):
         raise host.sync.link.peer_error("settings", "names is not a list of names")
-    print(names_words([show(n) for n in held]))
+    print(relay.names_words([show(n) for n in held]))
     return 0
-
-
-def names_words(names):
-    """What the board will do with these names: they fill the first seats of
-    the next game, the seats after them keep their default "Seat k"."""
-    from engine_lite.tables import MAX_PLAYERS
-
-    out = "names on the board: %s" % (", ".join(names) or "none")
-    if len(names) < MAX_PLAYERS:
-        rest = range(len(names) + 1, MAX_PLAYERS + 1)
-        out += "; seat%s %s keep%s the default (%s) when the table has them" % (
-            "s" if len(rest) > 1 else "", ", ".join(str(k) for k in rest), "" if len(rest) > 1 else "s",
-            ", ".join("Seat %d" % k for k in rest))
-    return out
-
-
-# -- follow ---------------------------------------------------------------
-
-def scoreboard(g):
-    """The game in progress, in words (one string, several lines)."""
-    st = g.state()
-    if st.get("game") is None:
-        return "no game"
-    names = list(g.names)
-    lines = []
-    if st["game"] == "stalk-exchange":
-        vals = "  ".join("%s %d" % (k, v) for k, v in st["values"].items())
-        lines.append("Stalk Exchange  values: %s" % vals)
-        lines.append("bag %d  exchange %d  harvested %d" % (st["bag"], st["exchange"], st["harvested"]))
-        for i, n in enumerate(names):
-            mark = ">" if n == st["current_player"] else " "  # the state names the player (None once over)
-            tok = st["tokens"][n] if isinstance(st["tokens"], dict) else st["tokens"][i]
-            fl = st["flush_used"][n] if isinstance(st["flush_used"], dict) else st["flush_used"][i]
-            lines.append("%s %-12s tokens %d%s" % (mark, show(n), tok, "  flushed" if fl else ""))
-        if st.get("tokens_until_crash") is not None and not st["game_over"]:
-            lines.append("crash in %s harvested token(s) at the earliest" % st["tokens_until_crash"])
-        if st.get("end_triggered"):
-            lines.append("LAST TURN: end triggered (%s)" % st["end_triggered"])
-    else:
-        lines.append("Oh My. Orchids!%s" % ("  LAST ROUND" if st.get("last_round") else ""))
-        for n in names:
-            p = st["players"][n]
-            mark = ">" if n == st["current_player"] else " "
-            lines.append("%s %-12s hand %d  flowers %d  points %d  composted %d" % (mark, show(n), p["hand"], len(p["flowers"]), p["points"], p["composted"]))
-    if st["game_over"]:
-        lines.append("GAME OVER")
-    if "final" in st:
-        lines.append("final: " + ", ".join("%d. %s %s" % (r["rank"], show(r["name"]), r["score"]) for r in st["final"]["players"]))
-        lines.extend(score_lines(st["final"]))
-    return "\n".join(lines)
-
-
-def score_lines(final):
-    """Each player's score as its sum (the breakdown's nonzero lines) and the
-    tie-break that placed them, if one did: what players check on paper."""
-    out = []
-    for r in final["players"]:
-        parts = [("%s = %d" % (label, points)) for label, points in r["breakdown"] if points]
-        out.append("  %s %d: %s" % (r["name"], r["score"], ", ".join(parts) or "nothing scored"))
-        if "tiebreak" in r:
-            out.append("    tie-break: %s" % r["tiebreak"])
-    return out
-
-
-class Follower:
-    """The board's game in progress, kept current by live events."""
-
-    def __init__(self, link):
-        self.link = link
-        self.gid = None
-        self.game = None
-        self.problem = None  # why the board's game stops being followed part way (a refused record)
-
-    def refetch(self):
-        ans = self.link.call("subscribe", on=True)
-        gid = ans.get("game") if type(ans) is dict else None
-        if gid is not None and not host.sync.db._gid_ok(gid):
-            raise host.sync.link.peer_error("subscribe", "game is not a game id")
-        self.gid = gid
-        self.game = engine_lite.Game()
-        self.problem = None
-        if self.gid is None:
-            return
-        have = 0
-        recs = []
-        while True:
-            start, total, _, chunk = self.link.events(self.gid, have)
-            recs.extend(chunk)
-            have += len(chunk)
-            if have >= total or not chunk:
-                break
-        good, why = host.sync.db.judge(recs)
-        for r in recs[:good]:
-            self.game.apply_record(r)
-        if why is not None:
-            self.problem = "board %s, game %s: %s (not followed past it)" % (show(self.link.name), show(self.gid), show(why))
-
-    def take(self, push):
-        """Apply one live event; False if a refetch was needed instead."""
-        gid, index, rec = push
-        if (self.problem is None and gid == self.gid and self.game is not None and rec and rec[0] != 11
-                and index == len(self.game.log)):
-            try:
-                self.game.apply_record(rec)
-                return True
-            except (engine_lite.EngineError, IndexError, KeyError, TypeError, ValueError):
-                pass  # refused: the refetch judges the whole game and says where it stops
-        self.refetch()
-        return False
-
-
-class Recorder:
-    """`follow --db`: keeps the plays database current while following, so
-    watching and keeping the play need only one program on the port. Each
-    live event syncs the game in progress (one events request: only the new
-    records); a new game id syncs everything (the last game was archived)."""
-
-    def __init__(self, link, db):
-        self.link = link
-        self.db = db
-        self.gid = None
-        self.who = None
-
-    def record(self, gid):
-        """Sync as the table plays; a quarantined record is said on the
-        follower's screen (Follower.problem), the recording goes on."""
-        with self.db.guard():
-            if self.who is None or gid != self.gid:
-                host.sync.db.sync(self.link, self.db)
-                self.who = host.sync.db.board_of(self.link)
-            elif gid is not None:
-                host.sync.db.sync_game(self.link, self.db, self.who, gid)
-        self.gid = gid
 
 
 def follow_cmd(args):
@@ -360,30 +223,30 @@ def follow_cmd(args):
 def register(sub):
     p = sub.add_parser("sync", help="pull every new event from the board into the plays database")
     _port_arg(p)
-    _db_arg(p)
+    options.db(p)
     p.add_argument("--quiet", action="store_true", help="no progress bar (it shows only on a terminal, on stderr)")
     p.set_defaults(func=sync_cmd)
 
     p = sub.add_parser("follow", help="live scoreboard of the game on the board; --db FILE records it as it goes")
     _port_arg(p)
-    p.add_argument("--db", default=None, metavar="FILE", help="also keep this plays database current (as sync does)")
+    options.db(p, "also keep this plays database current (as sync does)")
     p.add_argument("--plain", action="store_true", help="print each update as text (default when not a terminal)")
     p.add_argument("--seconds", type=duration, default=0, help="stop after S seconds (default: run until Ctrl-C)")
     p.add_argument("--events", type=int, default=0, help="stop after N live events")
     p.set_defaults(func=follow_cmd)
 
     p = sub.add_parser("plays", help="the plays in the database")
-    _db_arg(p)
+    options.db(p)
     p.add_argument("--json", action="store_true", help="as JSON (same as export --format json)")
     p.set_defaults(func=plays_cmd)
 
     p = sub.add_parser("export", help="export the plays database: json, csv, bgstats or bgstats-links (BG Stats app)")
-    _db_arg(p)
+    options.db(p)
     p.add_argument("--format", choices=sorted(export.FORMATS), default="json")
     p.set_defaults(func=export_cmd)
 
     p = sub.add_parser("repair", help="re-judge quarantined records (refused by an older engine) and store the ones now accepted")
-    _db_arg(p)
+    options.db(p)
     p.set_defaults(func=repair_cmd)
 
     p = sub.add_parser("names", help="the next game's names for the first seats (the others keep \"Seat k\"); also while serve or follow holds the port")

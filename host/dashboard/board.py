@@ -2,7 +2,7 @@
 mirror the ring.
 
 It uses the host code `follow` and `sync` use (host/sync/link.py connect,
-host/commands/sync.Follower, the plays database through store.py), so the page
+host/sync/follow.Follower, the plays database through store.py), so the page
 sees exactly what `follow` prints and the database holds exactly what
 `sync` would store: every live event is written before the page shows it.
 
@@ -20,10 +20,10 @@ fetches whatever is missing, so nothing is lost.
 import threading
 import time
 
-from host.commands.sync import Follower
 from host.dashboard import store, views
 from host.errors import UserError
 from host.sync import relay
+from host.sync.follow import Follower
 from host.sync.link import connect
 
 RETRY_S = 1.0  # how often a missing board is looked for
@@ -58,7 +58,7 @@ class RingMirror:
         """The ring now, as 24 CSS colours (lifted as the simulator lifts them), or None."""
         if self.sb is None:
             return None
-        from host.board_sim.tui import display_rgb
+        from host.board_sim.face import display_rgb
 
         self.sb.tick()
         b = self.sb.brightness()
@@ -108,7 +108,8 @@ class BoardWatcher(threading.Thread):
     def follow(self, link):
         db = store.open_db(self.db_path)
         try:
-            board = store.record_board(link, db)
+            who = store.record_board(link, db)
+            board = who["board"]
             f = Follower(link)
             f.refetch()
             gid = f.gid
@@ -125,7 +126,7 @@ class BoardWatcher(threading.Thread):
                         store.record_board(link, db)
                         gid = f.gid
                     elif gid is not None:
-                        store.record_game(link, db, board, gid)
+                        store.record_game(link, db, who, gid)
                     self.show(f, board, db)
                     beat = time.monotonic()
                 elif time.monotonic() - beat > HEARTBEAT_S:

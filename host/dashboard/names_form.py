@@ -79,6 +79,6 @@ def handle(handler):
 
 
 def done_body(held):
-    from host.commands.sync import names_words
+    from host.sync.relay import names_words
 
     return '<p id="names-done">%s</p><p><a href="/">back to the live table</a></p>' % escape(names_words(held))

@@ -34,13 +34,15 @@ def read_all(path):
 
 
 def record_board(link, db):
-    """Store every game on the board (as `bloomkeeper sync` does). Returns the board id."""
-    return host.sync.db.sync(link, db)["board"]
+    """Store every game on the board (as `bloomkeeper sync` does). Returns who
+    the board is (host/sync/db.py board_of: "board" is its id), which
+    record_game takes."""
+    return host.sync.db.sync(link, db)["who"]
 
 
-def record_game(link, db, board, gid):
+def record_game(link, db, who, gid):
     """Bring one game's stored copy up to the board's (undo-safe, no duplicates)."""
-    return host.sync.db.sync_game(link, db, board, gid)
+    return host.sync.db.sync_game(link, db, who, gid)
 
 
 def count(db, board, gid):

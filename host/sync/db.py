@@ -25,8 +25,9 @@ with the engine's reason, and reading never lets one bad play hide the
 others (read()).
 
 The file is versioned (`PRAGMA user_version`, MIGRATIONS below, one step
-per version, each in one transaction): a database from an older release
-is upgraded in place on first use, one from a newer release is refused.
+per version, each in one transaction): a new file is made at the current
+version (SCHEMA), a database from an older release is upgraded in place on
+first use, one from a newer release is refused.
 
 Default file: `plays.sqlite3` in the user's data directory (platformdirs).
 """
@@ -154,9 +155,12 @@ def _migrate_2(con):
             con.execute("DELETE FROM games WHERE id=?", (pid,))
 
 
-MIGRATIONS = (_migrate_1, _migrate_2)
-TABLES = ("games", "events", "quarantine")  # what a database of version v has: TABLES[:2] from 1, TABLES[:3] from 2  # MIGRATIONS[i] takes a database from version i to i + 1
+MIGRATIONS = (_migrate_1, _migrate_2)  # MIGRATIONS[i] takes a database from version i to i + 1
+TABLES = ("games", "events", "quarantine")  # what a database of version v has: TABLES[:2] from 1, TABLES[:3] from 2
 VERSION = len(MIGRATIONS)
+# The current schema, as a fresh file is made: the statements the migrations
+# end with, so a fresh file and a migrated one cannot differ.
+SCHEMA = SCHEMA_V1 + (SCHEMA_V2,)
 
 
 def default_path():
@@ -375,14 +379,22 @@ class Database:
             raise UserError(fault_line(self.path, err))
 
     def _upgrade(self):
+        """A fresh file gets the current schema at once (SCHEMA); a file of an
+        older version is migrated one step at a time (MIGRATIONS). Either
+        way in one transaction, and to the same schema
+        (tests/test_plays_db.py compares them)."""
         with self.tx():
             version = self.con.execute("PRAGMA user_version").fetchone()[0]  # again: another process may have done it
-            if version == 0:
-                for stmt in SCHEMA_V0.split(";"):
-                    if stmt.strip():
-                        self.con.execute(stmt)
-            for step in range(version, VERSION):
-                MIGRATIONS[step](self.con)
+            if version == 0 and not self.con.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+                for stmt in SCHEMA:  # nothing in the file yet: no version-0 tables to build only to migrate them
+                    self.con.execute(stmt)
+            else:
+                if version == 0:
+                    for stmt in SCHEMA_V0.split(";"):
+                        if stmt.strip():
+                            self.con.execute(stmt)
+                for step in range(version, VERSION):
+                    MIGRATIONS[step](self.con)
             if version != VERSION:
                 self.con.execute("PRAGMA user_version = %d" % VERSION)
 
@@ -586,33 +598,6 @@ class Database:
         with self.tx() as con:
             con.execute("UPDATE games SET archived = (id IS NOT ?) WHERE board=?", (keep, board))
 
-    # -- compatibility (version-0 callers) --------------------------------------
-    def append(self, board, gid, start, recs):
-        """Add records start.. to the newest play of (board, gid), only if
-        they continue the stored records exactly (False if not: nothing
-        added). With no such play, records from 0 make a new one."""
-        play = self.latest(board, gid)
-        if play is None:
-            if start != 0 or not recs:
-                return False
-            self.store(self.who(board), gid, recs)
-            return True
-        return self.extend(play, start, prefix_crc(self.play_records(play), start), recs) is not None
-
-    def who(self, board):
-        """A board known only by its id string (older callers): its type as stored."""
-        row = self.con.execute("SELECT board_type FROM games WHERE board=? LIMIT 1", (board,)).fetchone()
-        return {"board": board, "type": row[0] if row else board, "clock": None}
-
-    def drop(self, board, gid):
-        """Forget the newest play of (board, game number) (version-0 name;
-        the sync itself never drops a play)."""
-        play = self.latest(board, gid)
-        if play is not None:
-            with self.tx() as con:
-                con.execute("DELETE FROM events WHERE game=?", (play,))
-                con.execute("DELETE FROM games WHERE id=?", (play,))
-
     # -- reading -----------------------------------------------------------------
     def games(self):
         """[(board, game number, first seen)] of every play, oldest first."""
@@ -749,11 +734,9 @@ def fetch_all(link, gid):
 
 def sync_game(link, db, who, gid, chunk_cb=None):
     """Bring the stored play of one board game up to the board's copy.
-    Returns (play id, records added). `who` is board_of(link) (a board id
-    string is taken as id and type, for older callers). Stops at a record
-    the engine refuses (quarantined: db.refused says which)."""
-    if isinstance(who, str):
-        who = db.who(who)
+    Returns (play id, records added). `who` is board_of(link) (sync()
+    returns it too). Stops at a record the engine refuses (quarantined:
+    db.refused says which)."""
     added = 0
     refused = len(db.refused)
     play = db.latest(who["board"], gid)
@@ -780,8 +763,10 @@ def sync(link, db, progress=None):
     """Pull every game on the board (the one in progress and the archive)
     into db; mark fully stored finished games synced on the board (never
     one with quarantined records: the board keeps its copy).
-    Returns {"board", "games": n, "added": records added, "marked": [...],
-    "plays", "refused": [quarantined runs, as db.refused]}."""
+    Returns {"board", "who": board_of(link), "games": n, "added": records
+    added, "marked": [...], "plays", "refused": [quarantined runs, as
+    db.refused]}; "who" is what sync_game wants for this board's next
+    events, without asking the board again."""
     who = board_of(link)
     games = link.games()
     current, ids, archived = games_of(games)
@@ -811,7 +796,7 @@ def sync(link, db, progress=None):
             continue  # still on the table (portfolios may follow)
         link.mark_synced(gid)
         marked.append(gid)
-    return {"board": who["board"], "games": len(ids), "added": added, "marked": marked, "plays": plays, "refused": refused}
+    return {"board": who["board"], "who": who, "games": len(ids), "added": added, "marked": marked, "plays": plays, "refused": refused}
 
 
 def games_of(answer):
@@ -822,14 +807,14 @@ def games_of(answer):
     if type(answer) is not dict:
         raise peer_error("games", "not an object")
     current = answer.get("current")
-    if current is not None and not _gid_ok(current):
+    if current is not None and not gid_ok(current):
         raise peer_error("games", "current is not a game id")
     archived = answer.get("archived")
     if type(archived) is not list:
         raise peer_error("games", "archived is not a list")
     out = []
     for item in archived:
-        if type(item) not in (list, tuple) or len(item) != 2 or not _gid_ok(item[0]) or type(item[1]) is not bool:
+        if type(item) not in (list, tuple) or len(item) != 2 or not gid_ok(item[0]) or type(item[1]) is not bool:
             raise peer_error("games", "an archived entry is not [game id, synced]")
         out.append((item[0], item[1]))
     ids = [g for g, _ in out]
@@ -838,5 +823,8 @@ def games_of(answer):
     return current, ids, out
 
 
-def _gid_ok(gid):
+def gid_ok(gid):
+    """A game id as a board's answer may give it: printable text of 1 to 16
+    characters. Public because the follower checks the ids the board pushes
+    (host/sync/follow.py) as a sync checks the ones it lists: an answer is data."""
     return type(gid) is str and 0 < len(gid) <= 16 and gid.isprintable()

@@ -41,6 +41,21 @@ def check_names(names):
     return list(names)
 
 
+def names_words(names):
+    """What the board will do with these names: they fill the first seats of
+    the next game, the seats after them keep their default "Seat k"."""
+    from engine_lite.tables import MAX_PLAYERS
+
+    out = "names on the board: %s" % (", ".join(names) or "none")
+    if len(names) < MAX_PLAYERS:
+        rest = range(len(names) + 1, MAX_PLAYERS + 1)
+        out += "; seat%s %s keep%s the default (%s) when the table has them" % (
+            "s" if len(rest) > 1 else "", ", ".join(str(k) for k in rest), "" if len(rest) > 1 else "s",
+            ", ".join("Seat %d" % k for k in rest))
+    return out
+
+
+
 class Requests:
     """Names waiting for the port's owner to send them (thread-safe)."""
 
