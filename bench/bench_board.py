@@ -625,7 +625,7 @@ class Campaign:
 
     def __init__(self):
         import engine_lite
-        from firmware.memfs import MemFS, PowerCut
+        from boardkit.memfs import MemFS, PowerCut
         from firmware.storage import Store
         from tests import test_powercut
 

@@ -199,12 +199,13 @@ def measure_fuzz(frames=120_000, seed=1):
     from firmware import codec
     import firmware.link
     from firmware.app import App
+    from boardkit.hw_sim import SimHW
     from firmware.hw import make_hw
-    from firmware.memfs import MemFS
+    from boardkit.memfs import MemFS
     from firmware.storage import Store
 
     rnd = random.Random(seed)
-    hw = make_hw("pico", backend="sim")
+    hw = make_hw("pico", backend=SimHW)
     store = Store(fs=MemFS())
     app = App(hw, store)
     g = engine_lite.Game()

@@ -1,4 +1,4 @@
-"""The hardware layer: one interface, three backends.
+"""The hardware layer: one interface, the board's two backends.
 
 `make_hw()` returns an object with `.pins` (8 objects, `.value()` -> 1
 released / 0 pressed, pull-ups, in firmware.buttons.BUTTONS order),
@@ -9,13 +9,15 @@ the clock), `set_utc(t)`, `uptime()` (seconds since boot). The application above
 this file knows which backend exists. Backends import machine/board/time
 inside their constructors, never at module import, so any of them can be
 imported (and type-checked) anywhere. Pin names come from pinmap.json.
+A simulator passes its own backend class to `make_hw` (the simulated pins,
+pixels and clock: boardkit/hw_sim.py), so no simulator ships on a board.
 """
 
 import os  # module level: an import inside random32 cost ~8 us per game start (Unix port)
 import sys
 
-BACKENDS = ("micropython", "circuitpython", "sim")
-DEFAULT_BOARD = {"micropython": "pico", "circuitpython": "feather_rp2040", "sim": "pico"}
+BACKENDS = ("micropython", "circuitpython")
+DEFAULT_BOARD = {"micropython": "pico", "circuitpython": "feather_rp2040"}
 
 
 def pinmap_path():
@@ -46,27 +48,31 @@ def button_pins(spec):
 
 def pick_backend(board_name=None, backend="auto"):
     """Which backend `make_hw` will use: the running interpreter decides;
-    CPython runs a Blinka board on the circuitpython backend, anything else
-    on the simulator."""
+    CPython runs a Blinka board on the circuitpython backend. Any other
+    board under CPython has no hardware here (ValueError): the simulator
+    passes its backend to `make_hw` itself."""
     if backend != "auto":
         if backend not in BACKENDS:
             raise ValueError("unknown backend %r" % (backend,))
         return backend
     impl = sys.implementation.name
-    if impl in ("micropython", "circuitpython"):
+    if impl in BACKENDS:
         return impl
     if board_name is not None and board_spec(board_name)["runtime"] == "blinka":
         return "circuitpython"
-    return "sim"
+    raise ValueError("no backend for %s" % impl)
 
 
 def make_hw(board_name=None, backend="auto", spec=None):
-    """The hardware of `board_name` (a pinmap.json key) on `backend`.
-    `spec` replaces the pinmap.json entry (tests, custom wiring)."""
-    backend = pick_backend(board_name, backend)
+    """The hardware of `board_name` (a pinmap.json key) on `backend`: a
+    BACKENDS name, "auto", or a class called with the board's spec (the
+    simulator's SimHW; default board "pico"). `spec` replaces the
+    pinmap.json entry (tests, custom wiring)."""
+    if type(backend) is str:
+        backend = pick_backend(board_name, backend)
     if spec is None:
         if board_name is None:
-            board_name = DEFAULT_BOARD[backend]
+            board_name = DEFAULT_BOARD.get(backend, "pico")
             if backend == "circuitpython" and sys.implementation.name != "circuitpython":
                 board_name = "rpi_blinka"
         spec = board_spec(board_name)
@@ -78,9 +84,7 @@ def make_hw(board_name=None, backend="auto", spec=None):
         from firmware.hw_cp import CircuitPythonHW
 
         return CircuitPythonHW(spec)
-    from firmware.hw_sim import SimHW
-
-    return SimHW(spec)
+    return backend(spec)
 
 
 class WallClock:

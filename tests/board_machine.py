@@ -42,11 +42,12 @@ from engine_lite import record
 from firmware import codec
 from firmware import link
 from firmware import ring
-from firmware import script
+from boardkit import script
 from firmware.app import App
 from firmware.buttons import LONG, SHORT
 from firmware.hw import make_hw
-from firmware.memfs import MemFS
+from boardkit.hw_sim import SimHW
+from boardkit.memfs import MemFS
 from firmware.storage import Store
 from tests.tablebot import orchids_game, stalk_game
 
@@ -103,7 +104,7 @@ class BoardMachine(RuleBasedStateMachine):
     def boot(self, fs):
         """Power up on `fs`: hardware, store, app and link as firmware/main.py wires them."""
         self.fs = fs
-        self.hw = make_hw("pico", backend="sim")
+        self.hw = make_hw("pico", backend=SimHW)
         self.store = Store(fs=fs, snapshot_every=self.snapshot_every)
         self.app = App(self.hw, self.store)
         self.link = link.Link(link.AppBoard(self.app, self.store))

@@ -47,11 +47,10 @@ def test_what_is_left_out_and_why(built):
     cp = set(_tree(built["circuitpython"][0]))
     # host-only: engine_lite.score imports it lazily, the board never scores a table
     assert "engine_lite/table_score.mpy" not in mp and "engine_lite/table_score.py" not in cp
-    assert "firmware/hw_mp.mpy" in mp and "firmware/hw_cp.mpy" not in mp and "firmware/hw_sim.mpy" not in mp
-    assert "firmware/hw_cp.py" in cp and "firmware/hw_mp.py" not in cp and "firmware/hw_sim.py" not in cp
-    # test and simulator helpers that nothing on the board imports
-    for name in ("memfs", "script"):
-        assert "firmware/%s.mpy" % name not in mp and "firmware/%s.py" % name not in cp
+    assert "firmware/hw_mp.mpy" in mp and "firmware/hw_cp.mpy" not in mp
+    assert "firmware/hw_cp.py" in cp and "firmware/hw_mp.py" not in cp
+    # the simulator's and the tests' board modules live in boardkit/, never in a bundle
+    assert not any(rel.startswith("boardkit/") for rel in mp | cp)
     for rt in bundle.RUNTIMES:
         _, info = bundle.closure(rt)
         assert set(info["excluded"]) <= set(bundle.EXCLUDE[rt])
@@ -170,10 +169,10 @@ def test_closure_follows_lazy_and_relative_imports(tmp_path):
 def test_closure_refuses_a_module_level_import_of_an_excluded_module(tmp_path):
     root = _tree_with(tmp_path, {
         "firmware/__init__.py": "",
-        "firmware/main.py": "import firmware.hw_sim\n",
-        "firmware/hw_sim.py": "",
+        "firmware/main.py": "import firmware.hw_cp\n",
+        "firmware/hw_cp.py": "",
     })
-    with pytest.raises(bundle.BundleError, match="hw_sim at module level"):
+    with pytest.raises(bundle.BundleError, match="hw_cp at module level"):
         bundle.closure("micropython", root=root)
 
 
@@ -242,7 +241,6 @@ store = Store('/bk', fs=MemFS())
 app = App(hw, store, clock=hw.ticks_ms)
 for i in range(5):
     app.step()
-app.describe()
 import machine
 print('pins', sorted(p.id for p in machine.Pin.made))
 print('screen', app.screen)
@@ -259,7 +257,7 @@ def test_the_micropython_bundle_boots_the_app_in_real_micropython(built, tmp_pat
     stubs = root / "_stubs"
     stubs.mkdir()
     copy_stand_ins(stubs)
-    shutil.copy(REPO / "firmware" / "memfs.py", stubs / "memfs.py")
+    shutil.copy(REPO / "boardkit" / "memfs.py", stubs / "memfs.py")
     r = run_mpy(BOOT, tree=root)
     lines = dict(line.split(" ", 1) for line in r.stdout.strip().splitlines())
     spec = json.loads((REPO / bundle.PINMAP).read_text())["boards"]["pico"]

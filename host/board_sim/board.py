@@ -52,7 +52,7 @@ def real_clock():
 
 
 def set_hw_clock(hw, ms):
-    """Feed the simulated board's clock (firmware/hw_sim.py SimHW: `.now`, ms)."""
+    """Feed the simulated board's clock (boardkit/hw_sim.py SimHW: `.now`, ms)."""
     if not hasattr(hw, "now") or not hasattr(hw, "press"):
         raise SimUnavailable("firmware/hw.py did not give the simulated backend (no settable clock)")
     hw.now = ms
@@ -95,7 +95,7 @@ class SimBoard:
         hw_mod = _import("firmware.hw")
         storage = _import("firmware.storage")
         app_mod = _import("firmware.app")
-        self.hw = hw_mod.make_hw(self.board, backend="sim")
+        self.hw = hw_mod.make_hw(self.board, backend=_import("boardkit.hw_sim").SimHW)
         self.label = _board_label(self.board)
         set_hw_clock(self.hw, self.clock())
         store_cls = _observed_store(storage.Store, self)
@@ -105,7 +105,7 @@ class SimBoard:
             self.hw.uid = flashdir.take(self.state_dir)  # one simulator per flash (UserError if in use)
             self.store = store_cls(root=self.state_dir)
         else:
-            memfs = _import("firmware.memfs")
+            memfs = _import("boardkit.memfs")
             self.hw.uid = flashdir.new_id()  # a fresh flash in RAM: a new board every time
             self.store = store_cls(fs=memfs.MemFS())
         link_mod = self._open_link() if self.want_link else None
@@ -293,8 +293,13 @@ class SimBoard:
         return [tuple(p) for p in self.hw.pixels]
 
     def describe(self):
+        """The state in words (boardkit/app_words.py, which reads the App
+        from outside: the firmware holds no words of its own)."""
+        words = _words()
         try:
-            return [str(line) for line in self.app.describe()]
+            if words is None:
+                return ["screen: " + self.screen_name()]
+            return [str(line) for line in words.describe(self.app)]
         except Exception as err:
             return ["(describe() failed: %s)" % _one_line(err)]
 
@@ -326,9 +331,9 @@ class SimBoard:
 
 
 def _words():
-    """firmware/app_words.py (simulator-only words), or None without it."""
+    """boardkit/app_words.py (simulator-only words), or None without it."""
     try:
-        from firmware import app_words
+        from boardkit import app_words
 
         return app_words
     except ImportError:

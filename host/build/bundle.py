@@ -82,23 +82,18 @@ OUT_DIRS = {"micropython": "firmware-micropython", "circuitpython": "firmware-ci
 _HOST_ONLY = "host-only (engine_lite.score scores a whole table on the host; the board never does)"
 _STAMP = "host-only (nonce/at/uptime as JSON; the board writes them as bytes with record.stamp)"
 _READOUT = "host-only (state dicts and decoded events: the board sends compact records, the host decodes them)"
-_WORDS = "simulator-only: the game in words for the terminal simulator (App.describe gives the screen name without it)"
 EXCLUDE = {
     "micropython": {
         "firmware.hw_cp": "CircuitPython/Blinka backend (make_hw picks hw_mp under MicroPython)",
-        "firmware.hw_sim": "simulator backend (CPython)",
         "engine_lite.table_score": _HOST_ONLY,
         "engine_lite.stamp": _STAMP,
         "engine_lite.readout": _READOUT,
-        "firmware.app_words": _WORDS,
     },
     "circuitpython": {
         "firmware.hw_mp": "MicroPython backend (make_hw picks hw_cp under CircuitPython)",
-        "firmware.hw_sim": "simulator backend (CPython)",
         "engine_lite.table_score": _HOST_ONLY,
         "engine_lite.stamp": _STAMP,
         "engine_lite.readout": _READOUT,
-        "firmware.app_words": _WORDS,
     },
 }
 
