@@ -40,6 +40,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 import engine_lite
 from engine_lite import record
 from firmware import codec
+from host.sync import codec_host
 from firmware import link
 from firmware import ring
 from boardkit import script
@@ -127,7 +128,7 @@ class BoardMachine(RuleBasedStateMachine):
         while True:
             kind, body = self.request("events", game=gid, **{"from": len(recs)})
             assert kind == "E", body
-            _, start, total, _, got = codec.parse_events(body)
+            _, start, total, _, got = codec_host.parse_events(body)
             assert start == len(recs)
             recs += got
             if len(recs) >= total:

@@ -83,9 +83,9 @@ def test_circuitpython_bundle_is_source_with_boot_and_neopixel(built):
     out, files = built["circuitpython"]
     mods, _ = bundle.closure("circuitpython")
     version = bundle.firmware_version()
-    for rel in mods:  # the sources as they are, but for the host's half of a shared module and the version stamp
-        assert (out / rel).read_text() == bundle.board_source(rel, mods, version=version)
-        if rel not in bundle.HOST_SIDE and rel != bundle.VERSION_STAMP[0]:
+    for rel in mods:  # the sources as they are, but for the version stamp
+        assert (out / rel).read_text() == bundle.board_source(rel, version=version)
+        if rel != bundle.VERSION_STAMP[0]:
             assert (out / rel).read_text() == (REPO / rel).read_text()
     for rel in ("code.py", "boot.py", "lib/neopixel.py"):
         ast.parse((out / rel).read_text(), rel)
@@ -187,37 +187,20 @@ def test_closure_refuses_imports_the_board_cannot_satisfy(tmp_path, src, word):
         bundle.closure("micropython", root=root)
 
 
-def test_the_board_gets_the_codec_without_the_hosts_half(built):
-    """One codec module for both sides; the board never sends a
-    request nor reads a reply, so its copy leaves those definitions out
-    (~600 B of the 48 KB budget) and keeps everything the board calls."""
-    out, _ = built["circuitpython"]  # the same cut, as readable source
+def test_the_board_gets_the_codec_as_it_is_and_none_of_the_hosts_half(built):
+    """One wire format; the board never sends a request nor reads a reply, so
+    those frames are host/sync/codec_host.py's (~600 B of the 48 KB budget),
+    and the board's codec is firmware/codec.py copied, never cut."""
+    from host.sync import codec_host
+
+    out, _ = built["circuitpython"]
+    assert (out / "firmware/codec.py").read_text() == (REPO / "firmware/codec.py").read_text()
     defined = {n.name for n in ast.parse((out / "firmware/codec.py").read_text()).body if isinstance(n, ast.FunctionDef)}
-    assert not defined & set(bundle.HOST_SIDE["firmware/codec.py"])
+    host_half = {n for n, v in vars(codec_host).items() if callable(v) and getattr(v, "__module__", "") == codec_host.__name__}
+    assert {"request", "parse_reply", "parse_events", "parse_push"} <= host_half
+    assert not defined & host_half
     assert {"encode", "reply", "events", "push", "events_body", "parse_request", "prefix_crc"} <= defined
-
-
-CODEC = "def encode(p):\n    return p\n\n\ndef request(q):\n    return encode(q)\n"
-
-
-@pytest.mark.parametrize("user, word", [
-    ("from firmware import codec\ndef f():\n    return codec.request(1)\n", "firmware/main.py uses firmware.codec.request"),
-    ("from firmware.codec import request\n", "firmware/main.py uses firmware.codec.request"),
-])
-def test_a_board_module_using_the_hosts_half_is_refused(tmp_path, monkeypatch, user, word):
-    root = _tree_with(tmp_path, {"firmware/__init__.py": "", "firmware/codec.py": CODEC, "firmware/main.py": user})
-    monkeypatch.setattr(bundle, "HOST_SIDE", {"firmware/codec.py": ("request",)})
-    with pytest.raises(bundle.BundleError, match=word):
-        bundle.board_source("firmware/codec.py", ["firmware/codec.py", "firmware/main.py"], root=root)
-
-
-def test_host_side_names_must_exist(tmp_path, monkeypatch):
-    root = _tree_with(tmp_path, {"firmware/__init__.py": "", "firmware/codec.py": CODEC})
-    monkeypatch.setattr(bundle, "HOST_SIDE", {"firmware/codec.py": ("request", "gone")})
-    with pytest.raises(bundle.BundleError, match="gone"):
-        bundle.board_source("firmware/codec.py", ["firmware/codec.py"], root=root)
-    monkeypatch.setattr(bundle, "HOST_SIDE", {"firmware/codec.py": ("request",)})
-    assert bundle.board_source("firmware/codec.py", ["firmware/codec.py"], root=root) == "def encode(p):\n    return p\n\n\n"
+    assert not any(rel.startswith("host/") for rel in _tree(out))
 
 
 def test_missing_entry_is_a_clear_error(tmp_path):

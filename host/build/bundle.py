@@ -31,9 +31,9 @@ nothing else. A lazy import that the runtime never executes is left out by
 name in EXCLUDE (the other runtimes' hardware backends, the simulator, the
 host-only ``engine_lite.table_score``); `closure()` refuses to leave out a
 module that something imports at module level, since that would break the
-import on the board. HOST_SIDE names the definitions of a shared module that
-only the host uses (the link codec's host half): the board's copy leaves them
-out, and the build refuses if board code still uses one. Imports of modules the runtime provides (``machine``,
+import on the board. Every module is copied as it is (the link codec's host
+half is its own module, host/sync/codec_host.py), but for the version stamp
+in firmware/link.py (VERSION_STAMP). Imports of modules the runtime provides (``machine``,
 ``board``, ...) are checked against RUNTIME_MODULES: an import of anything
 else (say ``dataclasses``) fails the build instead of the board.
 """
@@ -95,15 +95,6 @@ EXCLUDE = {
         "engine_lite.stamp": _STAMP,
         "engine_lite.readout": _READOUT,
     },
-}
-
-# Definitions of a shared module that only the host uses, left out of the
-# board's copy (both runtimes): the link's codec is one module for both sides
-# (encode and decode of every frame), but the board never sends a request nor
-# reads a reply. `board_source` refuses to leave out a name that is missing or
-# that a board module still uses.
-HOST_SIDE = {
-    "firmware/codec.py": ("request", "parse_reply", "_LENGTH", "_fields", "parse_push", "parse_events"),
 }
 
 # The firmware's version, as the board's hello gives it (`fw`): the board's
@@ -214,46 +205,11 @@ def stamp(rel, text, version):
     return text.replace(mark, mark.replace('"0"', '"%s"' % version))
 
 
-def board_source(rel, mods, root=ROOT, version=None):
-    """The text of module `rel` as the board gets it: without its HOST_SIDE
-    definitions (whole top-level statements, cut by line so the rest of the
-    text is byte for byte the source), and with the version stamped
-    (`stamp`, when `version` is given). BundleError if a listed name is
-    not defined there, or if the module itself or another board module in
-    `mods` still refers to it."""
+def board_source(rel, root=ROOT, version=None):
+    """The text of module `rel` as the board gets it: the source as it is,
+    with the version stamped (`stamp`, when `version` is given)."""
     text = Path(root, rel).read_text()
-    if version is not None:
-        text = stamp(rel, text, version)
-    drop = HOST_SIDE.get(rel)
-    if not drop:
-        return text
-    lines = text.splitlines(keepends=True)
-    found = set()
-    for node in ast.parse(text).body:
-        names = [node.name] if isinstance(node, (ast.FunctionDef, ast.ClassDef)) else [
-            t.id for t in getattr(node, "targets", []) if isinstance(t, ast.Name)]
-        if names and names[0] in drop:
-            found.add(names[0])
-            for i in range(node.lineno - 1, node.end_lineno):
-                lines[i] = ""
-    missing = set(drop) - found
-    if missing:
-        raise BundleError("%s: HOST_SIDE names %s, which it does not define" % (rel, ", ".join(sorted(missing))))
-    kept = "".join(lines)
-    module = rel[: -len(".py")].replace("/", ".")
-    for other in mods:
-        src = kept if other == rel else Path(root, other).read_text()
-        for node in ast.walk(ast.parse(src)):
-            used = None
-            if other == rel and isinstance(node, ast.Name):
-                used = node.id
-            elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == module.split(".")[-1]:
-                used = node.attr
-            elif isinstance(node, ast.ImportFrom) and node.module == module:
-                used = next((a.name for a in node.names if a.name in drop), None)
-            if used in drop:
-                raise BundleError("%s uses %s.%s, which the board's copy leaves out (HOST_SIDE)" % (other, module, used))
-    return kept
+    return text if version is None else stamp(rel, text, version)
 
 
 # ------------------------------------------------------------ import closure
@@ -379,16 +335,16 @@ def build(runtime, out_dir, root=ROOT, march=MARCH, version=None):
             dst_rel = rel[: -len(".py")] + ".mpy"
             dst = out / dst_rel
             dst.parent.mkdir(parents=True, exist_ok=True)
-            if rel in HOST_SIDE or rel == VERSION_STAMP[0]:
+            if rel == VERSION_STAMP[0]:
                 with tempfile.TemporaryDirectory() as tmp:
                     src = Path(tmp, Path(rel).name)
-                    src.write_text(board_source(rel, mods, root, version))
+                    src.write_text(board_source(rel, root, version))
                     compile_file(src, dst, march=march, source_name=rel)
             else:
                 compile_file(Path(root, rel), dst, march=march, source_name=rel)
             files[dst_rel] = dst.stat().st_size
         else:
-            put_text(rel, board_source(rel, mods, root, version))
+            put_text(rel, board_source(rel, root, version))
     put_text(PINMAP, board_pinmap(runtime, Path(root, PINMAP).read_text()))
     if runtime == "micropython":
         put_text("main.py", ENTRY_SRC)
@@ -489,8 +445,6 @@ def make(runtimes=RUNTIMES, out=None, stream=None, skip_missing=False):
         _, info = closure(rt)
         for mod, why in sorted(info["excluded"].items()):
             w("  left out %s: %s\n" % (mod, why))
-        for rel, names in sorted(HOST_SIDE.items()):
-            w("  left out of %s: %s (host side only)\n" % (rel, ", ".join(names)))
         w("  firmware version %s (the board's hello says so)\n" % firmware_version())
 
 
