@@ -16,6 +16,22 @@ pixels and clock: boardkit/hw_sim.py), so no simulator ships on a board.
 import os  # module level: an import inside random32 cost ~8 us per game start (Unix port)
 import sys
 
+try:
+    from micropython import const
+except ImportError:  # CPython
+
+    def const(x):  # type: ignore[misc]  # the stub's signature is generic
+        return x
+
+
+# engine_lite/stamp.py's F_NONCE, F_AT, F_UPTIME (tests/test_start_stamp.py
+# holds them equal): stamp.py is host-only, not on the board, and private
+# consts are folded into the code (importing them from engine_lite.record
+# instead cost 94 bytes of the bundle; these, 43).
+_F_NONCE = const(8)
+_F_AT = const(16)
+_F_UPTIME = const(32)
+
 BACKENDS = ("micropython", "circuitpython")
 DEFAULT_BOARD = {"micropython": "pico", "circuitpython": "feather_rp2040"}
 
@@ -134,15 +150,15 @@ def random32():
 
 def stamp(rec, hw):
     """A new game's start record with its identity and start time (layout:
-    engine_lite/stamp.py): flag 8 + a random u32 nonce, then flag 16 + unix
-    seconds UTC if the clock is known, else flag 32 + the uptime. One with
+    engine_lite/stamp.py): F_NONCE + a random u32 nonce, then F_AT + unix
+    seconds UTC if the clock is known, else F_UPTIME + the uptime. One with
     any of them (loaded from a host) is kept: a second stamp buries its date.
-    (Flags 8 and up are these three: `> 7` is one byte less than `& 56`.)"""
-    if rec[3] > 7:
+    (The flags from F_NONCE up are these three: `>=` is shorter than `&`.)"""
+    if rec[3] >= _F_NONCE:
         return rec
     t = hw.utc()
     b = bytearray(rec)
-    b[3] |= 24 if t is not None else 40
+    b[3] |= _F_NONCE | _F_AT if t is not None else _F_NONCE | _F_UPTIME
     if t is None:
         t = hw.uptime()
     for v in (random32(), t):
