@@ -18,7 +18,7 @@ writes to the pty (`bloomkeeper sync/follow/names --port PATH`) are relayed
 to the board's port in MicroPython, its answers back.
 
 `sim --headless --buttons FILE` plays the script with exactly the steps of
-firmware/script.play (press, hold, release, gap, 5 ms per App.step); the
+boardkit/script.play (press, hold, release, gap, 5 ms per App.step); the
 state printed is the board's game folded on the host from the records the
 board stored (checked equal to the board's own state), so the output of both
 runtimes is byte for byte comparable.
@@ -362,7 +362,7 @@ def start_board(board, state_dir=None, link=True, clock=None):
 
 def script_state(text, board="pico"):
     """Play a button script (boardkit/script.py format) on the board in
-    MicroPython, as firmware/script.play does; returns (records, state).
+    MicroPython, as boardkit/script.play does; returns (records, state).
     ScriptError on a bad line (before MicroPython starts)."""
     import engine_lite
     from boardkit import script
