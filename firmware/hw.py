@@ -37,7 +37,7 @@ DEFAULT_BOARD = {"micropython": "pico", "circuitpython": "feather_rp2040"}
 
 
 def pinmap_path():
-    """pinmap.json beside this module. Frozen into a firmware (manifest.py),
+    """pinmap.json beside this module. Frozen into a firmware (host/build/manifest.py),
     the module names itself .frozen/firmware/hw.py, and its pin map is
     /pinmap.json: a /firmware directory on the file system would shadow
     the frozen package."""
