@@ -327,11 +327,10 @@ def py_tree(dst, text):
     from host.build import bundle
 
     tree = game_tree(dst, text, "files")
-    mods, _ = bundle.closure("micropython")
     version = bundle.firmware_version()
-    for rel in mods:
+    for rel in bundle.shipped("micropython"):
         (tree / (rel[: -len(".py")] + ".mpy")).unlink()
-        (tree / rel).write_text(bundle.board_source(rel, mods, version=version))
+        (tree / rel).write_text(bundle.board_source(rel, version=version))
     return tree
 
 
@@ -625,7 +624,7 @@ class Campaign:
 
     def __init__(self):
         import engine_lite
-        from firmware.memfs import MemFS, PowerCut
+        from boardkit.memfs import MemFS, PowerCut
         from firmware.storage import Store
         from tests import test_powercut
 

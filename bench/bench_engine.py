@@ -103,9 +103,11 @@ def heap_growth(name, log=""):
     return {"end": end, "peak": peak, "events": events}
 
 
-# Host-only parts of the package: what the board bundle leaves out
-# (host/build/bundle.py EXCLUDE, the one list), e.g. table_score, stamp, readout.
-HOST_ONLY = tuple(m.replace(".", "/") + ".py" for m in bundle.EXCLUDE["micropython"] if m.startswith("engine_lite."))
+# Host-only parts of the package: the engine_lite files the board bundle leaves
+# out (not in host/build/manifest.py, the one list), e.g. table_score, stamp, readout.
+_ON_BOARD = set(bundle.shipped("micropython"))
+HOST_ONLY = tuple(sorted(p.relative_to(bundle.ROOT).as_posix() for p in (bundle.ROOT / "engine_lite").glob("*.py")
+                         if p.relative_to(bundle.ROOT).as_posix() not in _ON_BOARD))
 
 
 def measure():

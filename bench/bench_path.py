@@ -9,7 +9,7 @@ where the board's paths land in it as on the board); the buttons on pins
 whose ``value()`` is a C call, as ``machine.Pin``'s is; the presses of
 whole 5-player games of both titles (tests/button_scripts.py on
 tests/records/stalk-5p-bag.jsonl and orchids-5p.jsonl), 60 ms holds, 60 ms
-gaps, 700 ms long holds (firmware/script.py), scheduled on the chip's
+gaps, 700 ms long holds (boardkit/script.py), scheduled on the chip's
 clock as a player would press, not when the board is ready (Player: a
 long press is held on until the board takes it; a press it never takes
 is counted lost and pressed again 600 ms later; the next press waits for
@@ -165,7 +165,7 @@ def guest_tree(dst, root=ROOT):
 def gestures(title):
     """(button, kind, hold ms) of every gesture of the title's 5-player
     record, from setup (a wait line: button -1, its ms)."""
-    from firmware import script
+    from boardkit import script
     from tests import button_scripts
 
     record, fn = TITLES[title]
@@ -444,7 +444,7 @@ def play(root, title, model, limit=None, dry=False):
     """Play the title's whole game on the modeled chip (flash `model`:
     FLASH key) with the firmware of `root`; the Run. `dry`: without
     callgrind, CPU time zero (a check of the machinery, not a figure)."""
-    from firmware import script
+    from boardkit import script
     from host.board_sim.micropython_board import micropython_command
 
     plan = gestures(title)[:limit]

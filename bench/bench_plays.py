@@ -11,7 +11,7 @@ Syncs are cut at random points, each one of three ways:
   random SQL statement (sqlite3 trace callback), so often in the middle of
   a write transaction, and the next process opens the file after it;
 * board power cut: the board's flash dies at a random operation and the
-  link with it; the board reboots from what survived (firmware/memfs.py).
+  link with it; the board reboots from what survived (boardkit/memfs.py).
 
 Power cuts also hit the board while it is being played. The truth is what
 the boards hold (plus, for an erased board, what it held when erased).
@@ -35,7 +35,7 @@ import tempfile
 import time
 
 import engine_lite
-from firmware.memfs import MemFS, PowerCut
+from boardkit.memfs import MemFS, PowerCut
 from firmware.storage import Store
 import host.sync.db
 from host.errors import UserError

@@ -137,7 +137,7 @@ def screen():
         keep()
     screens[0] += 1
 """ + "%(tour)s" + """
-from firmware import script
+from boardkit import script
 from firmware.main import tidy
 # Pins whose value() is a C call, as machine.Pin.value() is on the board
 # (SimPin's is a Python method: ~1k instructions a pin, 8 pins a poll).
@@ -233,7 +233,7 @@ def guest(body, root=ROOT, shift=0, **fields):
 
 def game_presses():
     """(button, kind) of every gesture of the 5-player bag game, from setup."""
-    from firmware import script
+    from boardkit import script
     from tests.button_scripts import load_events, stalk_script
 
     out = []

@@ -26,7 +26,7 @@ The App owns the game, the flash (store), the link's event hooks and the
 screens; screens change the game only through apply/undo/new_game/finish.
 The player's card of gestures is docs/controls.md. A refusal blinks the
 ring red with a reason code (firmware/ring.py E_*; the simulator's words
-for it: firmware/app_words.py).
+for it: boardkit/app_words.py, which reads this App from outside).
 
 API (the simulator, the serial link and the tests use only this):
   App(hw, store, clock=None, link=None); step(); press(button, kind);
@@ -35,7 +35,7 @@ API (the simulator, the serial link and the tests use only this):
   harvest, orchids, plant_kind/_points/_seeds, portfolio, results, menu,
   brightness, confirm_new), current (the screen object), the screens
   (setup, stalk, harvest, portfolio, orchids, plant, results, menu),
-  describe(), on_event (fn(game_id, index, record); undo: index = new
+  on_event (fn(game_id, index, record); undo: index = new
   length, record.UNDO), push_settings(dict), new_game(start_record),
   apply(record) -> bool, undo() -> bool, finish(), view (firmware/ring.View),
   ring, faults (firmware faults step() survived since power-up: logged on
@@ -341,18 +341,6 @@ class App:
         self.view.brightness = brightness(s.get("brightness"))
         if self.current is self.setup:
             self.setup.show()
-
-    # -- words (simulator) ---------------------------------------------------
-
-    def describe(self):
-        """The state in words, one line each (the simulator shows them).
-        The words module is simulator-only: a board bundle may leave it
-        out (3.5 KB of .mpy), and then only the screen name is given."""
-        try:
-            from firmware import app_words
-        except ImportError:
-            return ["screen: " + self.screen]
-        return app_words.describe(self)
 
 
 def _fault_line(app, e):

@@ -1,6 +1,6 @@
 """The serial link's wire format, both directions, one module (docs/protocol.md):
-the board (firmware/link.py) and the host (host/sync/link.py, host/sync/db.py)
-encode and decode every frame only through it.
+the board (firmware/link.py) and the host (host/sync/link.py, host/sync/db.py,
+through host/sync/codec_host.py) encode and decode every frame only through it.
 
 Two layers:
 
@@ -12,6 +12,11 @@ Two layers:
                    'X'  error     a JSON object {"code", "msg", ...}  reply / parse_reply
                    'E'  events    binary records (events_body)       events / parse_events
                    'P'  live      one new event (seq = push counter)  push / parse_push
+
+  This module is the board's half (and what both halves share): the board
+  never sends a request nor reads a reply, so `request`, `parse_reply`,
+  `parse_events` and `parse_push` are host/sync/codec_host.py's, built on
+  this module's framing and heads, and never on a board.
 
   and `prefix_crc`, the checksum both sides compute over a game's first
   records to prove they hold the same prefix.
@@ -251,62 +256,3 @@ def parse_request(p):
     if type(req.get("op")) is not str:
         raise FrameError("body must be an object with an op", seq)
     return seq, req
-
-
-# -- the host's half -------------------------------------------------------------
-# The board never sends a request nor reads a reply: the board's bundle leaves
-# these definitions out (host/build/bundle.py, HOST_SIDE), ~600 B of flash.
-
-
-def request(seq, req):
-    """Host -> board: the frame of request `req` (a dict with "op")."""
-    return encode(_head(K_REQ, seq) + json.dumps(req, separators=(",", ":")).encode())
-
-
-def parse_reply(p):
-    """Host side: (kind, seq, value) of a payload from the board: a dict for
-    an answer or an error, the body bytes for events (parse_events reads
-    them), (gid, index, record) for a live event."""
-    kind = p[0] if len(p) > 2 else 0
-    if kind == K_EVENTS:
-        v = bytes(p[3:])
-    elif kind == K_PUSH:
-        v = parse_push(p)
-    elif kind == K_OK or kind == K_ERR:
-        v = _json(p, 0)
-    else:
-        raise FrameError("not a reply frame")
-    return kind, p[1] | p[2] << 8, v
-
-
-_LENGTH = "frame length does not match its fields"
-
-
-def _fields(p, i, n):
-    """([n length-prefixed byte strings from p[i:]], the index after them)."""
-    out = []
-    for _ in range(n):
-        j = i + 1 + (p[i] if i < len(p) else 255)
-        if j > len(p):
-            raise FrameError(_LENGTH)
-        out.append(bytes(p[i + 1 : j]))
-        i = j
-    return out, i
-
-
-def parse_push(p):
-    """(gid, index, record) of a 'P' payload: gid_len, gid, index u16, len, record."""
-    g, i = _fields(p, 3, 1)
-    rec, _ = _fields(p, i + 2, 1)
-    return g[0].decode(), p[i] | p[i + 1] << 8, rec[0]
-
-
-def parse_events(body):
-    """(gid, start, total, prefix crc of records[:start], [records]) of an
-    events_body; FrameError if it is cut short or longer than its records."""
-    g, i = _fields(body, 0, 1)
-    h = bytes(body[i : i + 9])  # start, total, prefix crc, count
-    recs, j = _fields(body, i + 9, h[8] if len(h) == 9 else 1)
-    if j != len(body):
-        raise FrameError(_LENGTH)
-    return g[0].decode(), h[0] | h[1] << 8, h[2] | h[3] << 8, int.from_bytes(h[4:8], "little"), recs

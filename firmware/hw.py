@@ -1,4 +1,4 @@
-"""The hardware layer: one interface, three backends.
+"""The hardware layer: one interface, the board's two backends.
 
 `make_hw()` returns an object with `.pins` (8 objects, `.value()` -> 1
 released / 0 pressed, pull-ups, in firmware.buttons.BUTTONS order),
@@ -9,17 +9,35 @@ the clock), `set_utc(t)`, `uptime()` (seconds since boot). The application above
 this file knows which backend exists. Backends import machine/board/time
 inside their constructors, never at module import, so any of them can be
 imported (and type-checked) anywhere. Pin names come from pinmap.json.
+A simulator passes its own backend class to `make_hw` (the simulated pins,
+pixels and clock: boardkit/hw_sim.py), so no simulator ships on a board.
 """
 
 import os  # module level: an import inside random32 cost ~8 us per game start (Unix port)
 import sys
 
-BACKENDS = ("micropython", "circuitpython", "sim")
-DEFAULT_BOARD = {"micropython": "pico", "circuitpython": "feather_rp2040", "sim": "pico"}
+try:
+    from micropython import const
+except ImportError:  # CPython
+
+    def const(x):  # type: ignore[misc]  # the stub's signature is generic
+        return x
+
+
+# engine_lite/stamp.py's F_NONCE, F_AT, F_UPTIME (tests/test_start_stamp.py
+# holds them equal): stamp.py is host-only, not on the board, and private
+# consts are folded into the code (importing them from engine_lite.record
+# instead cost 94 bytes of the bundle; these, 43).
+_F_NONCE = const(8)
+_F_AT = const(16)
+_F_UPTIME = const(32)
+
+BACKENDS = ("micropython", "circuitpython")
+DEFAULT_BOARD = {"micropython": "pico", "circuitpython": "feather_rp2040"}
 
 
 def pinmap_path():
-    """pinmap.json beside this module. Frozen into a firmware (manifest.py),
+    """pinmap.json beside this module. Frozen into a firmware (host/build/manifest.py),
     the module names itself .frozen/firmware/hw.py, and its pin map is
     /pinmap.json: a /firmware directory on the file system would shadow
     the frozen package."""
@@ -46,27 +64,31 @@ def button_pins(spec):
 
 def pick_backend(board_name=None, backend="auto"):
     """Which backend `make_hw` will use: the running interpreter decides;
-    CPython runs a Blinka board on the circuitpython backend, anything else
-    on the simulator."""
+    CPython runs a Blinka board on the circuitpython backend. Any other
+    board under CPython has no hardware here (ValueError): the simulator
+    passes its backend to `make_hw` itself."""
     if backend != "auto":
         if backend not in BACKENDS:
             raise ValueError("unknown backend %r" % (backend,))
         return backend
     impl = sys.implementation.name
-    if impl in ("micropython", "circuitpython"):
+    if impl in BACKENDS:
         return impl
     if board_name is not None and board_spec(board_name)["runtime"] == "blinka":
         return "circuitpython"
-    return "sim"
+    raise ValueError("no backend for %s" % impl)
 
 
 def make_hw(board_name=None, backend="auto", spec=None):
-    """The hardware of `board_name` (a pinmap.json key) on `backend`.
-    `spec` replaces the pinmap.json entry (tests, custom wiring)."""
-    backend = pick_backend(board_name, backend)
+    """The hardware of `board_name` (a pinmap.json key) on `backend`: a
+    BACKENDS name, "auto", or a class called with the board's spec (the
+    simulator's SimHW; default board "pico"). `spec` replaces the
+    pinmap.json entry (tests, custom wiring)."""
+    if type(backend) is str:
+        backend = pick_backend(board_name, backend)
     if spec is None:
         if board_name is None:
-            board_name = DEFAULT_BOARD[backend]
+            board_name = DEFAULT_BOARD.get(backend, "pico")
             if backend == "circuitpython" and sys.implementation.name != "circuitpython":
                 board_name = "rpi_blinka"
         spec = board_spec(board_name)
@@ -78,9 +100,7 @@ def make_hw(board_name=None, backend="auto", spec=None):
         from firmware.hw_cp import CircuitPythonHW
 
         return CircuitPythonHW(spec)
-    from firmware.hw_sim import SimHW
-
-    return SimHW(spec)
+    return backend(spec)
 
 
 class WallClock:
@@ -130,15 +150,15 @@ def random32():
 
 def stamp(rec, hw):
     """A new game's start record with its identity and start time (layout:
-    engine_lite/stamp.py): flag 8 + a random u32 nonce, then flag 16 + unix
-    seconds UTC if the clock is known, else flag 32 + the uptime. One with
+    engine_lite/stamp.py): F_NONCE + a random u32 nonce, then F_AT + unix
+    seconds UTC if the clock is known, else F_UPTIME + the uptime. One with
     any of them (loaded from a host) is kept: a second stamp buries its date.
-    (Flags 8 and up are these three: `> 7` is one byte less than `& 56`.)"""
-    if rec[3] > 7:
+    (The flags from F_NONCE up are these three: `>=` is shorter than `&`.)"""
+    if rec[3] >= _F_NONCE:
         return rec
     t = hw.utc()
     b = bytearray(rec)
-    b[3] |= 24 if t is not None else 40
+    b[3] |= _F_NONCE | _F_AT if t is not None else _F_NONCE | _F_UPTIME
     if t is None:
         t = hw.uptime()
     for v in (random32(), t):

@@ -116,7 +116,6 @@ class Link:
         self.token = 0  # one-time confirm token (0 = none)
         self.token_for = None
         self.prev = (0, None)
-        self.errors = 0
         self.board = None
         if board is not None:
             self.attach(board)
@@ -182,7 +181,6 @@ class Link:
         except Exception as e:  # a bug or a refused board call: report, never die
             code = getattr(e, "code", None)
             err = {"code": code if type(code) is str else "internal", "msg": str(e)[:80]}
-        self.errors += 1
         return codec.reply(codec.K_ERR, seq, err)
 
     def op_hello(self, req):

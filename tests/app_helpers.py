@@ -1,22 +1,23 @@
 """A simulated Bloomkeeper board for the app tests: SimHW + Store on MemFS +
-App, driven by button scripts (firmware/script.py) through the real pins,
+App, driven by button scripts (boardkit/script.py) through the real pins,
 debounce and long-press timing."""
 
 import json
 
 import engine_lite
 import firmware.ring
-import firmware.script
+import boardkit.script
 from firmware.app import App
 from firmware.hw import make_hw
-from firmware.memfs import MemFS
+from boardkit.hw_sim import SimHW
+from boardkit.memfs import MemFS
 from firmware.storage import Store
 
 
 class Board:
     def __init__(self, fs=None, settings=None):
         self.fs = MemFS() if fs is None else fs
-        self.hw = make_hw("pico", backend="sim")
+        self.hw = make_hw("pico", backend=SimHW)
         self.store = Store(fs=self.fs)
         self.app = App(self.hw, self.store)
         if settings:
@@ -24,10 +25,10 @@ class Board:
 
     def do(self, script):
         """Play a button script (several gestures, one per line)."""
-        firmware.script.play(self.app, self.hw, firmware.script.parse(script))
+        boardkit.script.play(self.app, self.hw, boardkit.script.parse(script))
 
     def wait(self, ms):
-        firmware.script.run_for(self.app, self.hw, ms)
+        boardkit.script.run_for(self.app, self.hw, ms)
 
     def reboot(self):
         """Power cut and boot again on the same flash."""

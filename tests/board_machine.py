@@ -40,13 +40,15 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 import engine_lite
 from engine_lite import record
 from firmware import codec
+from host.sync import codec_host
 from firmware import link
 from firmware import ring
-from firmware import script
+from boardkit import script
 from firmware.app import App
 from firmware.buttons import LONG, SHORT
 from firmware.hw import make_hw
-from firmware.memfs import MemFS
+from boardkit.hw_sim import SimHW
+from boardkit.memfs import MemFS
 from firmware.storage import Store
 from tests.tablebot import orchids_game, stalk_game
 
@@ -103,7 +105,7 @@ class BoardMachine(RuleBasedStateMachine):
     def boot(self, fs):
         """Power up on `fs`: hardware, store, app and link as firmware/main.py wires them."""
         self.fs = fs
-        self.hw = make_hw("pico", backend="sim")
+        self.hw = make_hw("pico", backend=SimHW)
         self.store = Store(fs=fs, snapshot_every=self.snapshot_every)
         self.app = App(self.hw, self.store)
         self.link = link.Link(link.AppBoard(self.app, self.store))
@@ -126,7 +128,7 @@ class BoardMachine(RuleBasedStateMachine):
         while True:
             kind, body = self.request("events", game=gid, **{"from": len(recs)})
             assert kind == "E", body
-            _, start, total, _, got = codec.parse_events(body)
+            _, start, total, _, got = codec_host.parse_events(body)
             assert start == len(recs)
             recs += got
             if len(recs) >= total:

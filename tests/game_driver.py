@@ -6,7 +6,7 @@ heap figures run it. The board as firmware/main.py sets it up: SimHW pins +
 debounce + App + the flash Store on a real directory (through MicroPython's
 own open/os, so the flash is not in the heap) + the serial link (its port
 reads nothing here). The gestures come from a button script FILE read one
-line per gesture (firmware/script.py), so the heap never holds the script,
+line per gesture (boardkit/script.py), so the heap never holds the script,
 which the board never has either.
 
     start(path, live=False)   builds the board; `live`: collect before every
@@ -20,10 +20,10 @@ gesture per call from JavaScript (bench/mp_wasm_run.mjs).
 
 import gc
 
-from firmware.hw_sim import SimHW
+from boardkit.hw_sim import SimHW
 from firmware.storage import Store
 from firmware.app import App
-from firmware import script
+from boardkit import script
 
 board = {}
 live = []  # [boot, peak, end] live heap in bytes, if start(live=True)

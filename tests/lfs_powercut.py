@@ -7,7 +7,7 @@ settle), so a cut can land in the window between light and flash. What a
 cut there costs must be counted on the file system the board really has
 (tests/lfs_flash.py: the rp2 port's geometry and littlefs settings).
 
-How: one whole game is played through the pins (firmware/script.py) by the
+How: one whole game is played through the pins (boardkit/script.py) by the
 real App and Store on a RAM flash that records every block operation with
 its bytes, together with how many events had been shown on the ring and how
 many acknowledged (on_event) when it was attempted. Then, for every
@@ -33,9 +33,9 @@ plus `points` (boots tried), `ops` (block operations of the game) and
 import os
 
 from engine_lite import record
-from firmware import script
+from boardkit import script
 from firmware.app import App
-from firmware.hw_sim import SimHW
+from boardkit.hw_sim import SimHW
 from firmware.storage import Store
 from tests.lfs_flash import PROG, READ, ERASE, BLOCK_SIZE, PAGE_SIZE, Flash, mount, unmount
 

@@ -14,8 +14,8 @@ import serial
 
 from firmware import link
 from firmware.hw import stamp
-from firmware.hw_sim import SimHW
-from firmware.memfs import MemFS
+from boardkit.hw_sim import SimHW
+from boardkit.memfs import MemFS
 from firmware.storage import Store
 
 

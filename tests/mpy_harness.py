@@ -13,8 +13,8 @@ per process), copied for every run into a fresh temporary directory that is
 the guest's working directory and first on its ``sys.path``. Next to it, in
 the same copy:
 
-* every other board module (``firmware/hw_sim.py``, ``firmware/memfs.py``, the
-  simulator's words, the host-only ``engine_lite/table_score.py``) compiled
+* every other MicroPython module (boardkit/: ``hw_sim.py``, ``memfs.py``, the
+  simulator's words; the host-only ``engine_lite/table_score.py``) compiled
   with the same mpy-cross; they never replace a bundle file;
 * the test helpers the guest imports (``tests/storage_script.py``, ...),
   compiled the same way;
@@ -49,7 +49,9 @@ from collections import namedtuple
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-BOARD_PACKAGES = ("engine_lite", "firmware")
+# Packages whose code runs in MicroPython: the board's two, and boardkit (the
+# simulator's and the tests' board modules, which never go on a board).
+MPY_PACKAGES = ("engine_lite", "firmware", "boardkit")
 
 # Test helpers the guest may import (compiled into every copy).
 GUEST_HELPERS = ("tests/__init__.py", "tests/storage_script.py", "tests/game_driver.py", "tests/lfs_flash.py", "tests/lfs_powercut.py")
@@ -245,8 +247,8 @@ def _clip(s, n=4000):
 from host.build.bundle import compile_file, mpy_cross_binary, mpy_cross_version  # noqa: E402,F401
 
 
-def board_py_files(root=REPO, packages=BOARD_PACKAGES):
-    """Sorted relative paths (posix str) of every .py under the board packages."""
+def board_py_files(root=REPO, packages=MPY_PACKAGES):
+    """Sorted relative paths (posix str) of every .py under the MicroPython packages."""
     root = Path(root)
     out = []
     for pkg in packages:
@@ -268,7 +270,7 @@ def module_name(relpath):
     return ".".join(parts)
 
 
-def compile_tree(dst_dir, *, march=None, root=REPO, packages=BOARD_PACKAGES):
+def compile_tree(dst_dir, *, march=None, root=REPO, packages=MPY_PACKAGES):
     """Compile every board .py into ``dst_dir``/<same path>.mpy; return {relpath: Path}.
 
     Default is plain bytecode; pass ``march="armv6m"`` for Pico-native figures. Non-.py files (e.g. *.json data)
@@ -293,8 +295,8 @@ def compile_tree(dst_dir, *, march=None, root=REPO, packages=BOARD_PACKAGES):
     return out
 
 
-def mpy_sizes(march="armv6m", root=REPO, packages=BOARD_PACKAGES):
-    """{relative .py path: compiled .mpy size in bytes} for engine_lite/ and firmware/.
+def mpy_sizes(march="armv6m", root=REPO, packages=MPY_PACKAGES):
+    """{relative .py path: compiled .mpy size in bytes} for engine_lite/, firmware/ and boardkit/.
 
     Uses -march=armv6m (the Pico's arch) by default, so figures match the board.
     """

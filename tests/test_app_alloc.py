@@ -25,8 +25,8 @@ pytestmark = pytest.mark.mpy
 SETUP = """
 import gc, micropython
 from engine_lite import Game
-from firmware.hw_sim import SimHW
-from firmware.memfs import MemFS
+from boardkit.hw_sim import SimHW
+from boardkit.memfs import MemFS
 from firmware.storage import Store
 from firmware.app import App
 import firmware.ring

@@ -369,11 +369,11 @@ print(json.dumps(app.game.state()))
 """ % (NAMES, CRASH_SCRIPT)
     setup = """
 import json
-from firmware.hw_sim import SimHW
-from firmware.memfs import MemFS
+from boardkit.hw_sim import SimHW
+from boardkit.memfs import MemFS
 from firmware.storage import Store
 from firmware.app import App
-from firmware import script
+from boardkit import script
 """
     r = run_mpy(code, setup=setup, timeout=300)
     assert json.loads(r.stdout.strip().splitlines()[-1]) == expected
@@ -408,11 +408,11 @@ print(json.dumps(app.game.state()))
 """ % BOUND_SCRIPT
     setup = """
 import json
-from firmware.hw_sim import SimHW
-from firmware.memfs import MemFS
+from boardkit.hw_sim import SimHW
+from boardkit.memfs import MemFS
 from firmware.storage import Store
 from firmware.app import App
-from firmware import script
+from boardkit import script
 """
     r = run_mpy(code, setup=setup, timeout=300)
     assert json.loads(r.stdout.strip().splitlines()[-1]) == expected

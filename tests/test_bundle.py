@@ -1,8 +1,9 @@
 """`make firmware`: "the bundle holds every module the firmware
 imports (import-closure check) and nothing else".
 
-Two independent checks: the closure is computed from the source with `ast`
-(host/build/bundle.py), and the built MicroPython bundle is then booted far enough
+Two independent checks: the bundle is exactly host/build/manifest.py's files,
+which tests/test_manifest.py holds to the import closure computed from the
+source with `ast`; and the built MicroPython bundle is booted far enough
 in a REAL MicroPython (the official Unix port, from the bundle's .mpy files only,
 with stand-in machine/neopixel) to build the hardware, the store and the app
 and run a few steps: a module missing from the bundle fails there.
@@ -31,9 +32,9 @@ def _tree(d):
 
 
 @pytest.mark.parametrize("runtime", bundle.RUNTIMES)
-def test_bundle_is_exactly_the_closure_plus_entry_and_pinmap(built, runtime):
+def test_bundle_is_exactly_the_manifest_plus_entry_and_pinmap(built, runtime):
     out, files = built[runtime]
-    mods, info = bundle.closure(runtime)
+    mods = bundle.shipped(runtime)
     ext = ".mpy" if runtime == "micropython" else ".py"
     expect = {m[: -len(".py")] + ext for m in mods} | {bundle.PINMAP}
     expect |= {"main.py"} if runtime == "micropython" else {"code.py", "boot.py", "lib/neopixel.py"}
@@ -47,23 +48,10 @@ def test_what_is_left_out_and_why(built):
     cp = set(_tree(built["circuitpython"][0]))
     # host-only: engine_lite.score imports it lazily, the board never scores a table
     assert "engine_lite/table_score.mpy" not in mp and "engine_lite/table_score.py" not in cp
-    assert "firmware/hw_mp.mpy" in mp and "firmware/hw_cp.mpy" not in mp and "firmware/hw_sim.mpy" not in mp
-    assert "firmware/hw_cp.py" in cp and "firmware/hw_mp.py" not in cp and "firmware/hw_sim.py" not in cp
-    # test and simulator helpers that nothing on the board imports
-    for name in ("memfs", "script"):
-        assert "firmware/%s.mpy" % name not in mp and "firmware/%s.py" % name not in cp
-    for rt in bundle.RUNTIMES:
-        _, info = bundle.closure(rt)
-        assert set(info["excluded"]) <= set(bundle.EXCLUDE[rt])
-
-
-@pytest.mark.parametrize("runtime", bundle.RUNTIMES)
-def test_excluded_modules_are_only_ever_imported_lazily(runtime):
-    """Leaving a module out is safe only if nothing imports it at module level."""
-    for rel in sorted(str(p.relative_to(REPO)) for pkg in bundle.PACKAGES for p in (REPO / pkg).rglob("*.py")):
-        for mod, lazy, line in bundle.imports_of(rel):
-            if mod in bundle.EXCLUDE[runtime]:
-                assert lazy, "%s:%d imports %s at module level" % (rel, line, mod)
+    assert "firmware/hw_mp.mpy" in mp and "firmware/hw_cp.mpy" not in mp
+    assert "firmware/hw_cp.py" in cp and "firmware/hw_mp.py" not in cp
+    # the simulator's and the tests' board modules live in boardkit/, never in a bundle
+    assert not any(rel.startswith("boardkit/") for rel in mp | cp)
 
 
 def test_micropython_bundle_is_armv6m_mpy_and_the_entry_is_source(built):
@@ -82,11 +70,11 @@ def test_micropython_bundle_is_armv6m_mpy_and_the_entry_is_source(built):
 
 def test_circuitpython_bundle_is_source_with_boot_and_neopixel(built):
     out, files = built["circuitpython"]
-    mods, _ = bundle.closure("circuitpython")
+    mods = bundle.shipped("circuitpython")
     version = bundle.firmware_version()
-    for rel in mods:  # the sources as they are, but for the host's half of a shared module and the version stamp
-        assert (out / rel).read_text() == bundle.board_source(rel, mods, version=version)
-        if rel not in bundle.HOST_SIDE and rel != bundle.VERSION_STAMP[0]:
+    for rel in mods:  # the sources as they are, but for the version stamp
+        assert (out / rel).read_text() == bundle.board_source(rel, version=version)
+        if rel != bundle.VERSION_STAMP[0]:
             assert (out / rel).read_text() == (REPO / rel).read_text()
     for rel in ("code.py", "boot.py", "lib/neopixel.py"):
         ast.parse((out / rel).read_text(), rel)
@@ -140,91 +128,20 @@ def test_board_code_has_no_assert_for_mpy_cross_O3_to_strip():
     assert found == []
 
 
-# ---------------------------------------------------------- the closure rules
+def test_the_board_gets_the_codec_as_it_is_and_none_of_the_hosts_half(built):
+    """One wire format; the board never sends a request nor reads a reply, so
+    those frames are host/sync/codec_host.py's (~600 B of the 48 KB budget),
+    and the board's codec is firmware/codec.py copied, never cut."""
+    from host.sync import codec_host
 
-
-def _tree_with(tmp_path, files):
-    for rel, src in files.items():
-        p = tmp_path / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(src)
-    return tmp_path
-
-
-def test_closure_follows_lazy_and_relative_imports(tmp_path):
-    root = _tree_with(tmp_path, {
-        "engine_lite/__init__.py": "def score():\n    from engine_lite.table_score import s\n",
-        "engine_lite/table_score.py": "import dataclasses\n",
-        "firmware/__init__.py": "",
-        "firmware/main.py": "import engine_lite\nfrom . import ring\ndef main():\n    from firmware.hw import make\n",
-        "firmware/ring.py": "try:\n    from micropython import const\nexcept ImportError:\n    pass\n",
-        "firmware/hw.py": "def make():\n    import machine\n    import board\n",
-        "firmware/unused.py": "",
-    })
-    mods, info = bundle.closure("micropython", root=root)
-    assert mods == ["engine_lite/__init__.py", "firmware/__init__.py", "firmware/hw.py", "firmware/main.py", "firmware/ring.py"]
-    assert info["excluded"] == {"engine_lite.table_score": bundle.EXCLUDE["micropython"]["engine_lite.table_score"]}
-    assert info["runtime"] == ["machine", "micropython"]  # `board` is CircuitPython's, in lazy code: tolerated
-
-
-def test_closure_refuses_a_module_level_import_of_an_excluded_module(tmp_path):
-    root = _tree_with(tmp_path, {
-        "firmware/__init__.py": "",
-        "firmware/main.py": "import firmware.hw_sim\n",
-        "firmware/hw_sim.py": "",
-    })
-    with pytest.raises(bundle.BundleError, match="hw_sim at module level"):
-        bundle.closure("micropython", root=root)
-
-
-@pytest.mark.parametrize("src, word", [("import dataclasses\n", "dataclasses"), ("def f():\n    import pathlib\n", "pathlib"),
-                                       ("import board\n", "board"), ("from firmware import nothere\nimport firmware.nothere\n", "nothere")])
-def test_closure_refuses_imports_the_board_cannot_satisfy(tmp_path, src, word):
-    root = _tree_with(tmp_path, {"firmware/__init__.py": "", "firmware/main.py": src})
-    if word == "pathlib":  # lazy CPython-only import: tolerated (code the board never runs)
-        bundle.closure("micropython", root=root)
-        return
-    with pytest.raises(bundle.BundleError, match=word):
-        bundle.closure("micropython", root=root)
-
-
-def test_the_board_gets_the_codec_without_the_hosts_half(built):
-    """One codec module for both sides; the board never sends a
-    request nor reads a reply, so its copy leaves those definitions out
-    (~600 B of the 48 KB budget) and keeps everything the board calls."""
-    out, _ = built["circuitpython"]  # the same cut, as readable source
+    out, _ = built["circuitpython"]
+    assert (out / "firmware/codec.py").read_text() == (REPO / "firmware/codec.py").read_text()
     defined = {n.name for n in ast.parse((out / "firmware/codec.py").read_text()).body if isinstance(n, ast.FunctionDef)}
-    assert not defined & set(bundle.HOST_SIDE["firmware/codec.py"])
+    host_half = {n for n, v in vars(codec_host).items() if callable(v) and getattr(v, "__module__", "") == codec_host.__name__}
+    assert {"request", "parse_reply", "parse_events", "parse_push"} <= host_half
+    assert not defined & host_half
     assert {"encode", "reply", "events", "push", "events_body", "parse_request", "prefix_crc"} <= defined
-
-
-CODEC = "def encode(p):\n    return p\n\n\ndef request(q):\n    return encode(q)\n"
-
-
-@pytest.mark.parametrize("user, word", [
-    ("from firmware import codec\ndef f():\n    return codec.request(1)\n", "firmware/main.py uses firmware.codec.request"),
-    ("from firmware.codec import request\n", "firmware/main.py uses firmware.codec.request"),
-])
-def test_a_board_module_using_the_hosts_half_is_refused(tmp_path, monkeypatch, user, word):
-    root = _tree_with(tmp_path, {"firmware/__init__.py": "", "firmware/codec.py": CODEC, "firmware/main.py": user})
-    monkeypatch.setattr(bundle, "HOST_SIDE", {"firmware/codec.py": ("request",)})
-    with pytest.raises(bundle.BundleError, match=word):
-        bundle.board_source("firmware/codec.py", ["firmware/codec.py", "firmware/main.py"], root=root)
-
-
-def test_host_side_names_must_exist(tmp_path, monkeypatch):
-    root = _tree_with(tmp_path, {"firmware/__init__.py": "", "firmware/codec.py": CODEC})
-    monkeypatch.setattr(bundle, "HOST_SIDE", {"firmware/codec.py": ("request", "gone")})
-    with pytest.raises(bundle.BundleError, match="gone"):
-        bundle.board_source("firmware/codec.py", ["firmware/codec.py"], root=root)
-    monkeypatch.setattr(bundle, "HOST_SIDE", {"firmware/codec.py": ("request",)})
-    assert bundle.board_source("firmware/codec.py", ["firmware/codec.py"], root=root) == "def encode(p):\n    return p\n\n\n"
-
-
-def test_missing_entry_is_a_clear_error(tmp_path):
-    root = _tree_with(tmp_path, {"firmware/__init__.py": ""})
-    with pytest.raises(bundle.BundleError, match="firmware/main.py"):
-        bundle.closure("micropython", root=root)
+    assert not any(rel.startswith("host/") for rel in _tree(out))
 
 
 # ---------------------------------------------- the bundle in real MicroPython
@@ -242,7 +159,6 @@ store = Store('/bk', fs=MemFS())
 app = App(hw, store, clock=hw.ticks_ms)
 for i in range(5):
     app.step()
-app.describe()
 import machine
 print('pins', sorted(p.id for p in machine.Pin.made))
 print('screen', app.screen)
@@ -259,7 +175,7 @@ def test_the_micropython_bundle_boots_the_app_in_real_micropython(built, tmp_pat
     stubs = root / "_stubs"
     stubs.mkdir()
     copy_stand_ins(stubs)
-    shutil.copy(REPO / "firmware" / "memfs.py", stubs / "memfs.py")
+    shutil.copy(REPO / "boardkit" / "memfs.py", stubs / "memfs.py")
     r = run_mpy(BOOT, tree=root)
     lines = dict(line.split(" ", 1) for line in r.stdout.strip().splitlines())
     spec = json.loads((REPO / bundle.PINMAP).read_text())["boards"]["pico"]
@@ -267,16 +183,15 @@ def test_the_micropython_bundle_boots_the_app_in_real_micropython(built, tmp_pat
     assert lines["pins"] == str(want)
     assert lines["screen"].strip()
     loaded = set(ast.literal_eval(lines["mods"]))
-    shipped = {m for m in (bundle.closure("micropython")[0])}
-    shipped = {m[: -len(".py")].replace("/", ".").replace(".__init__", "") for m in shipped}
+    shipped = {m[: -len(".py")].replace("/", ".").replace(".__init__", "") for m in bundle.shipped("micropython")}
     assert loaded <= shipped
 
 
-def test_make_firmware_prints_sizes_and_what_it_left_out(tmp_path, capsys):
+def test_make_firmware_prints_sizes_and_where_its_list_is(tmp_path, capsys):
     assert bundle.main(["--out", str(tmp_path), "--runtime", "micropython"]) == 0
     out = capsys.readouterr().out
     assert "micropython bundle" in out and "total" in out and "firmware/app.mpy" in out
-    assert "left out engine_lite.table_score" in out
+    assert "the modules host/build/manifest.py lists, no other" in out
     assert (tmp_path / "firmware-micropython" / "main.py").is_file()
     make = (REPO / "Makefile").read_text()
     assert "firmware:" in make and "-m host.build.bundle" in make

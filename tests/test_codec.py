@@ -1,4 +1,5 @@
-"""The serial link's wire format, firmware/codec.py (docs/protocol.md).
+"""The serial link's wire format, firmware/codec.py and its host half,
+host/sync/codec_host.py (docs/protocol.md).
 
 Framing, as required: "Framing that re-synchronises after garbage, partial or
 oversized frames, with a checksum". Plus our own demand: a frame never carries
@@ -18,6 +19,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from firmware import codec
+from host.sync import codec_host
 
 payloads = st.binary(min_size=1, max_size=codec.MAX_PAYLOAD)
 
@@ -108,7 +110,7 @@ def payload_of(wire):
 @given(SEQS, JSON, st.sampled_from(["hello", "status", "games", "events", "faults", "settings"]))
 def test_a_request_round_trips(seq, args, op):
     req = dict(args, op=op)
-    p = payload_of(codec.request(seq, req))
+    p = payload_of(codec_host.request(seq, req))
     assert p[0] == codec.K_REQ and p[1] | p[2] << 8 == seq  # kind, seq little-endian
     assert codec.parse_request(p) == (seq, req)
 
@@ -127,14 +129,14 @@ ANSWERS = [  # the shapes of the board's answers (docs/protocol.md "Requests")
 def test_an_answer_round_trips(ans):
     p = payload_of(codec.reply(codec.K_OK, 513, ans))
     assert p[:3] == b"R\x01\x02"
-    assert codec.parse_reply(p) == (codec.K_OK, 513, ans)
+    assert codec_host.parse_reply(p) == (codec.K_OK, 513, ans)
 
 
 def test_an_error_round_trips():
     err = {"code": "confirm", "msg": "erase 0001: send again with this confirm token", "token": 70000}
     p = payload_of(codec.reply(codec.K_ERR, 9, err))
     assert p[:3] == b"X\x09\x00"
-    assert codec.parse_reply(p) == (codec.K_ERR, 9, err)
+    assert codec_host.parse_reply(p) == (codec.K_ERR, 9, err)
 
 
 @settings(max_examples=60)
@@ -142,9 +144,9 @@ def test_an_error_round_trips():
 def test_an_events_answer_round_trips(seq, gid, recs, start, cap):
     start = min(start, len(recs))
     body = codec.events_body(gid, recs, start, codec.MAX_PAYLOAD, cap)
-    kind, got_seq, got_body = codec.parse_reply(payload_of(codec.events(seq, body)))
+    kind, got_seq, got_body = codec_host.parse_reply(payload_of(codec.events(seq, body)))
     assert (kind, got_seq, got_body) == (codec.K_EVENTS, seq, body)
-    got_gid, got_start, total, pcrc, chunk = codec.parse_events(body)
+    got_gid, got_start, total, pcrc, chunk = codec_host.parse_events(body)
     assert (got_gid, got_start, total, pcrc) == (gid, start, len(recs), codec.prefix_crc(recs, start))
     assert chunk == recs[start : start + len(chunk)]
     assert chunk or start == len(recs), "always at least one record while there are more"
@@ -173,8 +175,8 @@ def test_prefix_crc_chains_length_and_bytes_of_each_record():
 def test_a_live_event_round_trips(seq, gid, index, rec):
     p = payload_of(codec.push(seq, gid, index, rec))
     assert p[0] == codec.K_PUSH
-    assert codec.parse_reply(p) == (codec.K_PUSH, seq, (gid, index, rec))
-    assert codec.parse_push(p) == (gid, index, rec)
+    assert codec_host.parse_reply(p) == (codec.K_PUSH, seq, (gid, index, rec))
+    assert codec_host.parse_push(p) == (gid, index, rec)
 
 
 def one_line_refusal(fn, *args):
@@ -220,11 +222,11 @@ def test_a_damaged_request_is_refused_in_one_line(payload, words):
     ],
 )
 def test_a_damaged_reply_is_refused_in_one_line(payload, words):
-    assert words in str(one_line_refusal(codec.parse_reply, payload))
+    assert words in str(one_line_refusal(codec_host.parse_reply, payload))
 
 
 @pytest.mark.parametrize("cut", [1, 5, 12, 14, 16])
 def test_a_cut_or_padded_events_body_is_refused_in_one_line(cut):
     body = codec.events_body("0001", [b"\x01\x02", b"\x03\x04\x05"], 0, codec.MAX_PAYLOAD, 0xFFFF)
-    one_line_refusal(codec.parse_events, body[:cut])
-    one_line_refusal(codec.parse_events, body + b"\x00")
+    one_line_refusal(codec_host.parse_events, body[:cut])
+    one_line_refusal(codec_host.parse_events, body + b"\x00")

@@ -22,7 +22,7 @@ import pytest
 from engine_lite.stalk import StalkState
 from firmware import link
 import firmware.ring
-from firmware.memfs import MemFile, MemFS
+from boardkit.memfs import MemFile, MemFS
 from firmware.storage import FAULTS_MAX, Store
 from tests.app_helpers import Board, lit
 
@@ -291,11 +291,11 @@ print(app.faults, n, len(app.game.log))
 print(store.faults().strip())
 """
     setup = """
-from firmware.hw_sim import SimHW
-from firmware.memfs import MemFS
+from boardkit.hw_sim import SimHW
+from boardkit.memfs import MemFS
 from firmware.storage import Store
 from firmware.app import App
-from firmware import script
+from boardkit import script
 """
     r = run_mpy(code, setup=setup, timeout=300)
     counts, line = r.stdout.strip().splitlines()[-2:]

@@ -6,7 +6,7 @@ the flash being erased): no poll sees the buttons meanwhile. The board
 therefore shows an event first and writes it after, in the same loop step
 (firmware/app.py settle), so the stall falls just after the release that
 the player waits on, in the gap before the next press. Here the simulated
-flash (firmware/memfs.py `stall`) makes the clock jump by the W25Q16JV's
+flash (boardkit/memfs.py `stall`) makes the clock jump by the W25Q16JV's
 typical times, and a whole 5-player Stalk Exchange game is played through
 the pins at one press every 150 ms: every gesture arrives, once, and the
 game on flash is the record's.
@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from firmware import script
+from boardkit import script
 from firmware.buttons import LONG
-from firmware.hw_sim import SimHW
+from boardkit.hw_sim import SimHW
 from firmware.main import loop_step
-from firmware.memfs import MemFS
+from boardkit.memfs import MemFS
 from firmware.storage import Store
 from firmware.app import App
 from host.board_sim.headless import run_script_text

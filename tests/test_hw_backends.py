@@ -1,4 +1,4 @@
-"""firmware/hw.py: one interface, three backends.
+"""firmware/hw.py: one interface, the board's two backends, and the simulator's.
 
 * MicroPython: runs inside a REAL MicroPython (the official Unix port). It
   has no GPIO and no neopixel, so stand-in `machine` and `neopixel` modules
@@ -12,7 +12,8 @@
   read behaviour (Blinka's `pin_behavior` table) is replaced by a level the
   test sets, and NeoPixel output is captured at `neopixel.neopixel_write`
   (the real one, called through, is a no-op on the agnostic board).
-* Simulated: in-memory pins, pixels and clock.
+* Simulated: in-memory pins, pixels and clock (boardkit/hw_sim.py), a
+  backend class the simulator passes to make_hw (firmware/ has none).
 """
 
 import json
@@ -23,6 +24,7 @@ import sys
 import pytest
 
 from firmware.buttons import LONG, SHORT, ButtonEvent, Buttons
+from boardkit.hw_sim import SimHW
 from firmware.hw import make_hw, pick_backend
 from tests.mpy_harness import REPO, run_mpy
 
@@ -30,7 +32,7 @@ from tests.mpy_harness import REPO, run_mpy
 def test_backend_modules_import_no_hardware_module():
     code = (
         "import sys\n"
-        "import firmware.hw, firmware.hw_mp, firmware.hw_cp, firmware.hw_sim\n"
+        "import firmware.hw, firmware.hw_mp, firmware.hw_cp, boardkit.hw_sim\n"
         "print(sorted(m for m in ('machine', 'board', 'digitalio', 'neopixel', 'time') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True)
@@ -39,15 +41,20 @@ def test_backend_modules_import_no_hardware_module():
 
 
 def test_auto_backend_choice():
-    assert pick_backend() == "sim"  # CPython, no board named
-    assert pick_backend("pico") == "sim"  # a Pico is simulated on the host
     assert pick_backend("rpi_blinka") == "circuitpython"  # a Pi runs Blinka
+    # CPython has no Pico: the simulator passes its own backend (below)
+    for board in (None, "pico"):
+        with pytest.raises(ValueError, match="no backend for cpython"):
+            pick_backend(board)
     with pytest.raises(ValueError):
         pick_backend(backend="arduino")
+    with pytest.raises(ValueError):
+        pick_backend(backend="sim")  # the board's hw.py knows no simulator
 
 
 def test_sim_backend_pins_pixels_clock():
-    hw = make_hw(backend="sim")
+    hw = make_hw(backend=SimHW)  # default board: the pico's pin map
+    assert isinstance(hw, SimHW) and hw.spec["runtime"] == "micropython"
     assert len(hw.pins) == 8 and hw.count == 24 and len(hw.pixels) == 24
     assert [p.value() for p in hw.pins] == [1] * 8
     hw.press(3)
@@ -64,7 +71,7 @@ def test_sim_backend_pins_pixels_clock():
 
 
 def test_sim_backend_drives_buttons():
-    hw = make_hw("pico", backend="sim")
+    hw = make_hw("pico", backend=SimHW)
     b = Buttons(hw.pins, hw.ticks_ms)
     ev = ButtonEvent()
     hw.press(6)

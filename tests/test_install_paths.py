@@ -1,12 +1,11 @@
 """MicroPython's install paths list exactly what `make firmware` ships.
 
-The bundle (host/build/bundle.py) is the one source of truth; package.json
-(`mpremote mip install`) and manifest.py (freezing) are written from it by
-host/build/install_paths.py and checked here against a bundle really built:
-the committed files are the generated ones, mip's file list is the bundle's
-file list (sources for .mpy, the entry for main.py), and manifest.py, run
-with the manifest functions MicroPython's build gives it, freezes exactly
-the bundle's modules with this version.
+host/build/manifest.py is the one list (freezing reads it as it is, and
+tests/test_manifest.py holds it to the firmware's imports and to what
+MicroPython's build freezes); package.json (`mpremote mip install`) is
+written from it by host/build/install_paths.py and checked here against a
+bundle really built: the committed file is the generated one, and mip's file
+list is the bundle's file list (sources for .mpy, the entry for main.py).
 """
 
 import json
@@ -46,34 +45,6 @@ def test_package_json_lists_exactly_the_bundle_files(shipped):
             assert src == dest
 
 
-def _run_manifest(text):
-    """What manifest.py asks MicroPython's build to do, recorded."""
-    seen = {"metadata": [], "include": [], "package": [], "module": []}
-    env = {
-        "metadata": lambda **kw: seen["metadata"].append(kw),
-        "include": lambda path, **kw: seen["include"].append(path),
-        "package": lambda path, files=None, base_path=".", opt=None: seen["package"].append((path, files, base_path, opt)),
-        "module": lambda path, base_path=".", opt=None: seen["module"].append((path, base_path, opt)),
-    }
-    exec(compile(text, "manifest.py", "exec"), env)
-    return seen
-
-
-def test_manifest_freezes_exactly_the_bundle_modules(shipped):
-    seen = _run_manifest((REPO / install_paths.MANIFEST).read_text())
-    assert [m["version"] for m in seen["metadata"]] == [__version__]
-    assert seen["include"] == ["$(PORT_DIR)/boards/manifest.py"]  # the port's neopixel driver stays frozen
-    assert seen["module"] == []
-    frozen = set()
-    for path, files, base_path, opt in seen["package"]:
-        assert base_path == "." and opt == 3  # -O3, as the bundle's mpy-cross
-        frozen |= {"%s/%s" % (path, f) for f in files}
-        for f in files:
-            assert (REPO / path / f).is_file()
-    # everything the bundle ships but the two files a firmware cannot hold
-    assert frozen == shipped - {"main.py", bundle.PINMAP}
-
-
 def test_a_frozen_firmware_reads_its_pin_map_from_the_top_of_the_file_system(monkeypatch):
     """Frozen, firmware/hw.py names itself .frozen/firmware/hw.py; the manifest
     tells the user to copy the pin map to /pinmap.json, and that is where it looks."""
@@ -81,17 +52,17 @@ def test_a_frozen_firmware_reads_its_pin_map_from_the_top_of_the_file_system(mon
 
     monkeypatch.setattr(hw, "__file__", ".frozen/firmware/hw.py")
     assert hw.pinmap_path() == "/pinmap.json"
-    assert "cp firmware/pinmap.json :pinmap.json" in (REPO / install_paths.MANIFEST).read_text()
+    assert "cp firmware/pinmap.json :pinmap.json" in bundle.MANIFEST.read_text()
     monkeypatch.setattr(hw, "__file__", "firmware/hw.py")  # the file system, as `flash` copies it
     assert hw.pinmap_path() == "firmware/pinmap.json"
 
 
 def test_the_check_says_which_file_is_stale(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(bundle, "ROOT", tmp_path)
-    monkeypatch.setattr(install_paths, "TEXTS", {"manifest.py": lambda: "x\n"})
+    monkeypatch.setattr(install_paths, "TEXTS", {"package.json": lambda: "x\n"})
     assert install_paths.main([]) == 2
-    assert "manifest.py out of date" in capsys.readouterr().err
-    assert install_paths.main(["--write"]) == 0 and (tmp_path / "manifest.py").read_text() == "x\n"
+    assert "package.json out of date" in capsys.readouterr().err
+    assert install_paths.main(["--write"]) == 0 and (tmp_path / "package.json").read_text() == "x\n"
     assert install_paths.main([]) == 0
 
 

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from firmware import codec
+from host.sync import codec_host
 from firmware import link
 from tests.linkkit import StoreBoard
 
@@ -39,7 +40,7 @@ def answer(dev, op, seq=7, **args):
     p = out[0]
     assert p[1] | p[2] << 8 == seq, "the reply carries the request's sequence number"
     if p[0] == codec.K_EVENTS:
-        return "E", codec.parse_events(p[3:])[1:]
+        return "E", codec_host.parse_events(p[3:])[1:]
     return chr(p[0]), json.loads(p[3:])
 
 
@@ -122,10 +123,10 @@ def test_live_subscription_pushes_each_new_event(dev):
     assert answer(dev, "subscribe", on=True)[1] == {"on": True, "game": "0002", "events": 20}
     b.play({"ev": "start", "game": "stalk-exchange", "players": ["Ann", "Bo"]})
     b.play({"ev": "plant"})
-    pushes = [codec.parse_push(p) for p in codec.Deframer().feed(dev.feed(b""))]
+    pushes = [codec_host.parse_push(p) for p in codec.Deframer().feed(dev.feed(b""))]
     assert pushes == [("0003", 0, b.records("0003")[0]), ("0003", 1, b"\x02")]
     b.play({"ev": "undo"})
-    assert [codec.parse_push(p) for p in codec.Deframer().feed(dev.feed(b""))] == [("0003", 1, b"\x0b")]
+    assert [codec_host.parse_push(p) for p in codec.Deframer().feed(dev.feed(b""))] == [("0003", 1, b"\x0b")]
     answer(dev, "subscribe", on=False)
     b.play({"ev": "plant"})
     assert dev.feed(b"") == b""

@@ -71,8 +71,8 @@ def test_tidy_collects_once_per_quiet_spell_never_inside_a_gesture(monkeypatch):
 # allocates nothing).
 IDLE = """
 import gc, json, micropython
-from firmware.hw_sim import SimHW
-from firmware.memfs import MemFS
+from boardkit.hw_sim import SimHW
+from boardkit.memfs import MemFS
 from firmware.storage import Store
 from firmware.app import App
 from firmware.main import loop_step, QUIET_MS

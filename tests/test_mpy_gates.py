@@ -1,6 +1,6 @@
 """Gates for board code (it runs on MicroPython, not CPython):
 
-every file under engine_lite/ and firmware/ must compile with mpy-cross and import
+every file under engine_lite/, firmware/ and boardkit/ must compile with mpy-cross and import
 inside a real MicroPython interpreter (the official Unix port, via
 tests/mpy_harness.py), from the .mpy files of the `make firmware` bundle.
 Files are discovered at collection time, so new modules are gated automatically.
@@ -13,7 +13,7 @@ import pytest
 
 from host.build import bundle
 from tests.mpy_harness import (
-    BOARD_PACKAGES,
+    MPY_PACKAGES,
     REPO,
     board_py_files,
     compile_file,
@@ -49,7 +49,7 @@ def _import_skip_reason(mod):
 def _params(items):
     if items:
         return items
-    missing = [p for p in BOARD_PACKAGES if not (REPO / p).is_dir()]
+    missing = [p for p in MPY_PACKAGES if not (REPO / p).is_dir()]
     if missing:  # the package dirs are not there yet: say so, don't fail
         return [pytest.param(None, id="none", marks=pytest.mark.skip(reason="%s not present yet" % ", ".join(missing)))]
     return [pytest.param(None, id="none")]  # dirs exist, no files: nothing to gate, passes

@@ -23,7 +23,7 @@ import time
 import engine_lite
 import pytest
 
-from firmware.memfs import MemFile, MemFS, PowerCut
+from boardkit.memfs import MemFile, MemFS, PowerCut
 from firmware.storage import Store
 from tests.storage_script import Shadow, load_events, play, session
 

@@ -13,7 +13,7 @@ that reach back past the snapshot point.
 import pytest
 
 import engine_lite
-from firmware.memfs import MemFS
+from boardkit.memfs import MemFS
 from firmware.storage import Store, frame
 from tests.app_helpers import Board
 from tests.tablebot import orchids_game, stalk_game

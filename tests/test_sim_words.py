@@ -1,9 +1,9 @@
-"""The simulator's words (firmware/app_words.py) say what a player sees and
+"""The simulator's words (boardkit/app_words.py) say what a player sees and
 does: help lines that follow the phase, no firmware screen names, no stale
 numbers, no crash countdown after the crash, basic and extra actions told
 apart, and refusals that say what happened."""
 
-from firmware import app_words
+from boardkit import app_words
 from tests.app_helpers import Board
 
 SCREEN_NAMES = ("setup_game", "setup_players", "setup_length", "setup_track", "plant_kind", "plant_points",

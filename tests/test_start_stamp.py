@@ -47,6 +47,24 @@ def test_an_unstamped_start_is_stamped_once():
     assert stamp(rec, Clock()) == rec
 
 
+def test_the_board_writes_the_flags_the_host_reads():
+    """firmware/hw.py names the flags as private consts (folded into the
+    board's code, where engine_lite/stamp.py is not): they are stamp.py's,
+    and an unknown clock stamps the uptime."""
+    import firmware.hw
+
+    assert (firmware.hw._F_NONCE, firmware.hw._F_AT, firmware.hw._F_UPTIME) == (jstamp.F_NONCE, jstamp.F_AT, jstamp.F_UPTIME)
+
+    class NoClock(Clock):
+        def utc(self):
+            return None
+
+    rec = stamp(start(), NoClock())
+    assert rec[3] & (jstamp.F_NONCE | jstamp.F_AT | jstamp.F_UPTIME) == jstamp.F_NONCE | jstamp.F_UPTIME
+    nonce, at, up = jstamp.fields(rec)
+    assert nonce is not None and at is None and up == 77
+
+
 def test_app_new_game_keeps_a_loaded_games_date():
     b = Board()
     rec = start(at=AT)

@@ -12,7 +12,7 @@ import pytest
 
 import engine_lite
 from engine_lite import record
-from firmware.memfs import MemFS
+from boardkit.memfs import MemFS
 from firmware.storage import SNP, FlashLog, Store, default_settings, frame
 from tests.mpy_harness import run_mpy
 from tests.storage_script import Shadow, load_events, play, session
@@ -309,7 +309,7 @@ def test_flashlog_is_an_engine_log():
 
 MPY_SETUP = """
 import engine_lite
-from firmware.memfs import MemFS, PowerCut
+from boardkit.memfs import MemFS, PowerCut
 from firmware.storage import Store
 from tests.storage_script import Shadow, load_events, play, session
 STEPS = session(load_events())
@@ -356,7 +356,7 @@ def flash_literal(n):
     for rec in recs[1:]:
         store.apply(game, rec)
     return (
-        "from firmware.memfs import MemFS\n"
+        "from boardkit.memfs import MemFS\n"
         "fs = MemFS()\n"
         "for p in %r:\n    fs.dirs[p] = 1\n"
         "for p, d in %r.items():\n    fs.files[p] = bytearray(d)\n"

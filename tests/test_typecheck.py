@@ -15,7 +15,8 @@ How mypy is pointed at the stubs (micropython-stubs docs, "mypy"):
   (plus the `_mpy_shed` helpers they import) into a temp dir on MYPYPATH.
 Configuration: mypy-board.ini (repo root).
 
-Checked: engine_lite/ and every firmware/*.py that runs on a Pico.
+Checked: engine_lite/, every firmware/*.py that runs on a Pico, and
+boardkit/ (the simulator's board modules, MicroPython code too).
 Not checked here: firmware/hw_cp.py (CircuitPython/Blinka, a different
 `neopixel`, no Pico stubs apply) and CPython-only firmware modules.
 """
@@ -66,11 +67,11 @@ def build_stub_dir(dst):
 
 
 def board_files():
-    out = sorted(str(p.relative_to(REPO)) for p in (REPO / "firmware").glob("*.py"))
+    out = sorted(str(p.relative_to(REPO)) for d in ("firmware", "boardkit") for p in (REPO / d).glob("*.py"))
     keep = []
     for f in out:
         leaf = Path(f).stem
-        mod = "firmware." + leaf
+        mod = Path(f).parent.name + "." + leaf
         if f in NOT_ON_PICO or mod in CPYTHON_ONLY or leaf.startswith(("sim", "hw_cpython")):
             continue
         keep.append(f)

@@ -13,6 +13,7 @@ the user's cache directory moved into the temporary directory (XDG_CACHE_HOME),
 where the builds must land.
 """
 
+import json
 import os
 import shutil
 import subprocess
@@ -74,12 +75,23 @@ def test_the_wheel_holds_the_board_sources_and_runs_from_them(installed):
     site, _, _ = installed
     files = _files(site)
     for rel in ("host/cli.py", "host/build/bundle.py", "engine_lite/game.py", "firmware/link.py", "firmware/pinmap.json",
+                "boardkit/hw_sim.py", "boardkit/memfs.py", "boardkit/script.py", "boardkit/app_words.py",
                 "host/fullrules/data/garden_layout.json", "bin/bloomkeeper"):
         assert rel in files, rel
     assert not any(f.startswith(("build/", "tests/")) for f in files)
     where = subprocess.run([sys.executable, "-c", "import host, firmware; print(host.__file__); print(firmware.__file__)"],
                            cwd=installed[2], env=installed[1], capture_output=True, text=True, check=True).stdout.split()
     assert all(w.startswith(str(site)) for w in where), where
+
+
+def test_the_simulator_runs_from_the_wheel(installed):
+    """`sim` needs boardkit (the simulated backend, the in-memory flash, button
+    scripts), which ships in the wheel beside the board's packages."""
+    script = installed[2] / "presses.txt"
+    script.write_text("ok\nok\nok\nok\ntulip\n")
+    p = _run(installed, "sim", "--headless", "--buttons", str(script))
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["game"] == "stalk-exchange"
 
 
 def test_version_flash_dry_run_and_firmware_work_outside_the_repo_and_write_nothing_beside_themselves(installed):

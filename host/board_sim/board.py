@@ -7,7 +7,7 @@ works against it as against a real board.
 Time: `tick()` runs `App.step()` with the board's clock fed from `clock()`
 (real monotonic time unless a test gives its own); a queued key press holds
 its simulated pin down for a short press (80 ms: at least a button script's
-short press, firmware/script.py SHORT_HOLD_MS, and twice the debounce plus
+short press, boardkit/script.py SHORT_HOLD_MS, and twice the debounce plus
 40 ms) or past the firmware's long-press threshold, so the firmware's own
 debounce and long-press logic decides what a press was.
 
@@ -26,7 +26,7 @@ from firmware.buttons import LONG, SHORT
 # A press's timings, defined once for every simulated finger: a key here holds
 # its pin at least as long as a button script's short press, and waits as long
 # between two presses (hold_ms and gap_ms stretch both past the debounce).
-from firmware.script import GAP_MS, SHORT_HOLD_MS
+from boardkit.script import GAP_MS, SHORT_HOLD_MS
 
 LONG_EXTRA_MS = 150   # hold this much past the firmware's long-press threshold
 DEFAULT_LONG_MS = LONG_PRESS_MS
@@ -55,7 +55,7 @@ def real_clock():
 
 
 def set_hw_clock(hw, ms):
-    """Feed the simulated board's clock (firmware/hw_sim.py SimHW: `.now`, ms)."""
+    """Feed the simulated board's clock (boardkit/hw_sim.py SimHW: `.now`, ms)."""
     if not hasattr(hw, "now") or not hasattr(hw, "press"):
         raise SimUnavailable("firmware/hw.py did not give the simulated backend (no settable clock)")
     hw.now = ms
@@ -98,7 +98,7 @@ class SimBoard:
         hw_mod = _import("firmware.hw")
         storage = _import("firmware.storage")
         app_mod = _import("firmware.app")
-        self.hw = hw_mod.make_hw(self.board, backend="sim")
+        self.hw = hw_mod.make_hw(self.board, backend=_import("boardkit.hw_sim").SimHW)
         self.label = board_label(self.board)
         set_hw_clock(self.hw, self.clock())
         store_cls = _observed_store(storage.Store, self)
@@ -108,7 +108,7 @@ class SimBoard:
             self.hw.uid = flashdir.take(self.state_dir)  # one simulator per flash (UserError if in use)
             self.store = store_cls(root=self.state_dir)
         else:
-            memfs = _import("firmware.memfs")
+            memfs = _import("boardkit.memfs")
             self.hw.uid = flashdir.new_id()  # a fresh flash in RAM: a new board every time
             self.store = store_cls(fs=memfs.MemFS())
         link_mod = self._open_link() if self.want_link else None
@@ -296,8 +296,13 @@ class SimBoard:
         return [tuple(p) for p in self.hw.pixels]
 
     def describe(self):
+        """The state in words (boardkit/app_words.py, which reads the App
+        from outside: the firmware holds no words of its own)."""
+        words = _words()
         try:
-            return [str(line) for line in self.app.describe()]
+            if words is None:
+                return ["screen: " + self.screen_name()]
+            return [str(line) for line in words.describe(self.app)]
         except Exception as err:
             return ["(describe() failed: %s)" % one_line(err)]
 
@@ -329,9 +334,9 @@ class SimBoard:
 
 
 def _words():
-    """firmware/app_words.py (simulator-only words), or None without it."""
+    """boardkit/app_words.py (simulator-only words), or None without it."""
     try:
-        from firmware import app_words
+        from boardkit import app_words
 
         return app_words
     except ImportError:

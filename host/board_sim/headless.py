@@ -11,18 +11,19 @@ a game record can be compared directly. Format: docs/controls.md.
 import json
 import sys
 
-from firmware import script
+from boardkit import script
 
 
 def run_script_text(text, board="pico"):
     """Parse and play `text`; returns the App (ScriptError on a bad line)."""
+    from boardkit.hw_sim import SimHW
     from firmware.hw import make_hw
-    from firmware.memfs import MemFS
+    from boardkit.memfs import MemFS
     from firmware.storage import Store
     from firmware.app import App
 
     gestures = script.parse(text)
-    hw = make_hw(board, backend="sim")
+    hw = make_hw(board, backend=SimHW)
     app = App(hw, Store(fs=MemFS()))
     script.play(app, hw, gestures)
     return app

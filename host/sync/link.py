@@ -20,6 +20,7 @@ from serial.tools import list_ports
 
 from firmware import codec
 from host.errors import UserError
+from host.sync import codec_host
 from host.io_util import show
 
 VID = 0x2E8A  # Raspberry Pi
@@ -99,7 +100,7 @@ class HostLink:
 
     def send(self, op, seq, **args):
         args["op"] = op
-        self._write(codec.request(seq, args))
+        self._write(codec_host.request(seq, args))
 
     def call(self, op, retry=True, timeout=None, **args):
         """Send a request, return its answer: a dict ('R') or bytes ('E').
@@ -125,13 +126,13 @@ class HostLink:
         raise NoAnswer("%s: no answer to %s (tried %d times): is the Bloomkeeper app running?" % (self.name, op, tries))
 
     def _replies(self):
-        """(kind, seq, value) of each payload one read completed (codec.parse_reply);
+        """(kind, seq, value) of each payload one read completed (codec_host.parse_reply);
         a damaged or unreadable one is skipped: a late answer is waited for
         again, a lost live event is a gap the follower sees and refetches."""
         out = []
         for p in self._read():
             try:
-                out.append(codec.parse_reply(p))
+                out.append(codec_host.parse_reply(p))
             except ValueError:  # codec.FrameError, or a game id that is not UTF-8
                 pass
         return out
@@ -178,7 +179,7 @@ class HostLink:
                     raise
                 self.chunk = max(32, self.chunk // 2)  # a noisy line: smaller frames get through
         try:
-            got, start, total, pcrc, recs = codec.parse_events(body)
+            got, start, total, pcrc, recs = codec_host.parse_events(body)
             if got != gid:
                 raise ValueError("answer for another game")
             return start, total, pcrc, recs

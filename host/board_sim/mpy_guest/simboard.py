@@ -18,7 +18,7 @@ and then a line with a single `.`.
   l HEX          bytes from the host arrive on the board's serial port
   e K HEX        load a record as if played: K = n (new game), a (apply),
                  u (undo); replies O 1 (accepted) or O 0 (refused)
-  d              the screen in words (App.describe): D lines
+  d              the screen in words (boardkit/app_words.py describe): D lines
   g              the current (else the last) game: G HEX per record, J state
   x              exit
 
@@ -182,7 +182,9 @@ def serve(b):
                 ok = b.load(words[1], binascii.unhexlify(words[2]) if len(words) > 2 else None)
                 out.append("O %d" % (1 if ok else 0))
             elif cmd == "d":
-                for text in b.app.describe():
+                from boardkit import app_words
+
+                for text in app_words.describe(b.app):
                     out.append("D " + str(text))
             elif cmd == "g":
                 b.game_lines(out)
