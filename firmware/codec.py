@@ -188,24 +188,26 @@ def prefix_crc(records, upto):
     return c & 0xFFFFFFFF
 
 
-def _head(kind, seq):
+def head(kind, seq):
+    """A frame's first three payload bytes: its kind and its sequence number
+    (u16 LE); the host's half (host/sync/codec_host.py) builds requests with it."""
     return bytes((kind, seq & 0xFF, seq >> 8 & 0xFF))
 
 
 def reply(kind, seq, obj):
     """Board -> host: an answer (K_OK) or an error (K_ERR) frame carrying dict `obj`."""
-    return encode(_head(kind, seq) + json.dumps(obj).encode())
+    return encode(head(kind, seq) + json.dumps(obj).encode())
 
 
 def events(seq, body):
     """Board -> host: the 'E' frame of an events_body."""
-    return encode(_head(K_EVENTS, seq) + body)
+    return encode(head(K_EVENTS, seq) + body)
 
 
 def push(seq, gid, index, rec):
     """Board -> host: the live event `rec` (bytes), record `index` of game `gid`."""
     g = gid.encode()
-    return encode(_head(K_PUSH, seq) + bytes((len(g),)) + g + bytes((index & 0xFF, index >> 8 & 0xFF, len(rec))) + bytes(rec))
+    return encode(head(K_PUSH, seq) + bytes((len(g),)) + g + bytes((index & 0xFF, index >> 8 & 0xFF, len(rec))) + bytes(rec))
 
 
 def events_body(gid, recs, start, room, cap):
@@ -237,7 +239,9 @@ def events_body(gid, recs, start, room, cap):
     return bytes(out)
 
 
-def _json(p, seq):
+def json_body(p, seq):
+    """The JSON object after a payload's head, or FrameError: read the same way
+    on the board (requests) and on the host (replies)."""
     try:
         obj = json.loads(str(p[3:], "utf-8"))
     except (ValueError, UnicodeError):
@@ -252,7 +256,7 @@ def parse_request(p):
     if len(p) < 4 or p[0] != K_REQ:
         raise FrameError("not a request frame")
     seq = p[1] | p[2] << 8
-    req = _json(p, seq)
+    req = json_body(p, seq)
     if type(req.get("op")) is not str:
         raise FrameError("body must be an object with an op", seq)
     return seq, req

@@ -12,14 +12,14 @@ here. Host-only (CPython); the bundle never sees this module.
 import json
 
 from firmware.codec import K_ERR, K_EVENTS, K_OK, K_PUSH, K_REQ, FrameError, encode
-from firmware.codec import _head, _json  # the board's own head and JSON body readers: one layout
+from firmware.codec import head, json_body  # the board's own head and JSON body readers: one layout
 
 _LENGTH = "frame length does not match its fields"
 
 
 def request(seq, req):
     """Host -> board: the frame of request `req` (a dict with "op")."""
-    return encode(_head(K_REQ, seq) + json.dumps(req, separators=(",", ":")).encode())
+    return encode(head(K_REQ, seq) + json.dumps(req, separators=(",", ":")).encode())
 
 
 def parse_reply(p):
@@ -32,7 +32,7 @@ def parse_reply(p):
     elif kind == K_PUSH:
         v = parse_push(p)
     elif kind == K_OK or kind == K_ERR:
-        v = _json(p, 0)
+        v = json_body(p, 0)
     else:
         raise FrameError("not a reply frame")
     return kind, p[1] | p[2] << 8, v
