@@ -278,8 +278,8 @@ def measure_cuts(trials=1000, seed=2):
     the database must equal the board's log, without duplicates or gaps."""
     import host.sync.db
     from host.errors import UserError
-    from tests import tablebot
-    from tests.linkkit import StoreBoard, host_for
+    from tests.kit import tablebot
+    from tests.kit.linkkit import StoreBoard, host_for
 
     rnd = random.Random(seed)
     bad = 0

@@ -17,8 +17,8 @@ bounded separately.
 
 import pytest
 
-from tests.mpy_harness import run_mpy
-from tests.ring_tour import RING_TOUR
+from tests.kit.mpy_harness import run_mpy
+from tests.kit.ring_tour import RING_TOUR
 
 pytestmark = pytest.mark.mpy
 

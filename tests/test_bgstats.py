@@ -18,7 +18,7 @@ import urllib.parse
 
 import host.sync.db
 from host.sync import export
-from tests.linkkit import StoreBoard, host_for
+from tests.kit.linkkit import StoreBoard, host_for
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RECORDS = os.path.join(REPO, "tests", "records")

@@ -17,7 +17,7 @@ import pytest
 
 from host.board_sim.micropython_board import copy_stand_ins
 from host.build import bundle
-from tests.mpy_harness import REPO, run_mpy
+from tests.kit.mpy_harness import REPO, run_mpy
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from firmware.buttons import BUTTONS, LONG, SHORT, ButtonEvent, Buttons, ticks_diff
-from tests.mpy_harness import run_mpy
+from tests.kit.mpy_harness import run_mpy
 
 
 class Pin:

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from host import __version__, cli
-from tests.mpy_harness import REPO
+from tests.kit.mpy_harness import REPO
 
 
 def _subcommands():

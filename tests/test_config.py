@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from host import cli, config
-from tests.mpy_harness import REPO
+from tests.kit.mpy_harness import REPO
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 """`bloomkeeper serve` without a browser (docs/dashboard.md): the live panel, the
 market chart and the statistics as functions; the server's routes and
 one-line errors; and the live view end to end over a real pty against the
-real firmware (tests/dashboard_board.py), through an unplug and replug.
+real firmware (tests/kit/dashboard_board.py), through an unplug and replug.
 The same flow in a real Chromium: tests/test_dashboard_browser.py.
 """
 
@@ -18,7 +18,7 @@ import pytest
 import engine_lite
 from engine_lite.tables import FLOWERS
 from host.dashboard import charts, history, store, views
-from tests import dashboard_kit
+from tests.kit import dashboard_kit
 
 
 def state_of(name, cut=0):

@@ -1,6 +1,6 @@
 """`bloomkeeper serve` in a real headless Chromium (docs/dashboard.md):
 a simulated board (the real firmware on a pty,
-tests/dashboard_board.py) plays while the page is open; the test waits for
+tests/kit/dashboard_board.py) plays while the page is open; the test waits for
 the page to show the new market value, the unplugged board, the board back,
 and the final scores; then the plays history and a game's chart. Every step
 leaves a screenshot under build/dashboard/ (artifacts; docs/dashboard/ holds
@@ -16,7 +16,7 @@ import shutil
 
 import pytest
 
-from tests import dashboard_kit
+from tests.kit import dashboard_kit
 from tests.test_dashboard import state_of
 
 CHROMIUM = "/usr/bin/chromium"

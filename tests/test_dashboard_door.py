@@ -17,7 +17,7 @@ import pytest
 from host.dashboard import charts, server, store
 from host.dashboard.live import Live
 from host.errors import UserError
-from tests import dashboard_kit
+from tests.kit import dashboard_kit
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ raw with board, game, index and the engine's reason), never mixed into a
 play; the sync says so in one line and exits 2; every reading command keeps
 showing the good plays and lists the bad one as such; `repair` re-judges.
 
-The boards are tests/hostile_board.HostileBoard (the real Store and device
+The boards are tests/kit/hostile_board.HostileBoard (the real Store and device
 Link on a real pty); the database is a real SQLite file; the commands run in
 their own process.
 """
@@ -18,8 +18,8 @@ import sys
 import pytest
 
 import host.sync.db
-from tests.hostile_board import HostileBoard, served
-from tests.linkkit import host_for
+from tests.kit.hostile_board import HostileBoard, served
+from tests.kit.linkkit import host_for
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RECORDS = os.path.join(REPO, "tests", "records")

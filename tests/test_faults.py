@@ -24,7 +24,7 @@ from firmware import link
 import firmware.ring
 from firmware.memfs import MemFile, MemFS
 from firmware.storage import FAULTS_MAX, Store
-from tests.app_helpers import Board, lit
+from tests.kit.app_helpers import Board, lit
 
 STALK = "ok\nok\nok\n"  # Stalk Exchange, 3 players (the default), default track start
 
@@ -277,7 +277,7 @@ def test_the_link_reads_the_fault_log(board, monkeypatch):
 def test_in_micropython_a_fault_is_logged_with_its_place_and_the_loop_runs_on():
     """The board's path of _fault_line (sys.print_exception into a StringIO),
     in a real MicroPython on the board's own modules."""
-    from tests.mpy_harness import run_mpy
+    from tests.kit.mpy_harness import run_mpy
 
     code = """
 hw = SimHW(None, 24)

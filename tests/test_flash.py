@@ -22,7 +22,7 @@ from host.build import bundle
 from host import cli
 from host.commands import flash
 from host.errors import UserError
-from tests.mpy_harness import run_mpy
+from tests.kit.mpy_harness import run_mpy
 
 mp_main = pytest.importorskip("mpremote.main")
 

@@ -286,7 +286,7 @@ def test_any_seeded_game_keeps_the_invariants(seed, players, policies):
 
 @pytest.mark.mpy
 def test_a_sample_of_simulated_games_replays_identically_in_micropython():
-    from tests.mpy_harness import run_mpy
+    from tests.kit.mpy_harness import run_mpy
 
     games = [play_game(NAMES[:n], "mpy%d" % n, ("greedy", "random"), check=True) for n in (2, 5)]
     code = "for lines in RECORDS:\n    print(json.dumps(engine_lite.replay(lines)))\n"

@@ -24,7 +24,7 @@ import pytest
 
 from firmware.buttons import LONG, SHORT, ButtonEvent, Buttons
 from firmware.hw import make_hw, pick_backend
-from tests.mpy_harness import REPO, run_mpy
+from tests.kit.mpy_harness import REPO, run_mpy
 
 
 def test_backend_modules_import_no_hardware_module():

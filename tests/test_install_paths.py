@@ -15,7 +15,7 @@ import pytest
 
 from host import __version__
 from host.build import bundle, install_paths
-from tests.mpy_harness import REPO
+from tests.kit.mpy_harness import REPO
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from firmware import codec
 from firmware import link
-from tests.linkkit import StoreBoard
+from tests.kit.linkkit import StoreBoard
 
 REC = "tests/records/"
 
@@ -373,7 +373,7 @@ def run(root):
 
 @pytest.mark.mpy
 def test_device_link_answers_the_same_in_real_micropython():
-    from tests.mpy_harness import run_mpy, REPO
+    from tests.kit.mpy_harness import run_mpy, REPO
     import binascii
 
     r = run_mpy("import binascii\nprint(binascii.hexlify(run('.')).decode())", setup=MPY_BOARD)
@@ -438,7 +438,7 @@ def test_link_fuzz_in_real_micropython():
     """2,000 fuzz inputs into the device link inside a real MicroPython: it
     never raises, answers exactly as the same code does under CPython (reply
     kind by reply kind), and the game's records stay as they were."""
-    from tests.mpy_harness import run_mpy
+    from tests.kit.mpy_harness import run_mpy
 
     wires = fuzz_wires(2000, seed=13)
     setup = MPY_BOARD + "WIRES = %r\n" % (wires,)

@@ -2,7 +2,7 @@
 
 every file under engine_lite/ and firmware/ must compile with mpy-cross and import
 inside a real MicroPython interpreter (the official Unix port, via
-tests/mpy_harness.py), from the .mpy files of the `make firmware` bundle.
+tests/kit/mpy_harness.py), from the .mpy files of the `make firmware` bundle.
 Files are discovered at collection time, so new modules are gated automatically.
 """
 
@@ -12,7 +12,7 @@ import os
 import pytest
 
 from host.build import bundle
-from tests.mpy_harness import (
+from tests.kit.mpy_harness import (
     BOARD_PACKAGES,
     REPO,
     board_py_files,

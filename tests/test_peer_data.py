@@ -3,7 +3,7 @@ player names, the screen, the fault text) is printed with control
 characters escaped (host.io_util.show, the one helper), and every field of
 a reply is checked before use: a missing or odd one is one line, exit 2.
 
-The board is tests/hostile_board.HostileBoard on a real pty; the commands
+The board is tests/kit/hostile_board.HostileBoard on a real pty; the commands
 run in their own process.
 """
 
@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from tests.hostile_board import HostileBoard, served
+from tests.kit.hostile_board import HostileBoard, served
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ESC = "\x1b]0;owned\x07\x1b[2J"

@@ -2,7 +2,7 @@
 (an undo of a stored game's tail, same board, same game), migrations from
 the release before, concurrent writers, and bad input as one line.
 
-Boards here are tests/linkkit.StoreBoard (the real Store on MemFS behind the
+Boards here are tests/kit/linkkit.StoreBoard (the real Store on MemFS behind the
 real device Link); the database is a real SQLite file.
 """
 
@@ -17,7 +17,7 @@ import pytest
 
 import host.sync.db
 from host.errors import UserError
-from tests.linkkit import StoreBoard, host_for
+from tests.kit.linkkit import StoreBoard, host_for
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RECORDS = os.path.join(REPO, "tests", "records")

@@ -4,7 +4,7 @@ record) must boot into a state that holds every event the board had
 acknowledged ... cut power at every write of a scripted full game, and at
 every byte of a torn write.").
 
-The session (tests/storage_script.py): a whole 5-player Stalk Exchange game
+The session (tests/kit/storage_script.py): a whole 5-player Stalk Exchange game
 (both end conditions' bookkeeping, portfolios, final scores) played through
 Store.apply, with undos (one crossing a snapshot, one sent as an R.UNDO
 record), a refused event, finish (archive) and the start of a next game;
@@ -25,7 +25,7 @@ import pytest
 
 from firmware.memfs import MemFile, MemFS, PowerCut
 from firmware.storage import Store
-from tests.storage_script import Shadow, load_events, play, session
+from tests.kit.storage_script import Shadow, load_events, play, session
 
 SNAP = 8
 STEPS = session(load_events())

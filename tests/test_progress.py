@@ -9,7 +9,7 @@ import sys
 
 from host import progress
 from host.fullrules import simulate
-from tests.mpy_harness import REPO
+from tests.kit.mpy_harness import REPO
 
 
 class _Tty(io.StringIO):

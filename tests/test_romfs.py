@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from host.build import bundle, romfs
-from tests.button_scripts import FULL_GAMES, cpython_result, load_events
-from tests.mpy_harness import ROMFS_MOUNT, bundle_dir, romfs_tree, run_mpy
+from tests.kit.button_scripts import FULL_GAMES, cpython_result, load_events
+from tests.kit.mpy_harness import ROMFS_MOUNT, bundle_dir, romfs_tree, run_mpy
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -81,7 +81,7 @@ def test_full_game_from_the_mounted_image_equals_cpython(tmp_path, key, record, 
     tree = romfs_tree(tmp_path / "t")
     assert not (tree / "engine_lite").exists() and not (tree / "firmware").exists()
     (tree / "gestures.txt").write_text(text)
-    code = ("from tests.game_driver import start, step, finish\nstart('gestures.txt')\n"
+    code = ("from tests.kit.game_driver import start, step, finish\nstart('gestures.txt')\n"
             "while step():\n    pass\nfinish()\n" + WHERE_FROM)
     r = run_mpy(code, setup=ROMFS_MOUNT, tree=tree, timeout=600)
     lines = r.stdout.splitlines()

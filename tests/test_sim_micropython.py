@@ -16,7 +16,7 @@ import sys
 import pytest
 
 from host.board_sim import headless, micropython_board
-from tests.button_scripts import load_events, orchids_script, stalk_script
+from tests.kit.button_scripts import load_events, orchids_script, stalk_script
 
 pytestmark = pytest.mark.mpy
 

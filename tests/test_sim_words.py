@@ -4,7 +4,7 @@ numbers, no crash countdown after the crash, basic and extra actions told
 apart, and refusals that say what happened."""
 
 from firmware import app_words
-from tests.app_helpers import Board
+from tests.kit.app_helpers import Board
 
 SCREEN_NAMES = ("setup_game", "setup_players", "setup_length", "setup_track", "plant_kind", "plant_points",
                 "plant_seeds", "confirm_new")

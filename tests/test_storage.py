@@ -14,8 +14,8 @@ import engine_lite
 from engine_lite import record
 from firmware.memfs import MemFS
 from firmware.storage import SNP, FlashLog, Store, default_settings, frame
-from tests.mpy_harness import run_mpy
-from tests.storage_script import Shadow, load_events, play, session
+from tests.kit.mpy_harness import run_mpy
+from tests.kit.storage_script import Shadow, load_events, play, session
 
 EVENTS = load_events()  # a full 5-player Stalk Exchange game
 
@@ -311,7 +311,7 @@ MPY_SETUP = """
 import engine_lite
 from firmware.memfs import MemFS, PowerCut
 from firmware.storage import Store
-from tests.storage_script import Shadow, load_events, play, session
+from tests.kit.storage_script import Shadow, load_events, play, session
 STEPS = session(load_events())
 """
 

@@ -328,7 +328,7 @@ def test_exports_json_csv_bgstats():
 
     import host.sync.db
     from host.sync import export
-    from tests.linkkit import StoreBoard, host_for
+    from tests.kit.linkkit import StoreBoard, host_for
 
     b = StoreBoard()
     b.load(open(os.path.join(RECORDS, "stalk-5p-crash.jsonl")), finish=True)

@@ -10,7 +10,7 @@ type new to this player, daffodil = a type the player already has."""
 
 from engine_lite.tables import TRACK_START_PLACEHOLDER, variety_bonus
 from firmware import ring
-from tests.app_helpers import Board, lit, replay
+from tests.kit.app_helpers import Board, lit, replay
 
 STALK_3P = "ok\nglobemaster\nok"  # Stalk Exchange, 3 players -> the start-space screen
 

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.mpy_harness import REPO
+from tests.kit.mpy_harness import REPO
 from tests.test_mpy_gates import CPYTHON_ONLY
 
 NOT_ON_PICO = {"firmware/hw_cp.py"}

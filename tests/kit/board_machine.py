@@ -48,7 +48,7 @@ from firmware.buttons import LONG, SHORT
 from firmware.hw import make_hw
 from firmware.memfs import MemFS
 from firmware.storage import Store
-from tests.tablebot import orchids_game, stalk_game
+from tests.kit.tablebot import orchids_game, stalk_game
 
 UNDO, OK, MENU = 5, 6, 7
 NAMES = st.lists(st.sampled_from(["Ann", "Bo", "Cy", "Di", "Ed", "Flo"]), min_size=2, max_size=5, unique=True)
@@ -61,7 +61,7 @@ _RECORDS = {}
 
 
 def near_end_records(title, seed):
-    """A complete game by the table bots (tests/tablebot.py), as records."""
+    """A complete game by the table bots (tests/kit/tablebot.py), as records."""
     key = (title, seed)
     if key not in _RECORDS:
         g = stalk_game(seed, 2 + seed % 4) if title == "stalk" else orchids_game(seed, 2 + seed % 4)

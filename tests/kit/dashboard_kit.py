@@ -1,5 +1,5 @@
 """Shared parts of the dashboard tests: a board process that can be
-unplugged and plugged back in (tests/dashboard_board.py), `bloomkeeper
+unplugged and plugged back in (tests/kit/dashboard_board.py), `bloomkeeper
 serve` as a process, and a plays database filled with recorded games."""
 
 import json
@@ -14,7 +14,7 @@ import engine_lite
 
 import host.sync.db
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RECORDS = os.path.join(REPO, "tests", "records")
 # the game the live tests play: stalk-2p.jsonl without its last 4 events
 # (a harvest, the end of the last turn, both portfolios), which they press
@@ -72,7 +72,7 @@ class Board:
         self.p = None
 
     def start(self, fresh=False):
-        args = [sys.executable, "-m", "tests.dashboard_board", "--state-dir", self.flash, "--link", self.port]
+        args = [sys.executable, "-m", "tests.kit.dashboard_board", "--state-dir", self.flash, "--link", self.port]
         if fresh:
             args += ["--record", self.part]
         self.p = subprocess.Popen(args, cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
