@@ -468,8 +468,8 @@ def heap_32bit_figures(fig, live64):
 
 
 def _alloc_setup():
-    # tests/test_app_alloc.py's guest setup: imports, RamStore, NeoPixel, locked()
-    from tests.test_app_alloc import SETUP
+    # the allocation tests' guest setup (tests/kit/alloc_guest.py): imports, RamStore, NeoPixel, locked()
+    from tests.kit.alloc_guest import SETUP
 
     return SETUP + "import time\n"
 
@@ -601,7 +601,7 @@ print('BOOT', ' '.join('%%d' %% u for u in us))
 
 
 def restore_us(n):
-    from tests.test_storage import flash_literal
+    from tests.kit.flash_images import flash_literal
 
     r = run_mpy(BOOT_CODE % (20 * RUNS), setup=flash_literal(n), timeout=600)
     return min(float(x) for x in r.stdout.split("BOOT", 1)[1].split())
@@ -627,9 +627,9 @@ class Campaign:
         import engine_lite
         from firmware.memfs import MemFS, PowerCut
         from firmware.storage import Store
-        from tests import test_powercut
+        from tests.kit import powercut_session
 
-        self.engine_lite, self.MemFS, self.PowerCut, self.Store, self.powercut = engine_lite, MemFS, PowerCut, Store, test_powercut
+        self.engine_lite, self.MemFS, self.PowerCut, self.Store, self.powercut = engine_lite, MemFS, PowerCut, Store, powercut_session
         self.points = {}
         self.lost = 0
         self.extra = 0

@@ -226,7 +226,7 @@ def guest(body, root=ROOT, shift=0, **fields):
     """The guest program on the board code of `root` (its own test setup:
     App on SimHW, RamStore, NeoPixel, read in a separate interpreter so
     that nothing of another checkout is imported here)."""
-    setup = subprocess.run([sys.executable, "-c", "from tests.test_app_alloc import SETUP; print(SETUP)"],
+    setup = subprocess.run([sys.executable, "-c", "from tests.kit.alloc_guest import SETUP; print(SETUP)"],
                            cwd=str(root), capture_output=True, text=True, check=True).stdout
     return COUNTING % {"root": str(root), "setup": setup, "shift": shift} + body % fields
 

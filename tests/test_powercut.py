@@ -20,25 +20,11 @@ more. Figures for docs/storage.md are printed with -s.
 import random
 import time
 
-import engine_lite
 import pytest
 
-from firmware.memfs import MemFile, MemFS, PowerCut
+from firmware.memfs import MemFS, PowerCut
 from firmware.storage import Store
-from tests.kit.storage_script import Shadow, load_events, play, session
-
-SNAP = 8
-STEPS = session(load_events())
-
-
-def archived_events(store):
-    out = []
-    for gid, _synced in store.archived():
-        g = engine_lite.Game()
-        for rec in store.records(gid):
-            g.log.append(rec)
-        out.append(g.events())
-    return out
+from tests.kit.powercut_session import SNAP, STEPS, TRACE, ForkFS, Shadow, archived_events, play
 
 
 def check_boot(fs, shadow, keep_playing=True):
@@ -62,15 +48,6 @@ def check_boot(fs, shadow, keep_playing=True):
         again = Store(fs=fs.survivor(), snapshot_every=SNAP).boot()
         assert again.events() == want
     return store
-
-
-def dry_run():
-    fs = MemFS(trace=True)
-    play(Store(fs=fs, snapshot_every=SNAP), STEPS, Shadow())
-    return fs.trace
-
-
-TRACE = dry_run()
 
 
 def test_session_is_a_full_game_with_undos_snapshots_and_archive():
@@ -110,33 +87,6 @@ def test_cut_at_every_flash_op(junk):
         check_boot(fs.survivor(), shadow)
     print("\ncut points (ops): %d, recovery cuts: %d, %.1f s" % (len(TRACE), recovery_cuts, time.time() - t0))
     assert recovery_cuts > 0
-
-
-class ForkFile(MemFile):
-    """Before each write, boots every torn version of it: the flash as it
-    would be if power died after k of its bytes, k = 0 .. len-1."""
-
-    def write(self, b):
-        fs = self.fs
-        b = bytes(b)  # a file takes any buffer (the store writes memoryviews)
-        if fs.on_torn is not None:
-            pos = len(self.data) if "a" in self.mode else self.pos
-            for k in range(len(b)):
-                s = fs.survivor()
-                s.files[self.path][pos : pos + k] = b[:k]
-                fs.on_torn(s, fs.ops + 1, k, None)
-                s = fs.survivor()  # the rest of the write left as erased flash
-                s.files[self.path][pos : pos + len(b)] = b[:k] + b"\xff" * (len(b) - k)
-                fs.on_torn(s, fs.ops + 1, k, 0xFF)
-        return MemFile.write(self, b)
-
-
-class ForkFS(MemFS):
-    File = ForkFile
-
-    def __init__(self, on_torn):
-        MemFS.__init__(self)
-        self.on_torn = on_torn
 
 
 def test_torn_write_at_every_byte_of_every_write():
