@@ -5,7 +5,6 @@ real firmware (tests/kit/dashboard_board.py), through an unplug and replug.
 The same flow in a real Chromium: tests/test_dashboard_browser.py.
 """
 
-import os
 import re
 import socket
 import subprocess
@@ -19,13 +18,7 @@ import engine_lite
 from engine_lite.tables import FLOWERS
 from host.dashboard import charts, history, store, views
 from tests.kit import dashboard_kit
-
-
-def state_of(name, cut=0):
-    g = engine_lite.Game()
-    lines = [t for t in open(os.path.join(dashboard_kit.RECORDS, name)) if t.strip()]
-    engine_lite.replay(lines[: len(lines) - cut], g)
-    return g
+from tests.kit.dashboard_kit import state_of
 
 
 # -- the live panel -----------------------------------------------------------

@@ -17,7 +17,7 @@ import shutil
 import pytest
 
 from tests.kit import dashboard_kit
-from tests.test_dashboard import state_of
+from tests.kit.dashboard_kit import state_of
 
 CHROMIUM = "/usr/bin/chromium"
 DRIVER = "/usr/bin/chromedriver"

@@ -128,7 +128,7 @@ def test_sync_offers_the_update_to_a_board_on_other_firmware(served, tmp_path):
 def test_doctor_after_a_game_ends_says_game_over_not_in_progress(served):
     """A game that ended shows its results until the players press OK: doctor
     says it is over (and not yet archived), never "game in progress"."""
-    from tests.test_game_record import MINIMAL_STALK
+    from tests.kit.minimal_records import MINIMAL_STALK
     import json
 
     sb = SimBoard(state_dir=None).start()

@@ -175,7 +175,7 @@ def test_a_fault_in_an_op_is_an_error_reply_not_a_fault(board, monkeypatch):
     itself (docs/protocol.md); the loop has nothing to recover from."""
     dev = link.Link(link.AppBoard(board.app, board.store))
     once(monkeypatch, board.store, "records", RuntimeError("op fault"))
-    from tests.test_link_device import answer
+    from tests.kit.linkkit import answer
 
     kind, ans = answer(dev, "status")
     assert kind == "X" and ans["code"] == "internal"
@@ -262,7 +262,7 @@ def test_the_fault_log_is_not_a_game_and_survives_a_reboot(board, monkeypatch):
 
 
 def test_the_link_reads_the_fault_log(board, monkeypatch):
-    from tests.test_link_device import answer
+    from tests.kit.linkkit import answer
 
     dev = link.Link(link.AppBoard(board.app, board.store))
     assert answer(dev, "faults") == ("R", {"faults": ""})

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from firmware import codec
 from firmware import link
-from tests.kit.linkkit import StoreBoard
+from tests.kit.linkkit import StoreBoard, answer, request
 
 REC = "tests/records/"
 
@@ -24,23 +24,6 @@ def board_with_games():
     b.load(open(REC + "stalk-4p.jsonl"), finish=True)
     b.load(open(REC + "orchids-2p.jsonl").readlines()[:20])
     return b
-
-
-def request(dev, op, seq=7, **args):
-    args["op"] = op
-    wire = codec.encode(bytes((codec.K_REQ, seq & 0xFF, seq >> 8)) + json.dumps(args).encode())
-    out = codec.Deframer(4096).feed(dev.feed(wire))
-    return out
-
-
-def answer(dev, op, seq=7, **args):
-    out = request(dev, op, seq, **args)
-    assert len(out) == 1
-    p = out[0]
-    assert p[1] | p[2] << 8 == seq, "the reply carries the request's sequence number"
-    if p[0] == codec.K_EVENTS:
-        return "E", codec.parse_events(p[3:])[1:]
-    return chr(p[0]), json.loads(p[3:])
 
 
 @pytest.fixture

@@ -14,6 +14,7 @@ import pytest
 from host.build import bundle
 from tests.kit.mpy_harness import (
     BOARD_PACKAGES,
+    CPYTHON_ONLY,
     REPO,
     board_py_files,
     compile_file,
@@ -24,10 +25,6 @@ from tests.kit.mpy_harness import (
     run_mpy,
 )
 
-# Firmware modules that only make sense under CPython (Blinka, the simulator's
-# back end, ...). Besides these, any firmware module whose own name starts with
-# "hw_cpython" or "sim" is skipped by the import gate. Firmware authors: extend this.
-CPYTHON_ONLY = set()
 
 # Modules that *run a program* when imported (board entry points) are not import-gated.
 RUNS_ON_IMPORT = {"firmware.__main__", "firmware.main"}

@@ -297,7 +297,7 @@ def test_the_terminal_simulator_on_micropython(tmp_path):
 def test_bloomkeeper_sim_runtime_micropython_in_tmux(tmp_path):
     """`bloomkeeper sim --runtime micropython` in a real terminal: keys in,
     the game in words on screen, q quits cleanly."""
-    from tests.test_sim_tui import Terminal
+    from tests.kit.terminal import Terminal
 
     cmd = "cd %s && TERM=xterm-256color %s -m host.cli sim --runtime micropython --state-dir %s; echo SIM-EXIT=$?" % (
         REPO, sys.executable, tmp_path / "flash")

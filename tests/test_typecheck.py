@@ -29,8 +29,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.kit.mpy_harness import REPO
-from tests.test_mpy_gates import CPYTHON_ONLY
+from tests.kit.mpy_harness import CPYTHON_ONLY, REPO
 
 NOT_ON_PICO = {"firmware/hw_cp.py"}
 

@@ -136,3 +136,11 @@ def shown_values(html):
 
 def shown_scores(html):
     return {n: int(v) for n, v in re.findall(r'data-score="([^"]+)">(\d+)<', html)}
+
+
+def state_of(name, cut=0):
+    """The engine's game of tests/records/NAME, less its last `cut` events."""
+    g = engine_lite.Game()
+    lines = [t for t in open(os.path.join(RECORDS, name)) if t.strip()]
+    engine_lite.replay(lines[: len(lines) - cut], g)
+    return g

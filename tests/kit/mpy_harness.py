@@ -55,6 +55,12 @@ BOARD_PACKAGES = ("engine_lite", "firmware")
 GUEST_HELPERS = ("tests/__init__.py", "tests/kit/__init__.py", "tests/kit/storage_script.py", "tests/kit/game_driver.py", "tests/kit/lfs_flash.py", "tests/kit/lfs_powercut.py")
 GUEST_DATA = ("tests/records",)
 
+# Firmware modules that only make sense under CPython (Blinka, the simulator's
+# back end, ...). Besides these, any firmware module whose own name starts with
+# "hw_cpython" or "sim" is skipped by the import gate (tests/test_mpy_gates.py)
+# and the board type check (tests/test_typecheck.py). Firmware authors: extend this.
+CPYTHON_ONLY = set()
+
 Result = namedtuple("Result", "stdout stderr")
 
 
