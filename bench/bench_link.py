@@ -198,15 +198,11 @@ def _board_state(app, store):
 def measure_fuzz(frames=120_000, seed=1):
     from firmware import codec
     import firmware.link
-    from firmware.app import App
-    from firmware.hw import make_hw
-    from firmware.memfs import MemFS
-    from firmware.storage import Store
+    from tests.kit.app_helpers import Board
 
     rnd = random.Random(seed)
-    hw = make_hw("pico", backend="sim")
-    store = Store(fs=MemFS())
-    app = App(hw, store)
+    board = Board()  # the tests' own board (SimHW, Store on MemFS, App)
+    store, app = board.store, board.app
     g = engine_lite.Game()
     lines = open(RECORD_5P).read().splitlines()
     app.new_game(g.encode(json.loads(lines[0])))

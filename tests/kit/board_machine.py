@@ -40,14 +40,12 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 import engine_lite
 from engine_lite import record
 from firmware import codec
-from firmware import link
 from firmware import ring
 from firmware import script
-from firmware.app import App
 from firmware.buttons import LONG, SHORT
-from firmware.hw import make_hw
 from firmware.memfs import MemFS
 from firmware.storage import Store
+from tests.kit.app_helpers import Board
 from tests.kit.tablebot import orchids_game, stalk_game
 
 UNDO, OK, MENU = 5, 6, 7
@@ -102,12 +100,8 @@ class BoardMachine(RuleBasedStateMachine):
 
     def boot(self, fs):
         """Power up on `fs`: hardware, store, app and link as firmware/main.py wires them."""
-        self.fs = fs
-        self.hw = make_hw("pico", backend="sim")
-        self.store = Store(fs=fs, snapshot_every=self.snapshot_every)
-        self.app = App(self.hw, self.store)
-        self.link = link.Link(link.AppBoard(self.app, self.store))
-        self.app.link = self.link
+        b = Board(fs=fs, snapshot_every=self.snapshot_every, link=True)
+        self.fs, self.hw, self.store, self.app, self.link = b.fs, b.hw, b.store, b.app, b.link
 
     def request(self, op, **args):
         """One request through the board's link; (kind, answer)."""
