@@ -20,3 +20,42 @@ import tempfile as _tempfile
 _CONFIG = _os.path.join(_tempfile.mkdtemp(prefix="bk-config-"), "config.toml")
 open(_CONFIG, "w").close()
 _os.environ["BLOOMKEEPER_CONFIG"] = _CONFIG
+
+
+# -- the fixtures the tests repeat ---------------------------------------------
+# Built inside the fixture, not at import, so that a test file that needs
+# none of them does not import the board's modules through this file.
+
+import pytest as _pytest
+
+
+@_pytest.fixture
+def flash():
+    """A fresh simulated flash (MemFS): erased, nothing on it."""
+    from firmware.memfs import MemFS
+
+    return MemFS()
+
+
+@_pytest.fixture
+def store(flash):
+    """A fresh Store on a fresh flash, not yet booted (a test says when)."""
+    from firmware.storage import Store
+
+    return Store(fs=flash)
+
+
+@_pytest.fixture
+def board():
+    """A fresh board in CPython (tests/kit/app_helpers.Board: SimHW, Store on
+    MemFS, App), at its first screen."""
+    from tests.kit.app_helpers import Board
+
+    return Board()
+
+
+@_pytest.fixture
+def db_path(tmp_path):
+    """Where a test's plays database goes (not created: the command under
+    test creates it, as `bloomkeeper sync --db` does)."""
+    return str(tmp_path / "plays.sqlite3")

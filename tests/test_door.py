@@ -54,8 +54,8 @@ def poisoned_board(uid="bad"):
     return b
 
 
-def test_a_refused_record_is_quarantined_and_the_sync_says_so_in_one_line(tmp_path):
-    db = str(tmp_path / "p.sqlite3")
+def test_a_refused_record_is_quarantined_and_the_sync_says_so_in_one_line(db_path):
+    db = db_path
     with served(good_board()) as port:
         assert bk("sync", "--port", port, "--db", db).returncode == 0
     bad = poisoned_board()
@@ -71,8 +71,8 @@ def test_a_refused_record_is_quarantined_and_the_sync_says_so_in_one_line(tmp_pa
     assert con.execute("SELECT COUNT(*) FROM events WHERE game=?", (play,)).fetchone()[0] == 6, "the good prefix is the play"
 
 
-def test_every_reading_command_shows_the_good_plays_and_lists_the_quarantined_one(tmp_path):
-    db = str(tmp_path / "p.sqlite3")
+def test_every_reading_command_shows_the_good_plays_and_lists_the_quarantined_one(db_path):
+    db = db_path
     with served(good_board()) as port:
         bk("sync", "--port", port, "--db", db)
     with served(poisoned_board()) as port:
@@ -88,12 +88,12 @@ def test_every_reading_command_shows_the_good_plays_and_lists_the_quarantined_on
     assert sorted(p["board"] for p in plays) == ["bad", "u1"] and all(p["events"] for p in plays)
 
 
-def test_a_refused_start_makes_no_play_and_is_kept_whole(tmp_path):
+def test_a_refused_start_makes_no_play_and_is_kept_whole(db_path):
     b = HostileBoard(uid="x")
     b.load(lines("stalk-2p.jsonl", 3))
     gid = b.current()
     b.store.records = lambda g, real=b.store.records: [b"\x00\x09"] + list(real(g))[1:] if g == gid else real(g)
-    path = str(tmp_path / "p.sqlite3")
+    path = db_path
     db = host.sync.db.Database(path)
     res = host.sync.db.sync(host_for(b)[2], db)
     assert res["refused"][0]["index"] == 0 and res["plays"][gid] is None
@@ -103,12 +103,12 @@ def test_a_refused_start_makes_no_play_and_is_kept_whole(tmp_path):
     assert plays == [] and problems[0]["kind"] == "quarantined" and problems[0]["index"] == 0
 
 
-def test_a_game_with_quarantined_records_is_not_marked_synced_on_the_board(tmp_path):
+def test_a_game_with_quarantined_records_is_not_marked_synced_on_the_board(db_path):
     b = HostileBoard(uid="m")
     b.load(lines("stalk-2p.jsonl"), finish=True)
     gid = b.archived()[0][0]
     b.extra[gid] = [b"\xfe"]
-    db = host.sync.db.Database(str(tmp_path / "p.sqlite3"))
+    db = host.sync.db.Database(db_path)
     res = host.sync.db.sync(host_for(b)[2], db)
     assert res["marked"] == [] and b.archived() == [(gid, False)]
 
@@ -136,11 +136,11 @@ def test_a_database_poisoned_by_an_older_release_is_cured_by_its_migration(tmp_p
     assert con.execute("SELECT idx, record FROM quarantine").fetchall() == [(n, b"\xff")]
 
 
-def test_repair_takes_back_what_a_newer_engine_accepts(tmp_path):
+def test_repair_takes_back_what_a_newer_engine_accepts(db_path):
     """Records an older engine refused (here: good records put in the
     quarantine as that engine would have) join their play on `repair`."""
     b = good_board()
-    path = str(tmp_path / "p.sqlite3")
+    path = db_path
     db = host.sync.db.Database(path)
     host.sync.db.sync(host_for(b)[2], db)
     play = db.con.execute("SELECT id FROM games").fetchone()[0]
@@ -158,10 +158,10 @@ def test_repair_takes_back_what_a_newer_engine_accepts(tmp_path):
     assert db.read()[1] == []
 
 
-def test_stored_damage_is_listed_and_the_other_plays_still_read(tmp_path):
+def test_stored_damage_is_listed_and_the_other_plays_still_read(db_path):
     """An empty record, a TEXT record and a bad `started` in the file (not a
     board's doing: damage) are listed; the rest is read."""
-    path = str(tmp_path / "p.sqlite3")
+    path = db_path
     db = host.sync.db.Database(path)
     host.sync.db.sync(host_for(good_board("a"))[2], db)
     host.sync.db.sync(host_for(good_board("b"))[2], db)
@@ -177,8 +177,8 @@ def test_stored_damage_is_listed_and_the_other_plays_still_read(tmp_path):
     assert len([x for x in r.stdout.splitlines() if "Stalk" in x or "stalk" in x]) == 3, r.stdout
 
 
-def test_follow_shows_the_game_up_to_a_refused_record_and_says_where_it_stops(tmp_path):
-    db = str(tmp_path / "p.sqlite3")
+def test_follow_shows_the_game_up_to_a_refused_record_and_says_where_it_stops(db_path):
+    db = db_path
     with served(poisoned_board()) as port:
         r = subprocess.run([sys.executable, "-m", "host.cli", "follow", "--port", port, "--plain", "--seconds", "0.5",
                             "--db", db], cwd=REPO, capture_output=True, text=True, timeout=60)

@@ -238,8 +238,7 @@ def test_a_boot_that_always_fails_starts_setup_and_the_game_stays_on_flash(monke
     assert Board(fs=b.fs).state == want
 
 
-def test_the_fault_log_is_bounded_and_keeps_the_newest_lines():
-    store = Store(fs=MemFS())
+def test_the_fault_log_is_bounded_and_keeps_the_newest_lines(store):
     store.boot()
     for i in range(200):
         store.log_fault("fault %03d " % i + "x" * 100)
