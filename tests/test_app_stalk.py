@@ -11,6 +11,8 @@ daffodil crash), UNDO undo; portfolio: flower +1, hold flower -1, OK next.
 
 import json
 
+import pytest
+
 from engine_lite.tables import PORTFOLIO_SIZE, FLOWERS
 from firmware import ring
 from host.board_sim.headless import run_buttons
@@ -351,6 +353,7 @@ ok
 """
 
 
+@pytest.mark.mpy
 def test_the_same_button_script_in_real_micropython():
     """The firmware is unchanged on the board: the same presses give the same
     game inside a real MicroPython interpreter as under CPython."""
@@ -390,6 +393,7 @@ long ok
 """
 
 
+@pytest.mark.mpy
 def test_stuck_turn_and_garden_bound_in_real_micropython():
     """R3's gesture and R10's refusal are the engine's, unchanged on the board:
     the same presses give the same game inside a real MicroPython."""

@@ -206,6 +206,7 @@ def test_clock_wrap_at_2_pow_30():
     assert ticks_diff(100, 40) == 60
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, derandomize=True)
 @given(
     st.lists(st.integers(1, 19), min_size=0, max_size=9),

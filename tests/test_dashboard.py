@@ -20,6 +20,8 @@ from host.dashboard import charts, history, store, views
 from tests.kit import dashboard_kit
 from tests.kit.dashboard_kit import state_of
 
+pytestmark = pytest.mark.slow  # a dashboard server per test, a simulated board in its own process
+
 
 # -- the live panel -----------------------------------------------------------
 

@@ -25,10 +25,13 @@ SHOTS = os.path.join(dashboard_kit.REPO, "build", "dashboard")
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync")
 
-pytestmark = pytest.mark.skipif(
-    not (os.access(CHROMIUM, os.X_OK) and os.access(DRIVER, os.X_OK)),
-    reason="Chromium not installed (Debian packages chromium and chromium-driver; .ci/run installs them)",
-)
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(
+        not (os.access(CHROMIUM, os.X_OK) and os.access(DRIVER, os.X_OK)),
+        reason="Chromium not installed (Debian packages chromium and chromium-driver; .ci/run installs them)",
+    ),
+]
 
 
 @pytest.fixture

@@ -25,6 +25,8 @@ from tests.kit import damaged_db
 from tests.kit.hostile_board import HostileBoard, served
 from tests.kit.linkkit import host_for
 
+pytestmark = pytest.mark.slow  # every damaged database through every command, each a process
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 

@@ -19,6 +19,8 @@ from host.board_sim import serve_record
 from host.commands.doctor import version_note
 from host.board_sim.board import SHORT, SimBoard
 
+pytestmark = pytest.mark.slow  # bloomkeeper doctor and sync as processes against a simulated board
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 

@@ -21,6 +21,8 @@ import host.sync.db
 from tests.kit.hostile_board import HostileBoard, served
 from tests.kit.linkkit import host_for
 
+pytestmark = pytest.mark.slow  # each check runs bloomkeeper commands as processes
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RECORDS = os.path.join(REPO, "tests", "records")
 

@@ -273,6 +273,7 @@ def test_the_link_reads_the_fault_log(board, monkeypatch):
     assert answer(dev, "status")[1]["faults"] == 1
 
 
+@pytest.mark.mpy
 def test_in_micropython_a_fault_is_logged_with_its_place_and_the_loop_runs_on():
     """The board's path of _fault_line (sys.print_exception into a StringIO),
     in a real MicroPython on the board's own modules."""

@@ -82,6 +82,7 @@ def test_fixture_records_are_what_the_tablebot_makes():
         assert path.read_text() == "\n".join(tablebot.record_lines(make())) + "\n", name
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.dictionaries(st.sampled_from(["ev", "flower", "count", "player", "counts", "seeds", "name", "kind", "points", "x"]), st.one_of(st.none(), st.integers(-3, 30), st.text(max_size=5), st.sampled_from(["plant", "harvest", "tulip", "portfolio", "Ann", "take", "orchid"]), st.booleans(), st.floats(allow_nan=False))))
 def test_random_event_dicts_are_either_applied_or_refused_cleanly(ev):
@@ -130,6 +131,7 @@ def test_a_player_name_is_1_to_12_printable_ascii_characters(name, ok):
         assert err.value.code == "bad_field"
 
 
+@pytest.mark.mpy
 def test_player_names_are_judged_alike_under_micropython():
     from engine_lite.record import check_name
     from tests.kit.mpy_harness import run_mpy

@@ -180,6 +180,7 @@ print(json.dumps(out))
 """
 
 
+@pytest.mark.slow
 def test_circuitpython_backend_under_real_blinka():
     env = dict(os.environ, BLINKA_OS_AGNOSTIC="1")
     p = subprocess.run(

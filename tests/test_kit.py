@@ -5,6 +5,8 @@ breaking a benchmark or another test (tests/kit/__init__.py)."""
 import ast
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parent.parent
 
 # The bundle's byte budgets have one home, the test that holds the bundle to
@@ -46,6 +48,7 @@ def test_bench_imports_only_the_kit_of_the_tests():
     assert bad == []
 
 
+@pytest.mark.slow
 def test_no_test_module_imports_another():
     bad = [
         "%s: %s" % pair

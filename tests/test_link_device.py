@@ -210,6 +210,7 @@ def test_malformed_request_gets_an_error_reply_and_changes_nothing(dev, payload)
 
 # -- fuzzing: never crash, never change anything (bench/ does 100k+ frames) -------
 
+@pytest.mark.slow
 @settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(st.lists(st.binary(max_size=80), max_size=6))
 def test_fuzz_garbage_bytes(dev, chunks):
@@ -231,6 +232,7 @@ ops = st.sampled_from(OPS + ("", "boot", "op_hello", "events ", "HELLO"))
 arg_names = st.sampled_from(("game", "from", "on", "set", "start", "confirm", "button", "kind", "x"))
 
 
+@pytest.mark.slow
 @settings(max_examples=400, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(ops, st.dictionaries(arg_names, json_values | st.sampled_from(["0001", "0002", 0, 1])), st.integers(0, 0xFFFF))
 def test_fuzz_structured_requests(dev, op, args, seq):
@@ -251,6 +253,7 @@ def test_fuzz_structured_requests(dev, op, args, seq):
         assert dev.board.snapshot() == before, (op, args)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(st.binary(min_size=1, max_size=200))
 def test_fuzz_random_frames_with_good_checksums(dev, payload):

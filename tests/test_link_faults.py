@@ -17,6 +17,8 @@ from host.errors import UserError
 from tests.kit import tablebot
 from tests.kit.linkkit import StoreBoard, host_for
 
+pytestmark = pytest.mark.slow  # syncs cut at random points, on a pty
+
 TRIALS = 120
 
 

@@ -76,6 +76,7 @@ def test_imports_in_micropython(module):
     assert words[:2] == ["imported", module] and words[2].endswith(".mpy"), r.stdout
 
 
+@pytest.mark.slow
 def test_the_guest_runs_the_exact_make_firmware_bundle(tmp_path):
     """The bundle files every MicroPython run starts from are byte for byte
     what `make firmware` writes (host.build.bundle.build), and the helpers added
@@ -90,6 +91,7 @@ def test_the_guest_runs_the_exact_make_firmware_bundle(tmp_path):
     assert got == sorted(files)
 
 
+@pytest.mark.slow
 def test_mpy_sizes_cover_every_board_file():
     sizes = mpy_sizes()
     assert sorted(sizes) == FILES

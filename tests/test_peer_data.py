@@ -15,6 +15,8 @@ import pytest
 
 from tests.kit.hostile_board import HostileBoard, served
 
+pytestmark = pytest.mark.slow  # odd boards on a pty against bloomkeeper processes
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ESC = "\x1b]0;owned\x07\x1b[2J"
 

@@ -62,6 +62,7 @@ def test_session_is_a_full_game_with_undos_snapshots_and_archive():
     assert final[-1]["ev"] == "portfolio" and len(final) > 100
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("junk", [None, 0xFF])
 def test_cut_at_every_flash_op(junk):
     """Every op of the session (open-for-write, write, rename, remove,
@@ -89,6 +90,7 @@ def test_cut_at_every_flash_op(junk):
     assert recovery_cuts > 0
 
 
+@pytest.mark.slow
 def test_torn_write_at_every_byte_of_every_write():
     """Every byte of every write of the session, twice: the write cut
     after k bytes with the rest missing, and with the rest left as erased
@@ -117,6 +119,7 @@ def test_torn_write_at_every_byte_of_every_write():
     print("\ntorn cut points (bytes): %d, %.1f s" % (len(seen), time.time() - t0))
 
 
+@pytest.mark.slow
 def test_random_cuts_with_random_tears_are_reproducible():
     rnd = random.Random(3)
     for _ in range(40):

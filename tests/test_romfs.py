@@ -42,6 +42,7 @@ for name in sorted(sys.modules):
 """
 
 
+@pytest.mark.slow
 def test_image_is_a_romfs_image_of_the_bundle_dir(tmp_path):
     out = tmp_path / "b.romfs"
     bundle_out, data = romfs.build(out, tmp_path / "build")
@@ -96,6 +97,7 @@ def test_a_missing_bundle_dir_is_one_line(tmp_path):
         romfs.image_of(tmp_path / "nothing")
 
 
+@pytest.mark.slow
 def test_an_unwritable_image_path_is_one_line_and_exit_2(tmp_path, capsys):
     (tmp_path / "file").write_text("")
     assert romfs.main(["--out", str(tmp_path / "file" / "x.romfs"), "--build", str(tmp_path / "build")]) == 2

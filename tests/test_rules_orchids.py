@@ -291,6 +291,7 @@ def test_score_table_refuses_an_orchid_twice_and_a_name_of_both_kinds():
     assert err.value.code == "orchid_taken"
 
 
+@pytest.mark.mpy
 def test_flower_identity_is_the_same_under_micropython():
     # the board's interpreter folds ASCII letters only; R11 is defined so both agree
     from engine_lite.orchids import flower_key

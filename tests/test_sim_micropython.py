@@ -293,6 +293,7 @@ def test_the_terminal_simulator_on_micropython(tmp_path):
         sb.close()
 
 
+@pytest.mark.tmux
 @pytest.mark.skipif(__import__("shutil").which("tmux") is None, reason="tmux not installed (apt-get install -y tmux)")
 def test_bloomkeeper_sim_runtime_micropython_in_tmux(tmp_path):
     """`bloomkeeper sim --runtime micropython` in a real terminal: keys in,

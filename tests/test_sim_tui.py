@@ -27,6 +27,8 @@ from host.board_sim import board, tui
 from host.board_sim.tui import LONG, SHORT, RingView, SimApp, display_rgb, ring_layout
 from tests.kit.terminal import Terminal
 
+pytestmark = pytest.mark.slow  # the terminal simulator driven key by key (textual's pilot, a pty link)
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SIZE = (120, 40)
 
@@ -421,6 +423,7 @@ def test_headless_modes_dispatch(monkeypatch, tmp_path):
 # -- the real thing, in a real terminal ----------------------------------------------
 
 
+@pytest.mark.tmux
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux not installed (apt-get install -y tmux)")
 def test_bloomkeeper_sim_in_tmux(tmp_path):
     """`bloomkeeper sim` in a real terminal: type keys, read the screen, quit
@@ -527,6 +530,7 @@ def test_window_fits_80x24_in_the_orchids_last_round(tmp_path):
     run(go())
 
 
+@pytest.mark.tmux
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux not installed (apt-get install -y tmux)")
 def test_bloomkeeper_sim_fits_an_80x24_terminal(tmp_path):
     """A real 80x24 terminal: the header is one line and the legend's last
@@ -546,6 +550,7 @@ def test_bloomkeeper_sim_fits_an_80x24_terminal(tmp_path):
         t.close()
 
 
+@pytest.mark.tmux
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux not installed (apt-get install -y tmux)")
 def test_bloomkeeper_sim_shows_a_refusal_whole_at_80x24(tmp_path):
     """A real 80x24 terminal: a refusal is said whole, with the blink count that

@@ -24,6 +24,8 @@ import engine_lite
 
 from host.sync.link import connect
 
+pytestmark = pytest.mark.slow  # bloomkeeper against a simulated board on a pty, each a process
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RECORDS = os.path.join(REPO, "tests", "records")
 

@@ -31,6 +31,8 @@ import pytest
 
 from tests.kit.mpy_harness import CPYTHON_ONLY, REPO
 
+pytestmark = pytest.mark.slow  # mypy over the board code
+
 NOT_ON_PICO = {"firmware/hw_cp.py"}
 
 
