@@ -67,3 +67,12 @@ def test_the_checks_see_an_import_of_a_test_module(tmp_path):
     p.write_text('import os\nfrom %sstorage import x\nCODE = "from %spowercut import y\\n"\n' % (mod, mod))
     found = [m for m in imported(p) if m.startswith("tests.")]
     assert "tests.test_storage" in found and "tests.test_powercut" in found
+
+
+def test_an_unmarked_test_cannot_start_micropython():
+    """conftest's guard: this test has no `mpy` mark, so asking the harness
+    for MicroPython fails, naming the test, before any process starts."""
+    from tests.kit import mpy_harness
+
+    with pytest.raises(AssertionError, match="test_an_unmarked_test_cannot_start_micropython starts MicroPython but is not marked mpy"):
+        mpy_harness.run_program("guest.py", REPO)
