@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 # The Python floor: requires-python in pyproject.toml (python-floor checks it).
 FLOOR := $(shell sed -n 's/^requires-python = ">=\([0-9.]*\)".*/\1/p' pyproject.toml)
 
-.PHONY: install test run run-micropython bench firmware romfs python-floor clean
+.PHONY: install test test-fast run run-micropython bench firmware romfs python-floor clean
 
 install: $(STAMP)
 
@@ -28,6 +28,13 @@ python-floor: $(STAMP)
 
 test: $(STAMP)
 	$(VENV)/bin/python -m pytest -q
+
+# The edit-run loop: every test not marked slow, browser, tmux or mpy (the
+# markers: pyproject.toml), under a minute on the 2-core machine. It is not
+# what CI runs: `make test` is.
+FAST := not slow and not browser and not tmux and not mpy
+test-fast: $(STAMP)
+	$(VENV)/bin/python -m pytest -q -m "$(FAST)"
 
 run: $(STAMP)
 	$(VENV)/bin/bloomkeeper sim

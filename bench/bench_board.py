@@ -1,7 +1,7 @@
 """The firmware on the board: bundle bytes, heap, allocation, speed, restore, power cuts.
 
 Every figure is measured here, none is assumed. Heap and speed figures come
-from the official MicroPython Unix port (tests/mpy_harness.py, the exact
+from the official MicroPython Unix port (tests/kit/mpy_harness.py, the exact
 `make firmware` .mpy bundle). That port is 64-bit: objects take up to ~1.35x
 the bytes they take on the Pico's 32-bit core, so its heap figures are upper
 bounds for the board; and it runs the same code roughly 100-220x faster than a
@@ -15,8 +15,8 @@ Pico (docs/design.md), so its times are for ratios and trends, not for the board
   the imported bundle and the harness included) in which a whole 5-player
   game of that title (tests/records/stalk-5p-bag.jsonl, orchids-5p.jsonl,
   turned into the button presses a scorekeeper would make,
-  tests/button_scripts.py) runs through the board application
-  (tests/game_driver.py): SimHW pins + debounce + App + the flash Store on a
+  tests/kit/button_scripts.py) runs through the board application
+  (tests/kit/game_driver.py): SimHW pins + debounce + App + the flash Store on a
   real directory (through MicroPython's own open/os, so the flash is not in
   the heap) + the serial link as firmware/main.py sets it up (its code and
   objects, ~13 KB on this port; no host talks to it), ending on the next
@@ -34,13 +34,13 @@ Pico (docs/design.md), so its times are for ratios and trends, not for the board
   program as text to compile (2.5 / 3.5 KB with the script in it): 3.1 /
   4.8 KB of the live heap at boot. The gestures now come from a file read
   one line per gesture, and the game program is a compiled guest module
-  (tests/game_driver.py), like firmware/main.py on the board.
+  (tests/kit/game_driver.py), like firmware/main.py on the board.
 * ``heap_min_kb_full_game_<title>_romfs`` (``heap_min_kb_full_game_romfs``:
   the larger): the same game with the code in flash, as on a firmware with
   a ROMFS partition (hardware/README.md, "Bytecode in flash"): the bundle
   and the harness's modules are one ROMFS image (`make romfs`'s builder,
   host/build/romfs.py), mounted at /rom with vfs.VfsRom and first on
-  sys.path, nothing of them on the normal path (tests/mpy_harness.py
+  sys.path, nothing of them on the normal path (tests/kit/mpy_harness.py
   romfs_tree; tests/test_romfs.py checks every module came from /rom). The
   .mpy bytecode and its constants then run in place instead of being copied
   into the heap; the interpreter's name table (qstrs) stays in RAM. The
@@ -76,7 +76,7 @@ Pico (docs/design.md), so its times are for ratios and trends, not for the board
   Budget 64 KB (stretch 32 KB). The ports differ a little in version
   (1.29.0 vs 1.29-preview) and the fragmentation headroom is assumed to
   scale too. The live heap after the last gesture is read before the
-  driver's own check of the scores (tests/game_driver.py finish), whose
+  driver's own check of the scores (tests/kit/game_driver.py finish), whose
   garbage this port could not free within that call.
   ``heap_min_kb_full_game_32bit_est_romfs`` (and ``_<title>_romfs``): the
   ROMFS figure x the ratio of the same game with the same ROMFS image
@@ -112,8 +112,8 @@ Pico (docs/design.md), so its times are for ratios and trends, not for the board
   and seeded random cuts with random tears. After each cut a fresh Store
   boots on the surviving bytes; acknowledged events (those whose Store call
   returned) missing from what it restored are counted as lost.
-* ``powercut_lfs_*``: the same on real littlefs (tests/lfs_powercut.py in
-  the Unix port, the rp2 port's geometry: tests/lfs_flash.py), with the
+* ``powercut_lfs_*``: the same on real littlefs (tests/kit/lfs_powercut.py in
+  the Unix port, the rp2 port's geometry: tests/kit/lfs_flash.py), with the
   ring ahead of the flash: a whole 5-player game of each title played
   through the pins, then a boot after a cut at every block operation of it
   (a program also torn at half its bytes). ``powercut_lfs_durable_lost``:
@@ -143,9 +143,9 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.button_scripts import FULL_GAMES, cpython_result, load_events
-from tests.mpy_harness import ROMFS_MOUNT, guest_program, guest_tree, romfs_tree, run_mpy
-from tests.ring_tour import RING_TOUR
+from tests.kit.button_scripts import FULL_GAMES, cpython_result, load_events
+from tests.kit.mpy_harness import ROMFS_MOUNT, guest_program, guest_tree, romfs_tree, run_mpy
+from tests.kit.ring_tour import RING_TOUR
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = FULL_GAMES
@@ -181,14 +181,14 @@ def bundle_figures():
 # ------------------------------------------------------------------ heap
 
 
-# The whole game: tests/game_driver.py (the board as firmware/main.py sets it
+# The whole game: tests/kit/game_driver.py (the board as firmware/main.py sets it
 # up, SimHW pins, the flash Store on a directory, the serial link), its
 # gestures read from GESTURES one line at a time, so the heap holds neither
 # the script nor the game program's text (the runs before held both: the
 # script as a string constant, ~0.9 / 1.7 KB, and the program as text to
 # compile, ~2.5 / 3.5 KB with the script in it). Files: the code is .mpy
 # files on the guest's path (the bytecode is copied into the heap); romfs:
-# it is one ROMFS image mounted at /rom (tests/mpy_harness.py romfs_tree,
+# it is one ROMFS image mounted at /rom (tests/kit/mpy_harness.py romfs_tree,
 # ROMFS_MOUNT), from which it runs in place.
 GESTURES = "gestures.txt"
 MODES = ("files", "romfs")
@@ -206,7 +206,7 @@ def game_code(live=False, drive=True):
     live heap before every gesture if `live`), play it (`drive`; the
     WebAssembly port calls step() from outside instead), print RESULT and
     LIVE, and IMAGE (bytes the ROMFS image took in the heap; 0 for files)."""
-    code = "from tests.game_driver import start, step, finish\nstart(%r, %r)\nprint('IMAGE', globals().get('IMAGE_ALLOC', 0))\n" % (GESTURES, live)
+    code = "from tests.kit.game_driver import start, step, finish\nstart(%r, %r)\nprint('IMAGE', globals().get('IMAGE_ALLOC', 0))\n" % (GESTURES, live)
     if drive:
         code += "while step():\n    pass\nfinish()\n"
     return code
@@ -383,7 +383,7 @@ def run_wasm(mjs, code, drive=False, tree=None, setup=""):
     """stdout of `code` (after `setup`) run as run_mpy runs it, in the
     WebAssembly port, on the same guest tree (or `tree`); `drive`: then
     step() until False, then finish(), each step a call of its own from
-    JavaScript (tests/game_driver.py)."""
+    JavaScript (tests/kit/game_driver.py)."""
     with tempfile.TemporaryDirectory(prefix="bk-wasm-") as tmp:
         tree = tree or guest_tree(Path(tmp) / "board")
         prog = Path(tmp) / "program.py"
@@ -467,8 +467,8 @@ def heap_32bit_figures(fig, live64):
 
 
 def _alloc_setup():
-    # tests/test_app_alloc.py's guest setup: imports, RamStore, NeoPixel, locked()
-    from tests.test_app_alloc import SETUP
+    # the allocation tests' guest setup (tests/kit/alloc_guest.py): imports, RamStore, NeoPixel, locked()
+    from tests.kit.alloc_guest import SETUP
 
     return SETUP + "import time\n"
 
@@ -600,7 +600,7 @@ print('BOOT', ' '.join('%%d' %% u for u in us))
 
 
 def restore_us(n):
-    from tests.test_storage import flash_literal
+    from tests.kit.flash_images import flash_literal
 
     r = run_mpy(BOOT_CODE % (20 * RUNS), setup=flash_literal(n), timeout=600)
     return min(float(x) for x in r.stdout.split("BOOT", 1)[1].split())
@@ -626,9 +626,9 @@ class Campaign:
         import engine_lite
         from boardkit.memfs import MemFS, PowerCut
         from firmware.storage import Store
-        from tests import test_powercut
+        from tests.kit import powercut_session
 
-        self.engine_lite, self.MemFS, self.PowerCut, self.Store, self.powercut = engine_lite, MemFS, PowerCut, Store, test_powercut
+        self.engine_lite, self.MemFS, self.PowerCut, self.Store, self.powercut = engine_lite, MemFS, PowerCut, Store, powercut_session
         self.points = {}
         self.lost = 0
         self.extra = 0
@@ -750,15 +750,15 @@ def powercut_figures(random_cuts=3000):
 
 
 def powercut_lfs_figures(stride=1):
-    from tests.button_scripts import FULL_GAMES, load_events
-    from tests.mpy_harness import REPO, run_mpy
+    from tests.kit.button_scripts import FULL_GAMES, load_events
+    from tests.kit.mpy_harness import REPO, run_mpy
 
     out = {"powercut_lfs_points_tried": 0, "powercut_lfs_durable_lost": 0, "powercut_lfs_shown_lost": 0,
            "powercut_lfs_shown_lost_max": 0, "powercut_lfs_window_points": 0, "powercut_lfs_kept": 0,
            "powercut_lfs_unmountable": 0, "powercut_lfs_bad": [], "powercut_lfs_ops_by_title": {}}
     for name, path, to_script in FULL_GAMES:
         code = "import json\nprint('RES', json.dumps(campaign(%r, %d)))" % (to_script(load_events(REPO / path)), stride)
-        r = run_mpy(code, setup="from tests.lfs_powercut import campaign", heapsize_kb=12000, timeout=3600)
+        r = run_mpy(code, setup="from tests.kit.lfs_powercut import campaign", heapsize_kb=12000, timeout=3600)
         res = json.loads([x for x in r.stdout.splitlines() if x.startswith("RES ")][0][4:])
         out["powercut_lfs_points_tried"] += res["points"]
         out["powercut_lfs_durable_lost"] += res["durable_lost"]

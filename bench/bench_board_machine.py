@@ -1,6 +1,6 @@
 """The whole board against its model, run long: the board never stops, whatever is pressed.
 
-tests/board_machine.py drives the real App, Store (MemFS flash model) and
+tests/kit/board_machine.py drives the real App, Store (MemFS flash model) and
 link with random gestures, undo chains, clean reboots, power cuts, host
 requests and new games, and checks every step against the engine's fold of
 what the host reads back (CI runs it bounded: tests/test_board_machine.py).
@@ -31,7 +31,7 @@ def measure(sequences=SEQUENCES, steps=STEPS):
     from hypothesis import HealthCheck, Phase, settings
     from hypothesis.stateful import run_state_machine_as_test
 
-    from tests.board_machine import BoardMachine, Counts
+    from tests.kit.board_machine import BoardMachine, Counts
 
     t0 = time.process_time()
     failures = 0

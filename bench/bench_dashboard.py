@@ -1,6 +1,6 @@
 """`bloomkeeper serve` figures (docs/dashboard.md): how soon a press shows on the page.
 
-* dashboard_latency_ms_*: the simulated board (tests/dashboard_board.py:
+* dashboard_latency_ms_*: the simulated board (tests/kit/dashboard_board.py:
   the real firmware, its own process, a pty) handles a gesture (a harvest
   confirmed with OK, or an undo); from the moment the board has handled it
   (the press released, the App stepped: it has pushed the live event) until
@@ -23,7 +23,7 @@ PRESSES = 12
 
 def _stream(url, out):
     """Read the server's event stream; put (arrival time, snowdrop value) per state event."""
-    from tests.dashboard_kit import shown_values
+    from tests.kit.dashboard_kit import shown_values
 
     with urllib.request.urlopen(url + "events", timeout=60) as r:
         event = None
@@ -36,7 +36,7 @@ def _stream(url, out):
 
 
 def measure():
-    from tests import dashboard_kit
+    from tests.kit import dashboard_kit
 
     with tempfile.TemporaryDirectory() as tmp:
         board = dashboard_kit.Board(tmp).start(fresh=True)

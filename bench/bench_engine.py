@@ -2,7 +2,7 @@
 
 Budgets: engine_lite compiles to <= 16 KB of .mpy (docs/design.md; armv6m, the
 Pico); live heap growth during a 5-player game under 4 KB. Measured in the
-official MicroPython Unix port (tests/mpy_harness.py, the `make firmware`
+official MicroPython Unix port (tests/kit/mpy_harness.py, the `make firmware`
 bundle). That port is 64-bit: its heap figures are up to ~1.35x what the
 Pico's 32-bit core needs; and it runs roughly 100-220x faster than a Pico
 (docs/design.md), so ``us_per_record_*`` (the fastest of 5 folds of the whole game)
@@ -20,7 +20,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from host.build import bundle
-from tests.mpy_harness import mpy_sizes, run_mpy
+from tests.kit.mpy_harness import mpy_sizes, run_mpy
 
 RECORDS = Path(__file__).resolve().parent.parent / "tests" / "records"
 MPY_BUDGET = 16 * 1024

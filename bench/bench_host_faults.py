@@ -2,9 +2,9 @@
 dashboard can lock a player out of their plays.
 
 Three parts, every command in its own process (`python -m host.cli`), the
-board on a real pty (tests/hostile_board.py), the server on loopback only:
+board on a real pty (tests/kit/hostile_board.py), the server on loopback only:
 
-* the damaged-database matrix: every case of tests/fixtures/damaged_db.py
+* the damaged-database matrix: every case of tests/kit/damaged_db.py
   (malformed pages, missing tables, empty/TEXT records, bad dates, an empty
   or foreign file, a stored refused record) through `plays`, `export`,
   `sync` (a good board attached) and `serve` (its /history page);
@@ -110,7 +110,7 @@ def shown_plays(t, path):
 
 
 def good_board(uid="fresh"):
-    from tests.hostile_board import HostileBoard
+    from tests.kit.hostile_board import HostileBoard
 
     b = HostileBoard(uid=uid)
     with open(os.path.join(ROOT, "tests", "records", "stalk-2p.jsonl")) as f:
@@ -155,8 +155,8 @@ def serve_history(t, path):
 
 
 def damaged_matrix(t, tmp):
-    from tests.fixtures import damaged_db
-    from tests.hostile_board import served
+    from tests.kit import damaged_db
+    from tests.kit.hostile_board import served
 
     for name, (make, kind) in sorted(damaged_db.CASES.items()):
         path = os.path.join(tmp, name + ".sqlite3")
@@ -193,7 +193,7 @@ def damaged_matrix(t, tmp):
 # -- a hostile board -----------------------------------------------------------------
 
 def hostile_board(t, tmp):
-    from tests.hostile_board import HostileBoard, served
+    from tests.kit.hostile_board import HostileBoard, served
 
     db = os.path.join(tmp, "hostile.sqlite3")
     with served(good_board("good")) as port:
@@ -282,7 +282,7 @@ def _status(reply):
 
 
 def http_campaign(t, tmp):
-    from tests import dashboard_kit
+    from tests.kit import dashboard_kit
 
     db = os.path.join(tmp, "http.sqlite3")
     dashboard_kit.fill_db(db, names=("stalk-2p.jsonl", "orchids-2p.jsonl"))

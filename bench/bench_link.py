@@ -198,16 +198,11 @@ def _board_state(app, store):
 def measure_fuzz(frames=120_000, seed=1):
     from firmware import codec
     import firmware.link
-    from firmware.app import App
-    from boardkit.hw_sim import SimHW
-    from firmware.hw import make_hw
-    from boardkit.memfs import MemFS
-    from firmware.storage import Store
+    from tests.kit.app_helpers import Board
 
     rnd = random.Random(seed)
-    hw = make_hw("pico", backend=SimHW)
-    store = Store(fs=MemFS())
-    app = App(hw, store)
+    board = Board()  # the tests' own board (SimHW, Store on MemFS, App)
+    store, app = board.store, board.app
     g = engine_lite.Game()
     lines = open(RECORD_5P).read().splitlines()
     app.new_game(g.encode(json.loads(lines[0])))
@@ -281,8 +276,8 @@ def measure_cuts(trials=1000, seed=2):
     the database must equal the board's log, without duplicates or gaps."""
     import host.sync.db
     from host.errors import UserError
-    from tests import tablebot
-    from tests.linkkit import StoreBoard, host_for
+    from tests.kit import tablebot
+    from tests.kit.linkkit import StoreBoard, host_for
 
     rnd = random.Random(seed)
     bad = 0

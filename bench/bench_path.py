@@ -4,10 +4,10 @@ What runs: ``firmware/main.py``'s own loop turn, ``loop_step(app, sleep_ms)``
 (``app.step(); tidy(app); sleep_ms(SLEEP_MS)``), in the MicroPython Unix port at the
 Pico's heap (``-X heapsize=240k``), from the firmware's ``.mpy`` bundle; the
 real ``Store`` on real littlefs (``vfs.VfsLfs2`` with the rp2 port's
-settings, on tests/lfs_flash.py's device with the rp2 geometry, mounted
+settings, on tests/kit/lfs_flash.py's device with the rp2 geometry, mounted
 where the board's paths land in it as on the board); the buttons on pins
 whose ``value()`` is a C call, as ``machine.Pin``'s is; the presses of
-whole 5-player games of both titles (tests/button_scripts.py on
+whole 5-player games of both titles (tests/kit/button_scripts.py on
 tests/records/stalk-5p-bag.jsonl and orchids-5p.jsonl), 60 ms holds, 60 ms
 gaps, 700 ms long holds (boardkit/script.py), scheduled on the chip's
 clock as a player would press, not when the board is ready (Player: a
@@ -154,9 +154,10 @@ def guest_tree(dst, root=ROOT):
 
     dst = Path(dst)
     bundle.build("micropython", dst, Path(root))
-    (dst / "tests").mkdir(exist_ok=True)
+    (dst / "tests" / "kit").mkdir(parents=True, exist_ok=True)
     (dst / "tests" / "__init__.py").write_text("")
-    bundle.compile_file(ROOT / "tests" / "lfs_flash.py", dst / "tests" / "lfs_flash.mpy", source_name="tests/lfs_flash.py")
+    (dst / "tests" / "kit" / "__init__.py").write_text("")
+    bundle.compile_file(ROOT / "tests" / "kit" / "lfs_flash.py", dst / "tests" / "kit" / "lfs_flash.mpy", source_name="tests/kit/lfs_flash.py")
     bundle.compile_file(ROOT / "bench" / "path_guest.py", dst / "path_guest.mpy", source_name="bench/path_guest.py")
     (dst / "main_guest.py").write_text("import path_guest\npath_guest.run()\n")
     return dst
@@ -166,7 +167,7 @@ def gestures(title):
     """(button, kind, hold ms) of every gesture of the title's 5-player
     record, from setup (a wait line: button -1, its ms)."""
     from boardkit import script
-    from tests import button_scripts
+    from tests.kit import button_scripts
 
     record, fn = TITLES[title]
     text = getattr(button_scripts, fn)(button_scripts.load_events(ROOT / record))

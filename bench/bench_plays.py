@@ -6,7 +6,7 @@ board id) play on between syncs, with undos, finished and abandoned games.
 Syncs are cut at random points, each one of three ways:
 
 * link drop: the cable is pulled after a random number of bytes
-  (tests/linkkit.LoopSerial);
+  (tests/kit/linkkit.LoopSerial);
 * host killed: the sync runs in a forked process that SIGKILLs itself at a
   random SQL statement (sqlite3 trace callback), so often in the middle of
   a write transaction, and the next process opens the file after it;
@@ -39,8 +39,8 @@ from boardkit.memfs import MemFS, PowerCut
 from firmware.storage import Store
 import host.sync.db
 from host.errors import UserError
-from tests import tablebot
-from tests.linkkit import StoreBoard, host_for
+from tests.kit import tablebot
+from tests.kit.linkkit import StoreBoard, host_for
 
 BOARDS = 3
 

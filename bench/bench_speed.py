@@ -25,7 +25,7 @@ every figure is a median.
 * ``redraw_instructions``: one full App.show(): render every pixel and push
   the whole frame into the NeoPixel buffer (the strip's own write is
   separate: 0.77 ms on the RP2040 for 24 pixels), the slowest of the ring's
-  screens (tests/ring_tour.py's tour, plain play screen first, each choice
+  screens (tests/kit/ring_tour.py's tour, plain play screen first, each choice
   with the options the app offers on it); ``redraw_instructions_play_screen``
   is that first screen, ``redraw_instructions_by_screen`` all of them.
 * ``event_instructions_median`` / ``_max``: the App.step() that delivers a
@@ -226,7 +226,7 @@ def guest(body, root=ROOT, shift=0, **fields):
     """The guest program on the board code of `root` (its own test setup:
     App on SimHW, RamStore, NeoPixel, read in a separate interpreter so
     that nothing of another checkout is imported here)."""
-    setup = subprocess.run([sys.executable, "-c", "from tests.test_app_alloc import SETUP; print(SETUP)"],
+    setup = subprocess.run([sys.executable, "-c", "from tests.kit.alloc_guest import SETUP; print(SETUP)"],
                            cwd=str(root), capture_output=True, text=True, check=True).stdout
     return COUNTING % {"root": str(root), "setup": setup, "shift": shift} + body % fields
 
@@ -234,7 +234,7 @@ def guest(body, root=ROOT, shift=0, **fields):
 def game_presses():
     """(button, kind) of every gesture of the 5-player bag game, from setup."""
     from boardkit import script
-    from tests.button_scripts import load_events, stalk_script
+    from tests.kit.button_scripts import load_events, stalk_script
 
     out = []
     for line in stalk_script(load_events(ROOT / "tests" / "records" / "stalk-5p-bag.jsonl")).splitlines():
@@ -258,7 +258,7 @@ def measure():
     if not valgrind():
         print("bench_speed: skipped: valgrind is not installed (Debian: apt install valgrind)")
         return {}
-    from tests.ring_tour import RING_TOUR
+    from tests.kit.ring_tour import RING_TOUR
 
     presses = game_presses()
     from concurrent.futures import ThreadPoolExecutor
@@ -276,7 +276,7 @@ def measure():
     out = {
         "redraw_instructions": max(redraw),
         "redraw_instructions_play_screen": redraw[0],
-        "redraw_instructions_by_screen": redraw,  # in the order of tests/ring_tour.py
+        "redraw_instructions_by_screen": redraw,  # in the order of tests/kit/ring_tour.py
         "redraw_ms_rp2040_est": ms(max(redraw)),
         "event_instructions_median": median,
         "event_instructions_max": events[-1],

@@ -1,7 +1,7 @@
 // Runs one MicroPython program in the official WebAssembly port (32-bit),
 // for bench/bench_board.py's 32-bit heap figure. Never a test gate.
 //   MPWASM=.../micropython.mjs node bench/mp_wasm_run.mjs TREE_DIR PROGRAM.py [--drive]
-// TREE_DIR (the guest tree of tests/mpy_harness.py: the .mpy bundle and
+// TREE_DIR (the guest tree of tests/kit/mpy_harness.py: the .mpy bundle and
 // helpers) is copied into the port's in-memory file system as /board, the
 // working directory and first on sys.path. A Python exception -> one line
 // "GUEST_ERROR type: message" and exit status 3.

@@ -1,7 +1,7 @@
 """The guest half of bench/bench_path.py: the board's real loop in the Unix port.
 
 MicroPython code, run by bench_path under callgrind from a directory that
-holds the firmware's `.mpy` bundle and tests/lfs_flash. Everything it
+holds the firmware's `.mpy` bundle and tests/kit/lfs_flash. Everything it
 adds to the board is either outside the counted instructions or a few
 bytecodes (the three markers below); it allocates nothing per turn, so the
 garbage collector runs as often as the board's own allocations make it.
@@ -14,7 +14,7 @@ bench_path's docstring):
 * the instrument's own work runs inside calls of callable instances
   (``Gate``: callgrind's second toggle is ``mp_obj_instance_call``; board
   code defines no ``__call__``), so it is not counted: the flash device
-  (tests/lfs_flash.Flash), the strip's write, the clock, the sleep.
+  (tests/kit/lfs_flash.Flash), the strip's write, the clock, the sleep.
 * ``sync(tag, n)`` (inside a gate) makes callgrind dump the instructions
   since the last dump (``any(DUMP)``: ``--dump-before=mp_builtin_any``),
   tells the host on stdout what the segment ends with (tag, n), and reads
@@ -39,7 +39,7 @@ button), B the loop starts, Q the host's order to stop (in the answer).
 
 import sys
 
-from tests.lfs_flash import Flash, mount, READ, PROG
+from tests.kit.lfs_flash import Flash, mount, READ, PROG
 
 _W = sys.stdout.buffer.write
 _R = sys.stdin.buffer.readinto
@@ -187,7 +187,7 @@ def _op(kind, n, off, nb):
 
 
 def flash_device(path="flash.img"):
-    """The board's flash (tests/lfs_flash.Flash on a host file) behind gates."""
+    """The board's flash (tests/kit/lfs_flash.Flash on a host file) behind gates."""
     flash = Flash(path=path)
     flash.log = _op
 

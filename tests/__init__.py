@@ -1,1 +1,1 @@
-"""Bloomkeeper test suite (CPython, plus MicroPython gates via tests/mpy_harness.py)."""
+"""Bloomkeeper test suite (CPython, plus MicroPython gates via tests/kit/mpy_harness.py)."""

@@ -18,7 +18,7 @@ import pytest
 
 from engine_lite.tables import FLOWERS
 from firmware import ring
-from tests.app_helpers import Board, lit, reddish, replay
+from tests.kit.app_helpers import Board, lit, reddish, replay
 
 NAMES = ["Lily", "Calla", "Iris"]
 

@@ -11,10 +11,12 @@ daffodil crash), UNDO undo; portfolio: flower +1, hold flower -1, OK next.
 
 import json
 
+import pytest
+
 from engine_lite.tables import PORTFOLIO_SIZE, FLOWERS
 from firmware import ring
 from host.board_sim.headless import run_buttons
-from tests.app_helpers import Board, lit, reddish, replay
+from tests.kit.app_helpers import Board, lit, reddish, replay
 
 NAMES = ["Ann", "Bo", "Cy", "Di", "Eve"]
 SETUP_5P_TRACK_12 = """
@@ -351,10 +353,11 @@ ok
 """
 
 
+@pytest.mark.mpy
 def test_the_same_button_script_in_real_micropython():
     """The firmware is unchanged on the board: the same presses give the same
     game inside a real MicroPython interpreter as under CPython."""
-    from tests.mpy_harness import run_mpy
+    from tests.kit.mpy_harness import run_mpy
 
     b = Board(settings={"names": NAMES})
     b.do(CRASH_SCRIPT)
@@ -390,10 +393,11 @@ long ok
 """
 
 
+@pytest.mark.mpy
 def test_stuck_turn_and_garden_bound_in_real_micropython():
     """R3's gesture and R10's refusal are the engine's, unchanged on the board:
     the same presses give the same game inside a real MicroPython."""
-    from tests.mpy_harness import run_mpy
+    from tests.kit.mpy_harness import run_mpy
 
     b = Board()
     b.do(BOUND_SCRIPT)

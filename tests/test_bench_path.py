@@ -19,7 +19,7 @@ import pytest
 from firmware.main import SLEEP_MS
 
 from bench import bench_path
-from tests.mpy_harness import micropython_command
+from tests.kit.mpy_harness import micropython_command
 
 pytestmark = pytest.mark.mpy
 needs_valgrind = pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed (Debian: apt install valgrind)")

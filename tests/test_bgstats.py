@@ -16,9 +16,11 @@ import subprocess
 import sys
 import urllib.parse
 
+import pytest
+
 import host.sync.db
 from host.sync import export
-from tests.linkkit import StoreBoard, host_for
+from tests.kit.linkkit import StoreBoard, host_for
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RECORDS = os.path.join(REPO, "tests", "records")
@@ -116,6 +118,7 @@ def test_each_link_is_the_documented_url_with_one_play():
         assert json.loads(data) == play
 
 
+@pytest.mark.slow
 def test_the_export_says_that_bggid_is_unverified(tmp_path):
     path = str(tmp_path / "p.sqlite3")
     b = StoreBoard()

@@ -1,10 +1,13 @@
 """The whole board against its model, as a hypothesis state machine
-(tests/board_machine.py). Bounded here so CI stays fast; the
+(tests/kit/board_machine.py). Bounded here so CI stays fast; the
 bench (bench/bench_board_machine.py) runs it longer."""
 
+import pytest
 from hypothesis import HealthCheck, settings
 
-from tests.board_machine import BoardMachine
+from tests.kit.board_machine import BoardMachine
+
+pytestmark = pytest.mark.slow  # a hypothesis state machine over the whole board
 
 TestBoard = BoardMachine.TestCase
 TestBoard.settings = settings(

@@ -11,6 +11,8 @@ import sys
 
 import pytest
 
+pytestmark = pytest.mark.slow  # endless and oversized inputs through bloomkeeper processes
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 

@@ -18,7 +18,7 @@ import pytest
 
 from host.board_sim.micropython_board import copy_stand_ins
 from host.build import bundle
-from tests.mpy_harness import REPO, run_mpy
+from tests.kit.mpy_harness import REPO, run_mpy
 
 
 @pytest.fixture(scope="module")
@@ -31,6 +31,7 @@ def _tree(d):
     return sorted(p.relative_to(d).as_posix() for p in Path(d).rglob("*") if p.is_file())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("runtime", bundle.RUNTIMES)
 def test_bundle_is_exactly_the_manifest_plus_entry_and_pinmap(built, runtime):
     out, files = built[runtime]
@@ -43,6 +44,7 @@ def test_bundle_is_exactly_the_manifest_plus_entry_and_pinmap(built, runtime):
     assert all(files[r] == (out / r).stat().st_size for r in files)
 
 
+@pytest.mark.slow
 def test_what_is_left_out_and_why(built):
     mp = set(_tree(built["micropython"][0]))
     cp = set(_tree(built["circuitpython"][0]))
@@ -68,6 +70,7 @@ def test_micropython_bundle_is_armv6m_mpy_and_the_entry_is_source(built):
     ast.parse(entry)
 
 
+@pytest.mark.slow
 def test_circuitpython_bundle_is_source_with_boot_and_neopixel(built):
     out, files = built["circuitpython"]
     mods = bundle.shipped("circuitpython")
@@ -94,6 +97,7 @@ def test_pinmap_ships_each_runtimes_boards_with_their_wiring_unchanged(built):
             assert spec["buttons"] == full[name]["buttons"] and spec["pixel_pin"] == full[name]["pixel_pin"]
 
 
+@pytest.mark.slow
 def test_bundle_bytes_for_the_bench(built):
     _, files = built["micropython"]
     n = bundle.bundle_bytes()
@@ -116,6 +120,7 @@ def test_the_bundle_fits_its_flash_budget(built):
     assert engine <= ENGINE_BUDGET, "engine_lite %d B > %d B" % (engine, ENGINE_BUDGET)
 
 
+@pytest.mark.slow
 def test_board_code_has_no_assert_for_mpy_cross_O3_to_strip():
     """The bundle is compiled with -O3 (host/build/bundle.py OPT), which drops
     `assert` statements: board code must not rely on one."""
@@ -187,6 +192,7 @@ def test_the_micropython_bundle_boots_the_app_in_real_micropython(built, tmp_pat
     assert loaded <= shipped
 
 
+@pytest.mark.slow
 def test_make_firmware_prints_sizes_and_where_its_list_is(tmp_path, capsys):
     assert bundle.main(["--out", str(tmp_path), "--runtime", "micropython"]) == 0
     out = capsys.readouterr().out
@@ -197,6 +203,7 @@ def test_make_firmware_prints_sizes_and_where_its_list_is(tmp_path, capsys):
     assert "firmware:" in make and "-m host.build.bundle" in make
 
 
+@pytest.mark.mpy
 def test_the_bundle_is_stamped_with_the_package_version(built, tmp_path):
     """One version everywhere: the board's hello (`fw`) in the built .mpy
     bundle, run in a real MicroPython, is the package's version (the source
@@ -219,6 +226,7 @@ def test_a_missing_version_placeholder_fails_the_build(tmp_path):
     assert bundle.stamp("firmware/app.py", 'x(fw="0")\n', "1.2.3") == 'x(fw="0")\n'
 
 
+@pytest.mark.slow
 def test_without_the_circuitpython_driver_all_builds_micropython_and_says_it_skipped(tmp_path, monkeypatch, capsys):
     """An installed wheel has no Adafruit driver unless asked for: `bloomkeeper
     firmware` still builds the MicroPython bundle, and says in one line why the

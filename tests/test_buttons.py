@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from firmware.buttons import BUTTONS, LONG, SHORT, ButtonEvent, Buttons, ticks_diff
-from tests.mpy_harness import run_mpy
+from tests.kit.mpy_harness import run_mpy
 
 
 class Pin:
@@ -206,6 +206,7 @@ def test_clock_wrap_at_2_pow_30():
     assert ticks_diff(100, 40) == 60
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, derandomize=True)
 @given(
     st.lists(st.integers(1, 19), min_size=0, max_size=9),

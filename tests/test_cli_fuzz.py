@@ -15,9 +15,12 @@ import sys
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from host import cli
+
+pytestmark = pytest.mark.slow  # mutated records through bloomkeeper processes
 
 REPO = Path(__file__).resolve().parent.parent
 RECORDS = sorted((REPO / "tests" / "records").glob("*.jsonl"))

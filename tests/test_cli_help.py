@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from host import __version__, cli
-from tests.mpy_harness import REPO
+from tests.kit.mpy_harness import REPO
 
 
 def _subcommands():
@@ -17,6 +17,7 @@ def _subcommands():
     return sub.choices
 
 
+@pytest.mark.slow
 def test_version():
     r = subprocess.run([sys.executable, "-m", "host.cli", "--version"], cwd=REPO, capture_output=True, text=True, timeout=60)
     assert r.returncode == 0 and r.stdout == "bloomkeeper %s\n" % __version__
@@ -31,6 +32,7 @@ def test_every_subcommand_has_a_description_and_an_example(name):
     assert p.epilog in text
 
 
+@pytest.mark.slow
 def test_completion_scripts_know_every_subcommand():
     names = sorted(_subcommands())
     for shell in ("bash", "zsh"):

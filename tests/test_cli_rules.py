@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # each case runs bloomkeeper as a process
+
 REPO = Path(__file__).resolve().parent.parent
 RECORD = REPO / "tests" / "records" / "stalk-4p.jsonl"
 

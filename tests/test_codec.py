@@ -64,6 +64,7 @@ def test_oversized_frame_is_dropped_and_reader_recovers():
     assert len(d.buf) == 68  # the reader never grew its buffer
 
 
+@pytest.mark.slow
 @given(payloads, st.data())
 def test_any_single_bit_flip_is_caught(p, data):
     wire = bytearray(codec.encode(p))
@@ -106,6 +107,7 @@ def payload_of(wire):
     return p
 
 
+@pytest.mark.slow
 @settings(max_examples=60)
 @given(SEQS, JSON, st.sampled_from(["hello", "status", "games", "events", "faults", "settings"]))
 def test_a_request_round_trips(seq, args, op):
@@ -139,6 +141,7 @@ def test_an_error_round_trips():
     assert codec_host.parse_reply(p) == (codec.K_ERR, 9, err)
 
 
+@pytest.mark.slow
 @settings(max_examples=60)
 @given(SEQS, GIDS, RECORDS, st.integers(0, 40), st.integers(16, 4000))
 def test_an_events_answer_round_trips(seq, gid, recs, start, cap):
@@ -170,6 +173,7 @@ def test_prefix_crc_chains_length_and_bytes_of_each_record():
     assert codec.prefix_crc(recs, 0) == 0 and codec.prefix_crc(recs, 9) == want
 
 
+@pytest.mark.slow
 @settings(max_examples=60)
 @given(SEQS, GIDS, st.integers(0, 0xFFFF), st.binary(min_size=1, max_size=40))
 def test_a_live_event_round_trips(seq, gid, index, rec):

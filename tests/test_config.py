@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from host import cli, config
-from tests.mpy_harness import REPO
+from tests.kit.mpy_harness import REPO
 
 
 @pytest.fixture
@@ -72,6 +72,7 @@ def test_a_malformed_file_is_one_line_exit_2_and_nothing_done(conf, tmp_path, ca
     assert not db.exists()
 
 
+@pytest.mark.slow
 def test_a_broken_config_still_lets_help_and_version_through(conf):
     conf("port = [\n")
     env = dict(os.environ)

@@ -1,11 +1,10 @@
 """`bloomkeeper serve` without a browser (docs/dashboard.md): the live panel, the
 market chart and the statistics as functions; the server's routes and
 one-line errors; and the live view end to end over a real pty against the
-real firmware (tests/dashboard_board.py), through an unplug and replug.
+real firmware (tests/kit/dashboard_board.py), through an unplug and replug.
 The same flow in a real Chromium: tests/test_dashboard_browser.py.
 """
 
-import os
 import re
 import socket
 import subprocess
@@ -18,14 +17,10 @@ import pytest
 import engine_lite
 from engine_lite.tables import FLOWERS
 from host.dashboard import charts, history, store, views
-from tests import dashboard_kit
+from tests.kit import dashboard_kit
+from tests.kit.dashboard_kit import state_of
 
-
-def state_of(name, cut=0):
-    g = engine_lite.Game()
-    lines = [t for t in open(os.path.join(dashboard_kit.RECORDS, name)) if t.strip()]
-    engine_lite.replay(lines[: len(lines) - cut], g)
-    return g
+pytestmark = pytest.mark.slow  # a dashboard server per test, a simulated board in its own process
 
 
 # -- the live panel -----------------------------------------------------------

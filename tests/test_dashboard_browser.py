@@ -1,6 +1,6 @@
 """`bloomkeeper serve` in a real headless Chromium (docs/dashboard.md):
 a simulated board (the real firmware on a pty,
-tests/dashboard_board.py) plays while the page is open; the test waits for
+tests/kit/dashboard_board.py) plays while the page is open; the test waits for
 the page to show the new market value, the unplugged board, the board back,
 and the final scores; then the plays history and a game's chart. Every step
 leaves a screenshot under build/dashboard/ (artifacts; docs/dashboard/ holds
@@ -16,8 +16,8 @@ import shutil
 
 import pytest
 
-from tests import dashboard_kit
-from tests.test_dashboard import state_of
+from tests.kit import dashboard_kit
+from tests.kit.dashboard_kit import state_of
 
 CHROMIUM = "/usr/bin/chromium"
 DRIVER = "/usr/bin/chromedriver"
@@ -25,10 +25,13 @@ SHOTS = os.path.join(dashboard_kit.REPO, "build", "dashboard")
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync")
 
-pytestmark = pytest.mark.skipif(
-    not (os.access(CHROMIUM, os.X_OK) and os.access(DRIVER, os.X_OK)),
-    reason="Chromium not installed (Debian packages chromium and chromium-driver; .ci/run installs them)",
-)
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(
+        not (os.access(CHROMIUM, os.X_OK) and os.access(DRIVER, os.X_OK)),
+        reason="Chromium not installed (Debian packages chromium and chromium-driver; .ci/run installs them)",
+    ),
+]
 
 
 @pytest.fixture

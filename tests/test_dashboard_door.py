@@ -17,7 +17,7 @@ import pytest
 from host.dashboard import charts, server, store
 from host.dashboard.live import Live
 from host.errors import UserError
-from tests import dashboard_kit
+from tests.kit import dashboard_kit
 
 
 @pytest.fixture
@@ -105,6 +105,7 @@ def test_a_post_route_can_be_added_to_the_route_table(serve, monkeypatch):
     assert status(get(srv, "/history", method="POST")) == 200
 
 
+@pytest.mark.slow
 def test_a_half_sent_request_is_closed_after_the_request_deadline(serve, capsys):
     """Slowloris: a request line and no end of headers. The connection is
     shut when the deadline passes, and its thread ends."""
@@ -177,6 +178,7 @@ def test_http_addresses_are_parsed_with_ipv6_brackets():
             server.parse_http(bad)
 
 
+@pytest.mark.slow
 def test_names_with_dollars_never_reach_the_math_parser(tmp_path):
     """`Ke$ha` and `A_$AP` are legal names (1-12 printable ASCII); in a
     chart title matplotlib would read "$ha, A_$" as TeX and fail."""

@@ -1,6 +1,6 @@
 """A damaged plays database is one line naming the file and what to do,
 and what can be read is read. Each case is a fixture file made by
-tests/fixtures/damaged_db.py, run through every command that opens the
+tests/kit/damaged_db.py, run through every command that opens the
 database: plays, export, sync (with a board attached) and serve's history.
 
 "read" cases: the good plays are shown, the damage listed, exit 0 (sync:
@@ -21,9 +21,11 @@ import pytest
 import host.sync.db
 from host.dashboard import store
 from host.errors import UserError
-from tests.fixtures import damaged_db
-from tests.hostile_board import HostileBoard, served
-from tests.linkkit import host_for
+from tests.kit import damaged_db
+from tests.kit.hostile_board import HostileBoard, served
+from tests.kit.linkkit import host_for
+
+pytestmark = pytest.mark.slow  # every damaged database through every command, each a process
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

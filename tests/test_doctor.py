@@ -19,6 +19,8 @@ from host.board_sim import serve_record
 from host.commands.doctor import version_note
 from host.board_sim.board import SHORT, SimBoard
 
+pytestmark = pytest.mark.slow  # bloomkeeper doctor and sync as processes against a simulated board
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -128,7 +130,7 @@ def test_sync_offers_the_update_to_a_board_on_other_firmware(served, tmp_path):
 def test_doctor_after_a_game_ends_says_game_over_not_in_progress(served):
     """A game that ended shows its results until the players press OK: doctor
     says it is over (and not yet archived), never "game in progress"."""
-    from tests.test_game_record import MINIMAL_STALK
+    from tests.kit.minimal_records import MINIMAL_STALK
     import json
 
     sb = SimBoard(state_dir=None).start()

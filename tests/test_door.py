@@ -4,7 +4,7 @@ raw with board, game, index and the engine's reason), never mixed into a
 play; the sync says so in one line and exits 2; every reading command keeps
 showing the good plays and lists the bad one as such; `repair` re-judges.
 
-The boards are tests/hostile_board.HostileBoard (the real Store and device
+The boards are tests/kit/hostile_board.HostileBoard (the real Store and device
 Link on a real pty); the database is a real SQLite file; the commands run in
 their own process.
 """
@@ -18,8 +18,10 @@ import sys
 import pytest
 
 import host.sync.db
-from tests.hostile_board import HostileBoard, served
-from tests.linkkit import host_for
+from tests.kit.hostile_board import HostileBoard, served
+from tests.kit.linkkit import host_for
+
+pytestmark = pytest.mark.slow  # each check runs bloomkeeper commands as processes
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RECORDS = os.path.join(REPO, "tests", "records")
@@ -54,8 +56,8 @@ def poisoned_board(uid="bad"):
     return b
 
 
-def test_a_refused_record_is_quarantined_and_the_sync_says_so_in_one_line(tmp_path):
-    db = str(tmp_path / "p.sqlite3")
+def test_a_refused_record_is_quarantined_and_the_sync_says_so_in_one_line(db_path):
+    db = db_path
     with served(good_board()) as port:
         assert bk("sync", "--port", port, "--db", db).returncode == 0
     bad = poisoned_board()
@@ -71,8 +73,8 @@ def test_a_refused_record_is_quarantined_and_the_sync_says_so_in_one_line(tmp_pa
     assert con.execute("SELECT COUNT(*) FROM events WHERE game=?", (play,)).fetchone()[0] == 6, "the good prefix is the play"
 
 
-def test_every_reading_command_shows_the_good_plays_and_lists_the_quarantined_one(tmp_path):
-    db = str(tmp_path / "p.sqlite3")
+def test_every_reading_command_shows_the_good_plays_and_lists_the_quarantined_one(db_path):
+    db = db_path
     with served(good_board()) as port:
         bk("sync", "--port", port, "--db", db)
     with served(poisoned_board()) as port:
@@ -88,12 +90,12 @@ def test_every_reading_command_shows_the_good_plays_and_lists_the_quarantined_on
     assert sorted(p["board"] for p in plays) == ["bad", "u1"] and all(p["events"] for p in plays)
 
 
-def test_a_refused_start_makes_no_play_and_is_kept_whole(tmp_path):
+def test_a_refused_start_makes_no_play_and_is_kept_whole(db_path):
     b = HostileBoard(uid="x")
     b.load(lines("stalk-2p.jsonl", 3))
     gid = b.current()
     b.store.records = lambda g, real=b.store.records: [b"\x00\x09"] + list(real(g))[1:] if g == gid else real(g)
-    path = str(tmp_path / "p.sqlite3")
+    path = db_path
     db = host.sync.db.Database(path)
     res = host.sync.db.sync(host_for(b)[2], db)
     assert res["refused"][0]["index"] == 0 and res["plays"][gid] is None
@@ -103,12 +105,12 @@ def test_a_refused_start_makes_no_play_and_is_kept_whole(tmp_path):
     assert plays == [] and problems[0]["kind"] == "quarantined" and problems[0]["index"] == 0
 
 
-def test_a_game_with_quarantined_records_is_not_marked_synced_on_the_board(tmp_path):
+def test_a_game_with_quarantined_records_is_not_marked_synced_on_the_board(db_path):
     b = HostileBoard(uid="m")
     b.load(lines("stalk-2p.jsonl"), finish=True)
     gid = b.archived()[0][0]
     b.extra[gid] = [b"\xfe"]
-    db = host.sync.db.Database(str(tmp_path / "p.sqlite3"))
+    db = host.sync.db.Database(db_path)
     res = host.sync.db.sync(host_for(b)[2], db)
     assert res["marked"] == [] and b.archived() == [(gid, False)]
 
@@ -136,11 +138,11 @@ def test_a_database_poisoned_by_an_older_release_is_cured_by_its_migration(tmp_p
     assert con.execute("SELECT idx, record FROM quarantine").fetchall() == [(n, b"\xff")]
 
 
-def test_repair_takes_back_what_a_newer_engine_accepts(tmp_path):
+def test_repair_takes_back_what_a_newer_engine_accepts(db_path):
     """Records an older engine refused (here: good records put in the
     quarantine as that engine would have) join their play on `repair`."""
     b = good_board()
-    path = str(tmp_path / "p.sqlite3")
+    path = db_path
     db = host.sync.db.Database(path)
     host.sync.db.sync(host_for(b)[2], db)
     play = db.con.execute("SELECT id FROM games").fetchone()[0]
@@ -158,10 +160,10 @@ def test_repair_takes_back_what_a_newer_engine_accepts(tmp_path):
     assert db.read()[1] == []
 
 
-def test_stored_damage_is_listed_and_the_other_plays_still_read(tmp_path):
+def test_stored_damage_is_listed_and_the_other_plays_still_read(db_path):
     """An empty record, a TEXT record and a bad `started` in the file (not a
     board's doing: damage) are listed; the rest is read."""
-    path = str(tmp_path / "p.sqlite3")
+    path = db_path
     db = host.sync.db.Database(path)
     host.sync.db.sync(host_for(good_board("a"))[2], db)
     host.sync.db.sync(host_for(good_board("b"))[2], db)
@@ -177,8 +179,8 @@ def test_stored_damage_is_listed_and_the_other_plays_still_read(tmp_path):
     assert len([x for x in r.stdout.splitlines() if "Stalk" in x or "stalk" in x]) == 3, r.stdout
 
 
-def test_follow_shows_the_game_up_to_a_refused_record_and_says_where_it_stops(tmp_path):
-    db = str(tmp_path / "p.sqlite3")
+def test_follow_shows_the_game_up_to_a_refused_record_and_says_where_it_stops(db_path):
+    db = db_path
     with served(poisoned_board()) as port:
         r = subprocess.run([sys.executable, "-m", "host.cli", "follow", "--port", port, "--plain", "--seconds", "0.5",
                             "--db", db], cwd=REPO, capture_output=True, text=True, timeout=60)

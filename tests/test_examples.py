@@ -19,6 +19,7 @@ def test_the_readme_lists_every_example_file():
     assert sorted(r[0] for r in ROWS) == sorted(p.name for p in EXAMPLES.iterdir() if p.name != "README.md")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, cmd, path, what", ROWS, ids=[r[0] for r in ROWS])
 def test_an_example_does_what_the_readme_says(name, cmd, path, what):
     assert path == "docs/examples/" + name

@@ -24,7 +24,7 @@ from firmware import link
 import firmware.ring
 from boardkit.memfs import MemFile, MemFS
 from firmware.storage import FAULTS_MAX, Store
-from tests.app_helpers import Board, lit
+from tests.kit.app_helpers import Board, lit
 
 STALK = "ok\nok\nok\n"  # Stalk Exchange, 3 players (the default), default track start
 
@@ -175,7 +175,7 @@ def test_a_fault_in_an_op_is_an_error_reply_not_a_fault(board, monkeypatch):
     itself (docs/protocol.md); the loop has nothing to recover from."""
     dev = link.Link(link.AppBoard(board.app, board.store))
     once(monkeypatch, board.store, "records", RuntimeError("op fault"))
-    from tests.test_link_device import answer
+    from tests.kit.linkkit import answer
 
     kind, ans = answer(dev, "status")
     assert kind == "X" and ans["code"] == "internal"
@@ -238,8 +238,7 @@ def test_a_boot_that_always_fails_starts_setup_and_the_game_stays_on_flash(monke
     assert Board(fs=b.fs).state == want
 
 
-def test_the_fault_log_is_bounded_and_keeps_the_newest_lines():
-    store = Store(fs=MemFS())
+def test_the_fault_log_is_bounded_and_keeps_the_newest_lines(store):
     store.boot()
     for i in range(200):
         store.log_fault("fault %03d " % i + "x" * 100)
@@ -262,7 +261,7 @@ def test_the_fault_log_is_not_a_game_and_survives_a_reboot(board, monkeypatch):
 
 
 def test_the_link_reads_the_fault_log(board, monkeypatch):
-    from tests.test_link_device import answer
+    from tests.kit.linkkit import answer
 
     dev = link.Link(link.AppBoard(board.app, board.store))
     assert answer(dev, "faults") == ("R", {"faults": ""})
@@ -274,10 +273,11 @@ def test_the_link_reads_the_fault_log(board, monkeypatch):
     assert answer(dev, "status")[1]["faults"] == 1
 
 
+@pytest.mark.mpy
 def test_in_micropython_a_fault_is_logged_with_its_place_and_the_loop_runs_on():
     """The board's path of _fault_line (sys.print_exception into a StringIO),
     in a real MicroPython on the board's own modules."""
-    from tests.mpy_harness import run_mpy
+    from tests.kit.mpy_harness import run_mpy
 
     code = """
 hw = SimHW(None, 24)

@@ -22,7 +22,7 @@ from host.build import bundle
 from host import cli
 from host.commands import flash
 from host.errors import UserError
-from tests.mpy_harness import run_mpy
+from tests.kit.mpy_harness import run_mpy
 
 mp_main = pytest.importorskip("mpremote.main")
 
@@ -93,6 +93,7 @@ def bundle_dir(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("port", ["/dev/ttyACM0", "COM3", "rfc2217://localhost:4000"])
 def test_dry_run_prints_one_chained_mpremote_run_that_mpremote_parses(capsys, port, bundle_dir):
     """One mpremote run (one connection, one raw REPL): check and clean-up,
@@ -118,6 +119,7 @@ def test_dry_run_prints_one_chained_mpremote_run_that_mpremote_parses(capsys, po
     assert lines[0][-1] == "reset"
 
 
+@pytest.mark.slow
 def test_the_clean_up_keeps_exactly_the_bundle_files(bundle_dir):
     files = flash.bundle_files(bundle_dir / "firmware-micropython")
     assert "firmware/app.mpy" in files and "firmware/pinmap.json" in files and "engine_lite/game.mpy" in files
@@ -126,6 +128,7 @@ def test_the_clean_up_keeps_exactly_the_bundle_files(bundle_dir):
         assert '"%s"' % f in flash.prepare(files)
 
 
+@pytest.mark.slow
 def test_dry_run_copies_the_built_bundle(capsys, tmp_path):
     assert cli.main(["flash", "--dry-run", "--port", "/dev/ttyACM1", "--out", str(tmp_path)]) == 0
     cp = shlex.split(capsys.readouterr().out.splitlines()[0])
@@ -136,6 +139,7 @@ def test_dry_run_copies_the_built_bundle(capsys, tmp_path):
     assert (tmp_path / "firmware-micropython" / "firmware" / "app.mpy").is_file()
 
 
+@pytest.mark.slow
 def test_mpremote_itself_accepts_the_commands_syntax():
     """The real mpremote executable's parser (no board: only `--help`-level checks):
     each step's command is a known mpremote command."""
@@ -159,6 +163,7 @@ sys.modules['os'] = FakeOS()
 """
 
 
+@pytest.mark.mpy
 def test_prepare_snippet_runs_in_micropython_and_keeps_saved_games():
     """Step 1 in a real MicroPython (os replaced by a stand-in that keeps
     the board's tree and notes removals): only the files the new bundle does

@@ -24,7 +24,9 @@ from boardkit.memfs import MemFS
 from firmware.storage import Store
 from firmware.app import App
 from host.board_sim.headless import run_script_text
-from tests.button_scripts import load_events, stalk_script
+from tests.kit.button_scripts import load_events, stalk_script
+
+pytestmark = pytest.mark.slow  # whole games played a press every 150 ms on a stalling flash
 
 RECORD = Path(__file__).parent / "records" / "stalk-5p-bag.jsonl"
 PERIOD_MS = 150  # one press every 150 ms

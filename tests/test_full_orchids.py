@@ -265,6 +265,7 @@ def test_bad_decks_are_refused_with_one_line(tmp_path, data):
 # -- properties ---------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32), players=st.integers(2, 5), policies=st.lists(st.sampled_from(["random", "greedy"]), min_size=1, max_size=5))
 def test_any_seeded_game_keeps_the_invariants(seed, players, policies):
@@ -286,7 +287,7 @@ def test_any_seeded_game_keeps_the_invariants(seed, players, policies):
 
 @pytest.mark.mpy
 def test_a_sample_of_simulated_games_replays_identically_in_micropython():
-    from tests.mpy_harness import run_mpy
+    from tests.kit.mpy_harness import run_mpy
 
     games = [play_game(NAMES[:n], "mpy%d" % n, ("greedy", "random"), check=True) for n in (2, 5)]
     code = "for lines in RECORDS:\n    print(json.dumps(engine_lite.replay(lines)))\n"

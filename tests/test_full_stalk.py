@@ -268,6 +268,7 @@ def test_layout_without_enough_seeding_spaces_is_refused(tmp_path):
         StalkGame(NAMES[:3], layout=Layout.load(str(p)))
 
 
+@pytest.mark.slow
 def test_greedy_beats_random():
     # Not a rule: a sanity check that the greedy policy plays with purpose.
     wins = 0
@@ -280,6 +281,7 @@ def test_greedy_beats_random():
 # -- properties ---------------------------------------------------------------
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     seed=st.integers(0, 2**32),
@@ -309,7 +311,7 @@ def test_any_seeded_game_keeps_the_invariants(seed, players, policies, track):
 
 @pytest.mark.mpy
 def test_a_sample_of_simulated_games_replays_identically_in_micropython():
-    from tests.mpy_harness import run_mpy
+    from tests.kit.mpy_harness import run_mpy
 
     games = [play_game(NAMES[:n], "mpy%d" % n, ("greedy", "random"), check=True) for n in (2, 5)]
     code = "for lines in RECORDS:\n    print(json.dumps(engine_lite.replay(lines)))\n"

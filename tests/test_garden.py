@@ -241,6 +241,7 @@ def naive_harvest(layout, cells):
 CODES = [EMPTY] * 4 + [f + 1 for f in range(5)] + [(f + 1) | BULB for f in range(5)]
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.sampled_from(CODES), min_size=37, max_size=37))
 def test_bitboard_harvest_and_bloom_match_the_naive_rules(codes):
@@ -282,6 +283,7 @@ def naive_groups(layout, cells):
     return out
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.sampled_from(CODES), min_size=37, max_size=37), st.lists(st.integers(0, 36), max_size=6))
 def test_groups_and_their_frontiers_stay_right_while_bulbs_are_planted(codes, plants):

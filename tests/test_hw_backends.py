@@ -26,7 +26,7 @@ import pytest
 from firmware.buttons import LONG, SHORT, ButtonEvent, Buttons
 from boardkit.hw_sim import SimHW
 from firmware.hw import make_hw, pick_backend
-from tests.mpy_harness import REPO, run_mpy
+from tests.kit.mpy_harness import REPO, run_mpy
 
 
 def test_backend_modules_import_no_hardware_module():
@@ -187,6 +187,7 @@ print(json.dumps(out))
 """
 
 
+@pytest.mark.slow
 def test_circuitpython_backend_under_real_blinka():
     env = dict(os.environ, BLINKA_OS_AGNOSTIC="1")
     p = subprocess.run(

@@ -27,6 +27,8 @@ A broken wall fails with the file, the line and the import.
 import ast
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parent.parent
 SKIP_DIRS = {".git", ".venv", "build", "dist", "__pycache__", ".pytest_cache", ".hypothesis", ".mypy_cache"}
 
@@ -140,6 +142,7 @@ def host_violations(root):
     return out
 
 
+@pytest.mark.slow
 def test_the_tree_keeps_its_import_boundaries():
     files = python_files(REPO)
     assert len([f for f in files if f.parts[0] in ("engine_lite", "firmware")]) >= 20, "the board code was not found"

@@ -14,7 +14,7 @@ import pytest
 
 from host import __version__
 from host.build import bundle, install_paths
-from tests.mpy_harness import REPO
+from tests.kit.mpy_harness import REPO
 
 
 @pytest.fixture(scope="module")
@@ -25,12 +25,14 @@ def shipped(tmp_path_factory):
     return {rel[: -len(".mpy")] + ".py" if rel.endswith(".mpy") else rel for rel in files}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(install_paths.TEXTS))
 def test_the_committed_file_is_the_generated_one(name):
     assert (REPO / name).read_text() == install_paths.TEXTS[name](), (
         "%s is out of date: python -m host.build.install_paths --write" % name)
 
 
+@pytest.mark.slow
 def test_package_json_lists_exactly_the_bundle_files(shipped):
     doc = json.loads((REPO / install_paths.PACKAGE_JSON).read_text())
     assert doc["version"] == __version__ and doc["deps"] == []
@@ -82,6 +84,7 @@ class _Board:
         self.files[path] = data
 
 
+@pytest.mark.slow
 def test_mpremote_mip_installs_every_bundle_file_from_a_clone(shipped, capsys):
     """mpremote's own mip code reads our package.json from a clone (its
     relative URLs resolved against the file's directory) and writes each

@@ -1,4 +1,4 @@
-"""tests/lfs_flash.py, the Pico's flash for littlefs, inside the real Unix port.
+"""tests/kit/lfs_flash.py, the Pico's flash for littlefs, inside the real Unix port.
 
 Why: the bench's flash stalls and the power-cut campaign on littlefs stand
 on this device counting every operation exactly and on a cut leaving the
@@ -13,13 +13,13 @@ interrupted write or after it, never torn.
 
 import pytest
 
-from tests.mpy_harness import run_mpy
+from tests.kit.mpy_harness import run_mpy
 
 pytestmark = pytest.mark.mpy
 
 SETUP = """
 import os
-from tests.lfs_flash import Flash, OpLog, mount, unmount, READ, PROG, ERASE, BLOCK_SIZE, PAGE_SIZE
+from tests.kit.lfs_flash import Flash, OpLog, mount, unmount, READ, PROG, ERASE, BLOCK_SIZE, PAGE_SIZE
 """
 
 

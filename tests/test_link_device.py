@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from firmware import codec
 from host.sync import codec_host
 from firmware import link
-from tests.linkkit import StoreBoard
+from tests.kit.linkkit import StoreBoard, answer, request
 
 REC = "tests/records/"
 
@@ -25,23 +25,6 @@ def board_with_games():
     b.load(open(REC + "stalk-4p.jsonl"), finish=True)
     b.load(open(REC + "orchids-2p.jsonl").readlines()[:20])
     return b
-
-
-def request(dev, op, seq=7, **args):
-    args["op"] = op
-    wire = codec.encode(bytes((codec.K_REQ, seq & 0xFF, seq >> 8)) + json.dumps(args).encode())
-    out = codec.Deframer(4096).feed(dev.feed(wire))
-    return out
-
-
-def answer(dev, op, seq=7, **args):
-    out = request(dev, op, seq, **args)
-    assert len(out) == 1
-    p = out[0]
-    assert p[1] | p[2] << 8 == seq, "the reply carries the request's sequence number"
-    if p[0] == codec.K_EVENTS:
-        return "E", codec_host.parse_events(p[3:])[1:]
-    return chr(p[0]), json.loads(p[3:])
 
 
 @pytest.fixture
@@ -228,6 +211,7 @@ def test_malformed_request_gets_an_error_reply_and_changes_nothing(dev, payload)
 
 # -- fuzzing: never crash, never change anything (bench/ does 100k+ frames) -------
 
+@pytest.mark.slow
 @settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(st.lists(st.binary(max_size=80), max_size=6))
 def test_fuzz_garbage_bytes(dev, chunks):
@@ -249,6 +233,7 @@ ops = st.sampled_from(OPS + ("", "boot", "op_hello", "events ", "HELLO"))
 arg_names = st.sampled_from(("game", "from", "on", "set", "start", "confirm", "button", "kind", "x"))
 
 
+@pytest.mark.slow
 @settings(max_examples=400, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(ops, st.dictionaries(arg_names, json_values | st.sampled_from(["0001", "0002", 0, 1])), st.integers(0, 0xFFFF))
 def test_fuzz_structured_requests(dev, op, args, seq):
@@ -269,6 +254,7 @@ def test_fuzz_structured_requests(dev, op, args, seq):
         assert dev.board.snapshot() == before, (op, args)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(st.binary(min_size=1, max_size=200))
 def test_fuzz_random_frames_with_good_checksums(dev, payload):
@@ -374,7 +360,7 @@ def run(root):
 
 @pytest.mark.mpy
 def test_device_link_answers_the_same_in_real_micropython():
-    from tests.mpy_harness import run_mpy, REPO
+    from tests.kit.mpy_harness import run_mpy, REPO
     import binascii
 
     r = run_mpy("import binascii\nprint(binascii.hexlify(run('.')).decode())", setup=MPY_BOARD)
@@ -439,7 +425,7 @@ def test_link_fuzz_in_real_micropython():
     """2,000 fuzz inputs into the device link inside a real MicroPython: it
     never raises, answers exactly as the same code does under CPython (reply
     kind by reply kind), and the game's records stay as they were."""
-    from tests.mpy_harness import run_mpy
+    from tests.kit.mpy_harness import run_mpy
 
     wires = fuzz_wires(2000, seed=13)
     setup = MPY_BOARD + "WIRES = %r\n" % (wires,)

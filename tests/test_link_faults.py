@@ -4,7 +4,7 @@ duplicate"; plus line noise, and a board whose game changes between syncs
 (an undo after a sync rewrites the tail of the game in progress).
 
 The board is the real Store (on MemFS) behind the real device Link; the host
-is the real HostLink + sync; the wire is tests/linkkit.LoopSerial, which can
+is the real HostLink + sync; the wire is tests/kit/linkkit.LoopSerial, which can
 cut the connection after any number of bytes.
 """
 
@@ -14,8 +14,10 @@ import pytest
 
 import host.sync.db
 from host.errors import UserError
-from tests import tablebot
-from tests.linkkit import StoreBoard, host_for
+from tests.kit import tablebot
+from tests.kit.linkkit import StoreBoard, host_for
+
+pytestmark = pytest.mark.slow  # syncs cut at random points, on a pty
 
 TRIALS = 120
 
@@ -129,7 +131,7 @@ def test_a_board_that_never_answers_does_not_hang_the_host():
         def feed(self, data):
             return b""
 
-    from tests.linkkit import LoopSerial
+    from tests.kit.linkkit import LoopSerial
     from host.sync.link import HostLink
     import time
 
@@ -147,7 +149,7 @@ def test_the_overall_cap_stops_a_slow_exchange():
         def feed(self, data):
             return b"\x07" * 10
 
-    from tests.linkkit import LoopSerial
+    from tests.kit.linkkit import LoopSerial
     from host.sync.link import HostLink
 
     hl = HostLink(LoopSerial(Trickle()), name="slow", request_timeout=0.05, cap=0.2, retries=100)

@@ -16,7 +16,7 @@ import pytest
 import firmware.main as board_main
 from firmware.buttons import Buttons
 from firmware.main import QUIET_MS, tidy
-from tests.mpy_harness import run_mpy
+from tests.kit.mpy_harness import run_mpy
 
 
 class Pin:

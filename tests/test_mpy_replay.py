@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import engine_lite
-from tests.mpy_harness import run_mpy
+from tests.kit.mpy_harness import run_mpy
 
 pytestmark = pytest.mark.mpy
 
@@ -21,7 +21,7 @@ SETUP = "import json, sys, engine_lite"
 
 
 def guest_path(p):
-    """Where the guest finds a shared record (tests/mpy_harness.py copies tests/records)."""
+    """Where the guest finds a shared record (tests/kit/mpy_harness.py copies tests/records)."""
     return "tests/records/" + p.name
 
 

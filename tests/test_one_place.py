@@ -17,6 +17,8 @@ import ast
 import re
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parent.parent
 
 
@@ -37,11 +39,13 @@ def rules_reads(dirs):
     return ["%s:%d: .rules" % (rel, n) for rel, text in sources(*dirs) for n in rules_lines(text)]
 
 
+@pytest.mark.slow
 def test_firmware_reads_no_engine_internals():
     bad = rules_reads(("firmware", "boardkit"))
     assert not bad, "read the table through engine_lite's view (Game.table/legal/cost):\n" + "\n".join(bad)
 
 
+@pytest.mark.slow
 def test_host_reads_no_engine_internals():
     bad = rules_reads(("host",))
     assert not bad, "read the table through engine_lite's view (Game.table/legal/cost):\n" + "\n".join(bad)
@@ -67,6 +71,7 @@ def test_full_engines_repeat_no_economy_number():
     assert not bad, "ask engine_lite (table.refused/cost/turn_done):\n" + "\n".join(bad)
 
 
+@pytest.mark.slow
 def test_no_short_module_aliases_on_the_board():
     bad = []
     for rel, text in sources("engine_lite", "firmware", "boardkit"):
@@ -100,6 +105,7 @@ def hand_built_records(text):
     return out
 
 
+@pytest.mark.slow
 def test_records_are_built_only_by_record_py():
     bad = ["%s:%d" % (rel, n) for rel, text in sources("firmware", "boardkit", "host") for n in hand_built_records(text)]
     assert not bad, "build records with engine_lite/record.py (encode_*):\n" + "\n".join(bad)

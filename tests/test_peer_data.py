@@ -3,7 +3,7 @@ player names, the screen, the fault text) is printed with control
 characters escaped (host.io_util.show, the one helper), and every field of
 a reply is checked before use: a missing or odd one is one line, exit 2.
 
-The board is tests/hostile_board.HostileBoard on a real pty; the commands
+The board is tests/kit/hostile_board.HostileBoard on a real pty; the commands
 run in their own process.
 """
 
@@ -13,7 +13,9 @@ import sys
 
 import pytest
 
-from tests.hostile_board import HostileBoard, served
+from tests.kit.hostile_board import HostileBoard, served
+
+pytestmark = pytest.mark.slow  # odd boards on a pty against bloomkeeper processes
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ESC = "\x1b]0;owned\x07\x1b[2J"
@@ -38,8 +40,8 @@ def board(**kw):
     return b
 
 
-def test_an_escape_laden_board_id_is_printed_escaped_by_sync_and_plays(tmp_path):
-    db = str(tmp_path / "p.sqlite3")
+def test_an_escape_laden_board_id_is_printed_escaped_by_sync_and_plays(db_path):
+    db = db_path
     with served(board(uid="evil" + ESC)) as port:
         r = bk("sync", "--port", port, "--db", db)
     assert r.returncode == 0, r.stderr
@@ -73,30 +75,30 @@ def test_doctor_survives_odd_answers_in_one_line_or_with_question_marks(op, repl
 
 
 @pytest.mark.parametrize("hello", [{"board": None}, {"board": 5}, {"id": ["x"]}, {"board": "b" * 500}])
-def test_a_hello_lacking_or_with_odd_fields_is_one_line(hello, tmp_path):
+def test_a_hello_lacking_or_with_odd_fields_is_one_line(hello, db_path):
     b = board()
     b.hello = hello
     with served(b) as port:
-        for cmd in (["sync", "--db", str(tmp_path / "p.sqlite3")], ["doctor"]):
+        for cmd in (["sync", "--db", db_path], ["doctor"]):
             r = bk(*cmd, "--port", port)
             assert one_line(r) and "odd answer to hello" in r.stderr, (cmd, r.stderr)
 
 
 @pytest.mark.parametrize("reply", [{"current": "0001", "archived": "all"}, {"current": "\x1b[2J", "archived": []},
                                    {"current": None, "archived": [[1, True]]}])
-def test_an_odd_games_answer_stops_sync_in_one_line(reply, tmp_path):
+def test_an_odd_games_answer_stops_sync_in_one_line(reply, db_path):
     b = board()
     b.replies["games"] = reply
     with served(b) as port:
-        r = bk("sync", "--port", port, "--db", str(tmp_path / "p.sqlite3"))
+        r = bk("sync", "--port", port, "--db", db_path)
     assert one_line(r) and "odd answer to games" in r.stderr, r.stderr
 
 
-def test_a_game_reported_without_any_record_is_not_a_crash(tmp_path):
+def test_a_game_reported_without_any_record_is_not_a_crash(db_path):
     """A board whose `games` names a game it then serves no record of."""
     b = board()
     b.replies["games"] = {"current": "0099", "archived": []}
     b.records = lambda gid, real=b.records: [] if gid == "0099" else real(gid)
     with served(b) as port:
-        r = bk("sync", "--port", port, "--db", str(tmp_path / "p.sqlite3"))
+        r = bk("sync", "--port", port, "--db", db_path)
     assert "Traceback" not in r.stderr and (r.returncode == 0 or one_line(r)), r.stderr

@@ -2,7 +2,7 @@
 (an undo of a stored game's tail, same board, same game), migrations from
 the release before, concurrent writers, and bad input as one line.
 
-Boards here are tests/linkkit.StoreBoard (the real Store on MemFS behind the
+Boards here are tests/kit/linkkit.StoreBoard (the real Store on MemFS behind the
 real device Link); the database is a real SQLite file.
 """
 
@@ -17,7 +17,7 @@ import pytest
 
 import host.sync.db
 from host.errors import UserError
-from tests.linkkit import StoreBoard, host_for
+from tests.kit.linkkit import StoreBoard, host_for
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RECORDS = os.path.join(REPO, "tests", "records")
@@ -140,6 +140,7 @@ def test_a_flash_that_reports_another_board_id_is_one_line_and_changes_nothing(t
     assert db.plays() == before
 
 
+@pytest.mark.slow
 def test_an_abandoned_game_is_listed_as_abandoned(tmp_path):
     """Menu -> new game archives the game unfinished: `plays` says
     abandoned, not "in progress" forever."""
@@ -165,6 +166,7 @@ def test_an_abandoned_game_is_listed_as_abandoned(tmp_path):
 
 # -- versions ------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_a_database_of_the_release_before_upgrades_in_place_with_nothing_lost(tmp_path):
     """tests/fixtures/plays-v0.sqlite3 was written by the code before game
     nonces (tests/fixtures/make_plays_v0.py): every record survives the upgrade,
@@ -201,6 +203,7 @@ def test_a_database_of_the_release_before_upgrades_in_place_with_nothing_lost(tm
     assert sorted(p["board"] for p in plays) == ["pico-7", "pico-7", "pico-7", "rp2"]
 
 
+@pytest.mark.slow
 def test_a_database_from_a_newer_release_is_refused_naming_the_version(tmp_path):
     path = str(tmp_path / "new.sqlite3")
     host.sync.db.Database(path).close()
@@ -212,6 +215,7 @@ def test_a_database_from_a_newer_release_is_refused_naming_the_version(tmp_path)
         assert r.returncode == 2 and r.stderr.count("\n") == 1 and "version 7" in r.stderr and "newer" in r.stderr, r.stderr
 
 
+@pytest.mark.slow
 def test_plays_on_a_missing_file_is_an_error_and_creates_nothing(tmp_path):
     path = tmp_path / "nope.sqlite3"
     for args in (("plays", "--db", str(path)), ("export", "--db", str(path), "--format", "csv")):
@@ -220,6 +224,7 @@ def test_plays_on_a_missing_file_is_an_error_and_creates_nothing(tmp_path):
     assert not path.exists()
 
 
+@pytest.mark.slow
 def test_a_file_that_is_not_a_database_is_one_line(tmp_path):
     path = tmp_path / "junk.sqlite3"
     path.write_bytes(b"not a database at all" * 100)
@@ -236,6 +241,7 @@ def _sync_many(path, board, rounds):
     db.close()
 
 
+@pytest.mark.slow
 def test_two_syncs_at_once_neither_corrupt_nor_duplicate(tmp_path):
     """WAL + busy timeout + IMMEDIATE transactions: two processes syncing
     the same board into one file at the same time."""
@@ -262,6 +268,7 @@ def test_two_syncs_at_once_neither_corrupt_nor_duplicate(tmp_path):
 
 # -- bad input, one line -----------------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("at", ["2026-11-29 19:30:00", "2026-02-30T10:00:00Z", "2026-11-29T19:30:00+01:00", "yesterday", 1764444600])
 def test_a_record_whose_at_is_not_a_utc_time_is_one_line(at):
     import json
@@ -272,6 +279,7 @@ def test_a_record_whose_at_is_not_a_utc_time_is_one_line(at):
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "line 1" in r.stderr and "at" in r.stderr, r.stderr
 
 
+@pytest.mark.slow
 def test_replay_reads_the_start_fields_a_board_writes():
     import json
 
@@ -282,6 +290,7 @@ def test_replay_reads_the_start_fields_a_board_writes():
     assert r.returncode == 0 and json.loads(r.stdout)["players"]["Ann"]["hand"] >= 0, r.stderr
 
 
+@pytest.mark.slow
 def test_a_second_simulator_on_a_flash_directory_in_use_refuses_in_one_line(tmp_path):
     """A lock that dies with its process: while another process holds the
     directory, `bloomkeeper sim` refuses naming it; once that process is
@@ -329,6 +338,7 @@ def test_start_dates_come_from_the_record_or_are_estimated_and_say_so():
     assert host.sync.db.start_date(start, "2026-12-01T10:00:00Z", None) == ("2026-12-01T10:00:00Z", 1), "no stamp at all"
 
 
+@pytest.mark.slow
 def test_bg_stats_play_date_is_the_start_in_the_hosts_local_time(tmp_path):
     import json
 

@@ -35,6 +35,8 @@ from host.sync.link import connect
 from host.board_sim.serve_record import load_into, record_events, serve
 from host.board_sim.board import SimBoard
 
+pytestmark = pytest.mark.slow  # colliding plays through real syncs
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RECORDS = os.path.join(REPO, "tests", "records")
 AT_A = "2026-11-28T18:00:00Z"

@@ -4,7 +4,7 @@ record) must boot into a state that holds every event the board had
 acknowledged ... cut power at every write of a scripted full game, and at
 every byte of a torn write.").
 
-The session (tests/storage_script.py): a whole 5-player Stalk Exchange game
+The session (tests/kit/storage_script.py): a whole 5-player Stalk Exchange game
 (both end conditions' bookkeeping, portfolios, final scores) played through
 Store.apply, with undos (one crossing a snapshot, one sent as an R.UNDO
 record), a refused event, finish (archive) and the start of a next game;
@@ -20,25 +20,11 @@ more. Figures for docs/storage.md are printed with -s.
 import random
 import time
 
-import engine_lite
 import pytest
 
 from boardkit.memfs import MemFile, MemFS, PowerCut
 from firmware.storage import Store
-from tests.storage_script import Shadow, load_events, play, session
-
-SNAP = 8
-STEPS = session(load_events())
-
-
-def archived_events(store):
-    out = []
-    for gid, _synced in store.archived():
-        g = engine_lite.Game()
-        for rec in store.records(gid):
-            g.log.append(rec)
-        out.append(g.events())
-    return out
+from tests.kit.powercut_session import SNAP, STEPS, TRACE, ForkFS, Shadow, archived_events, play
 
 
 def check_boot(fs, shadow, keep_playing=True):
@@ -64,15 +50,6 @@ def check_boot(fs, shadow, keep_playing=True):
     return store
 
 
-def dry_run():
-    fs = MemFS(trace=True)
-    play(Store(fs=fs, snapshot_every=SNAP), STEPS, Shadow())
-    return fs.trace
-
-
-TRACE = dry_run()
-
-
 def test_session_is_a_full_game_with_undos_snapshots_and_archive():
     kinds = [k for k, _ in STEPS]
     assert kinds.count("undo") >= 10 and "refused" in kinds and "finish" in kinds
@@ -85,6 +62,7 @@ def test_session_is_a_full_game_with_undos_snapshots_and_archive():
     assert final[-1]["ev"] == "portfolio" and len(final) > 100
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("junk", [None, 0xFF])
 def test_cut_at_every_flash_op(junk):
     """Every op of the session (open-for-write, write, rename, remove,
@@ -112,33 +90,7 @@ def test_cut_at_every_flash_op(junk):
     assert recovery_cuts > 0
 
 
-class ForkFile(MemFile):
-    """Before each write, boots every torn version of it: the flash as it
-    would be if power died after k of its bytes, k = 0 .. len-1."""
-
-    def write(self, b):
-        fs = self.fs
-        b = bytes(b)  # a file takes any buffer (the store writes memoryviews)
-        if fs.on_torn is not None:
-            pos = len(self.data) if "a" in self.mode else self.pos
-            for k in range(len(b)):
-                s = fs.survivor()
-                s.files[self.path][pos : pos + k] = b[:k]
-                fs.on_torn(s, fs.ops + 1, k, None)
-                s = fs.survivor()  # the rest of the write left as erased flash
-                s.files[self.path][pos : pos + len(b)] = b[:k] + b"\xff" * (len(b) - k)
-                fs.on_torn(s, fs.ops + 1, k, 0xFF)
-        return MemFile.write(self, b)
-
-
-class ForkFS(MemFS):
-    File = ForkFile
-
-    def __init__(self, on_torn):
-        MemFS.__init__(self)
-        self.on_torn = on_torn
-
-
+@pytest.mark.slow
 def test_torn_write_at_every_byte_of_every_write():
     """Every byte of every write of the session, twice: the write cut
     after k bytes with the rest missing, and with the rest left as erased
@@ -167,6 +119,7 @@ def test_torn_write_at_every_byte_of_every_write():
     print("\ntorn cut points (bytes): %d, %.1f s" % (len(seen), time.time() - t0))
 
 
+@pytest.mark.slow
 def test_random_cuts_with_random_tears_are_reproducible():
     rnd = random.Random(3)
     for _ in range(40):

@@ -7,9 +7,11 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from host import progress
 from host.fullrules import simulate
-from tests.mpy_harness import REPO
+from tests.kit.mpy_harness import REPO
 
 
 class _Tty(io.StringIO):
@@ -36,6 +38,7 @@ def test_off_it_draws_nothing_and_on_it_draws_the_count():
     assert "simulating" in shown.getvalue() and "5/5" in shown.getvalue()
 
 
+@pytest.mark.slow
 def test_simulate_through_a_pipe_prints_only_its_result():
     """stderr is a pipe here: no bar in it, and --quiet is accepted."""
     for extra in ([], ["--quiet"]):

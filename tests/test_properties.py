@@ -9,11 +9,14 @@
 
 import json
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 import engine_lite
 from engine_lite import EngineError, Game
 from engine_lite.tables import FLOWERS
+
+pytestmark = pytest.mark.slow  # hypothesis over whole games
 
 STALK_EVENTS = st.one_of(
     st.sampled_from([{"ev": "plant"}, {"ev": "swap"}, {"ev": "flush"}, {"ev": "end_turn"}, {"ev": "crash"}, {"ev": "undo"}]),

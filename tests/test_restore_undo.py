@@ -15,8 +15,8 @@ import pytest
 import engine_lite
 from boardkit.memfs import MemFS
 from firmware.storage import Store, frame
-from tests.app_helpers import Board
-from tests.tablebot import orchids_game, stalk_game
+from tests.kit.app_helpers import Board
+from tests.kit.tablebot import orchids_game, stalk_game
 
 TITLES = {
     "stalk": [bytes(r) for r in stalk_game(11, 3).log.records()],

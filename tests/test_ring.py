@@ -116,6 +116,7 @@ def _peak_glow(v):
     return max(frame(v, t)[17][0] for t in range(0, 2000, 10))  # px 17: seat 3, empty in a 2p game
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("field,values", [("until_crash", (7, 6, 4, 2, 1)), ("bag", (25, 20, 14, 8, 4))])
 def test_end_warning_grows_stronger_near_the_end(field, values):
     glows = []

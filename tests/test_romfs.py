@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from host.build import bundle, romfs
-from tests.button_scripts import FULL_GAMES, cpython_result, load_events
-from tests.mpy_harness import ROMFS_MOUNT, bundle_dir, romfs_tree, run_mpy
+from tests.kit.button_scripts import FULL_GAMES, cpython_result, load_events
+from tests.kit.mpy_harness import ROMFS_MOUNT, bundle_dir, romfs_tree, run_mpy
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -42,6 +42,7 @@ for name in sorted(sys.modules):
 """
 
 
+@pytest.mark.slow
 def test_image_is_a_romfs_image_of_the_bundle_dir(tmp_path):
     out = tmp_path / "b.romfs"
     bundle_out, data = romfs.build(out, tmp_path / "build")
@@ -81,7 +82,7 @@ def test_full_game_from_the_mounted_image_equals_cpython(tmp_path, key, record, 
     tree = romfs_tree(tmp_path / "t")
     assert not (tree / "engine_lite").exists() and not (tree / "firmware").exists()
     (tree / "gestures.txt").write_text(text)
-    code = ("from tests.game_driver import start, step, finish\nstart('gestures.txt')\n"
+    code = ("from tests.kit.game_driver import start, step, finish\nstart('gestures.txt')\n"
             "while step():\n    pass\nfinish()\n" + WHERE_FROM)
     r = run_mpy(code, setup=ROMFS_MOUNT, tree=tree, timeout=600)
     lines = r.stdout.splitlines()
@@ -96,6 +97,7 @@ def test_a_missing_bundle_dir_is_one_line(tmp_path):
         romfs.image_of(tmp_path / "nothing")
 
 
+@pytest.mark.slow
 def test_an_unwritable_image_path_is_one_line_and_exit_2(tmp_path, capsys):
     (tmp_path / "file").write_text("")
     assert romfs.main(["--out", str(tmp_path / "file" / "x.romfs"), "--build", str(tmp_path / "build")]) == 2

@@ -291,10 +291,11 @@ def test_score_table_refuses_an_orchid_twice_and_a_name_of_both_kinds():
     assert err.value.code == "orchid_taken"
 
 
+@pytest.mark.mpy
 def test_flower_identity_is_the_same_under_micropython():
     # the board's interpreter folds ASCII letters only; R11 is defined so both agree
     from engine_lite.orchids import flower_key
-    from tests.mpy_harness import run_mpy
+    from tests.kit.mpy_harness import run_mpy
 
     names = ["Tiger Orchid", " tiger\t ORCHID ", "Zoë", "ZOË", "a\u00a0b"]
     r = run_mpy("print([flower_key(n) for n in %r])" % names, setup="from engine_lite.orchids import flower_key")

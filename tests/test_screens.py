@@ -9,7 +9,7 @@ from pathlib import Path
 from engine_lite.vocab import B_OK, B_UNDO, B_MENU
 from firmware.buttons import SHORT, LONG
 from firmware.screens import NumberEntry
-from tests.app_helpers import Board
+from tests.kit.app_helpers import Board
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -72,6 +72,7 @@ def tracked_texts():
             continue
 
 
+@pytest.mark.slow
 def test_no_tracked_file_points_at_the_tracker_or_at_notes_outside_the_repository():
     found = ["%s:%d: %r" % (rel, line, what) for rel, text in tracked_texts() for line, what in pointers(text, rel)]
     assert not found, "%d pointer(s) outside the repository; write the reason or fact itself:\n%s" % (

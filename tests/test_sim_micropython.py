@@ -16,7 +16,7 @@ import sys
 import pytest
 
 from host.board_sim import headless, micropython_board
-from tests.button_scripts import load_events, orchids_script, stalk_script
+from tests.kit.button_scripts import load_events, orchids_script, stalk_script
 
 pytestmark = pytest.mark.mpy
 
@@ -293,11 +293,12 @@ def test_the_terminal_simulator_on_micropython(tmp_path):
         sb.close()
 
 
+@pytest.mark.tmux
 @pytest.mark.skipif(__import__("shutil").which("tmux") is None, reason="tmux not installed (apt-get install -y tmux)")
 def test_bloomkeeper_sim_runtime_micropython_in_tmux(tmp_path):
     """`bloomkeeper sim --runtime micropython` in a real terminal: keys in,
     the game in words on screen, q quits cleanly."""
-    from tests.test_sim_tui import Terminal
+    from tests.kit.terminal import Terminal
 
     cmd = "cd %s && TERM=xterm-256color %s -m host.cli sim --runtime micropython --state-dir %s; echo SIM-EXIT=$?" % (
         REPO, sys.executable, tmp_path / "flash")

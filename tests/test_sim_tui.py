@@ -27,6 +27,9 @@ from host.board_sim import board, face
 from host.board_sim.board import LONG, SHORT
 from host.board_sim.face import display_rgb, ring_layout
 from host.board_sim.textual_app import RingView, SimApp
+from tests.kit.terminal import Terminal
+
+pytestmark = pytest.mark.slow  # the terminal simulator driven key by key (textual's pilot, a pty link)
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SIZE = (120, 40)
@@ -422,44 +425,7 @@ def test_headless_modes_dispatch(monkeypatch, tmp_path):
 # -- the real thing, in a real terminal ----------------------------------------------
 
 
-def _tmux(*args):
-    return subprocess.run(["tmux"] + list(args), capture_output=True, text=True, timeout=20)
-
-
-class Terminal:
-    """A real terminal: bash in tmux on its own socket (so a test never
-    touches the user's tmux), `width` x `height` characters."""
-
-    def __init__(self, tmp_path, name, width, height):
-        self.sock = str(tmp_path / "tmux.sock")
-        self.session = "%s%d" % (name, os.getpid())
-        _tmux("-S", self.sock, "new-session", "-d", "-s", self.session, "-x", str(width), "-y", str(height),
-              "bash --norc --noprofile")
-
-    def keys(self, *keys):
-        _tmux("-S", self.sock, "send-keys", "-t", self.session, *keys)
-
-    def type_slowly(self, keys, pause=0.25):
-        """One key at a time, as a player presses them."""
-        for k in keys:
-            self.keys(k)
-            time.sleep(pause)
-
-    def pane(self):
-        return _tmux("-S", self.sock, "capture-pane", "-p", "-t", self.session).stdout
-
-    def wait(self, text, timeout=20):
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            if text in self.pane():
-                return
-            time.sleep(0.1)
-        raise AssertionError("no %r on screen:\n%s" % (text, self.pane()))
-
-    def close(self):
-        _tmux("-S", self.sock, "kill-server")
-
-
+@pytest.mark.tmux
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux not installed (apt-get install -y tmux)")
 def test_bloomkeeper_sim_in_tmux(tmp_path):
     """`bloomkeeper sim` in a real terminal: type keys, read the screen, quit
@@ -566,6 +532,7 @@ def test_window_fits_80x24_in_the_orchids_last_round(tmp_path):
     run(go())
 
 
+@pytest.mark.tmux
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux not installed (apt-get install -y tmux)")
 def test_bloomkeeper_sim_fits_an_80x24_terminal(tmp_path):
     """A real 80x24 terminal: the header is one line and the legend's last
@@ -585,6 +552,7 @@ def test_bloomkeeper_sim_fits_an_80x24_terminal(tmp_path):
         t.close()
 
 
+@pytest.mark.tmux
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux not installed (apt-get install -y tmux)")
 def test_bloomkeeper_sim_shows_a_refusal_whole_at_80x24(tmp_path):
     """A real 80x24 terminal: a refusal is said whole, with the blink count that

@@ -4,7 +4,7 @@ numbers, no crash countdown after the crash, basic and extra actions told
 apart, and refusals that say what happened."""
 
 from boardkit import app_words
-from tests.app_helpers import Board
+from tests.kit.app_helpers import Board
 
 SCREEN_NAMES = ("setup_game", "setup_players", "setup_length", "setup_track", "plant_kind", "plant_points",
                 "plant_seeds", "confirm_new")
@@ -14,8 +14,8 @@ def words(b):
     return "\n".join(app_words.describe(b.app) + [app_words.hint(b.app), app_words.label(b.app)])
 
 
-def test_no_firmware_screen_names_anywhere():
-    b = Board()
+def test_no_firmware_screen_names_anywhere(board):
+    b = board
     seen = []
     for script in ("", "ok", "daffodil", "ok", "", "long menu", "snowdrop", "undo", "ok", "long menu"):
         b.do(script) if script else None
@@ -32,8 +32,8 @@ def test_no_firmware_screen_names_anywhere():
         assert name not in text, name
 
 
-def test_stalk_help_follows_the_phase():
-    b = Board()
+def test_stalk_help_follows_the_phase(board):
+    b = board
     b.do("ok\nglobemaster\nok\nok")
     assert "OK plant · MENU swap" in app_words.hint(b.app) and "harvest" not in app_words.hint(b.app)
     b.do("ok\nok")
@@ -46,16 +46,16 @@ def test_stalk_help_follows_the_phase():
     assert app_words.hint(b.app).startswith("UPKEEP") and "UPKEEP (harvesting)" in words(b)
 
 
-def test_no_crash_countdown_after_the_crash():
-    b = Board()
+def test_no_crash_countdown_after_the_crash(board):
+    b = board
     b.do("ok\nglobemaster\nok\nok")
     assert "crash in >= " in words(b)
     b.do("long menu\ndaffodil")  # the crash the board could not see
     assert "crash in" not in words(b) and "LAST TURN (market crash)" in words(b)
 
 
-def test_unconfirmed_start_space_is_said_in_words():
-    b = Board()
+def test_unconfirmed_start_space_is_said_in_words(board):
+    b = board
     b.do("ok\nglobemaster\nok")
     assert "UNCONFIRMED" in words(b) and "Market board" in words(b)
     b.do("ok")
@@ -67,8 +67,8 @@ def test_unconfirmed_start_space_is_said_in_words():
     assert "placeholder" not in words(b)
 
 
-def test_orchids_words_count_seed_cards_and_show_no_stale_entry():
-    b = Board()
+def test_orchids_words_count_seed_cards_and_show_no_stale_entry(board):
+    b = board
     b.do("ok\nglobemaster\nok\ntulip\nok")  # the start-space entry showed 31 ...
     b.do("long menu\nsnowdrop\nok")  # ... that game abandoned (menu: new game, confirm)
     assert b.app.setup.track.values[0] == 31
@@ -80,8 +80,8 @@ def test_orchids_words_count_seed_cards_and_show_no_stale_entry():
     assert "Seed cards discarded: 2" in words(b) and "Seed CARDS, not seeds" in app_words.hint(b.app)
 
 
-def test_orchids_last_round_help():
-    b = Board()
+def test_orchids_last_round_help(board):
+    b = board
     b.do("daffodil\nok\ndaffodil\nok")  # 2 players
     b.do("tulip\nlong ok\ndahlia\nlong ok\ndaffodil\nlong ok\ndahlia\nlong ok")  # Seat 1: 7 cards
     for k in range(7):
@@ -92,8 +92,8 @@ def test_orchids_last_round_help():
     assert "LAST ROUND" in app_words.hint(b.app) and "plant only" in app_words.hint(b.app)
 
 
-def test_results_words_show_final_values_and_the_bust():
-    b = Board()
+def test_results_words_show_final_values_and_the_bust(board):
+    b = board
     b.do("ok\nglobemaster\nok\nok\nok\nok\ntulip x4\nok\nlong menu\ndaffodil\nlong ok")
     b.do("tulip\ndahlia x4\ndaffodil x4\nglobemaster x3\nok\n" * 3)  # 3 players: 12 tokens each (rulings R6)
     text = words(b)
@@ -104,8 +104,8 @@ def test_results_words_show_final_values_and_the_bust():
     assert "tie-break: shares rank 1 with Seat 1 and Seat 3: 2 points each and the same count at every tier" in text
 
 
-def test_app_refusals_say_what_happened():
-    b = Board()
+def test_app_refusals_say_what_happened(board):
+    b = board
     b.do("ok\nglobemaster\nok\nok\ntulip")  # a flower before the two basic actions
     assert app_words.refusal(b.app, b.app.view.error_code) == (
         "harvest comes in the upkeep, after the turn's two basic actions (2 red blinks)")
@@ -113,8 +113,8 @@ def test_app_refusals_say_what_happened():
     assert "planted no flora yet" in app_words.refusal(b.app, b.app.view.error_code)
 
 
-def test_the_player_to_play_shows_the_seat_only_when_the_name_does_not():
-    b = Board()
+def test_the_player_to_play_shows_the_seat_only_when_the_name_does_not(board):
+    b = board
     b.do("daffodil\nok\nok")  # Orchids, 3 players, no names pushed: "Seat 1".."Seat 3"
     assert "Oh My. Orchids!, turn 1: Seat 1" in words(b) and "(seat" not in words(b)
     b = Board(settings={"names": ["Ann", "Bo"]})
@@ -124,8 +124,8 @@ def test_the_player_to_play_shows_the_seat_only_when_the_name_does_not():
     assert "turn 3: Seat 3\n" in words(b) + "\n" and "Seat 3 (seat 3)" not in words(b)
 
 
-def test_counts_are_singular_for_one():
-    b = Board()
+def test_counts_are_singular_for_one(board):
+    b = board
     b.do("daffodil\nok\ndaffodil\nok")  # Orchids, 2 players: Seat 2 starts with 1 Seed card
     assert "Seat 2: 0 flowers, 0 types, 1 card, 0 composted" in words(b)
     b.do("dahlia\nlong ok\ndahlia\nlong ok\nok\ndahlia\ndahlia\nok\ndahlia\nok")  # Seat 1 plants a flora

@@ -89,6 +89,7 @@ def test_orchids_records(capsys, tmp_path):
         assert state["game_over"] and len(state["final"]["players"]) == 5
 
 
+@pytest.mark.slow
 def test_plot_writes_a_png(capsys, tmp_path):
     p = tmp_path / "dist.png"
     status, out, _ = simulate(capsys, "--game", "stalk-exchange", "--players", "2", "--games", "6", "--plot", str(p))
@@ -125,6 +126,7 @@ BAD = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args, names", BAD, ids=[" ".join(a) for a, _ in BAD])
 def test_bad_arguments_exit_2_with_one_line(capsys, args, names):
     with pytest.raises(SystemExit) as exc:
@@ -143,6 +145,7 @@ def test_records_path_that_is_a_file_is_refused(capsys, tmp_path):
     assert exc.value.code == 2 and "--records" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_the_installed_command_line_fails_in_one_line():
     # the real process: exit status 2, one stderr line, no traceback
     r = subprocess.run(

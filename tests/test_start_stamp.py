@@ -15,7 +15,7 @@ from engine_lite import record, stamp as jstamp
 import host.sync.db
 from firmware.hw import stamp
 from host.board_sim import serve_record
-from tests.app_helpers import Board
+from tests.kit.app_helpers import Board
 
 AT = "2026-11-29T19:30:00Z"
 
@@ -82,7 +82,7 @@ def test_sim_record_loads_a_dated_game_with_its_own_date():
 
 
 def test_the_links_new_game_request_keeps_a_dated_starts_date():
-    from tests.linkkit import StoreBoard, host_for
+    from tests.kit.linkkit import StoreBoard, host_for
 
     board = StoreBoard(uid="u1")
     _, _, hl = host_for(board)

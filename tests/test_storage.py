@@ -14,8 +14,9 @@ import engine_lite
 from engine_lite import record
 from boardkit.memfs import MemFS
 from firmware.storage import SNP, FlashLog, Store, default_settings, frame
-from tests.mpy_harness import run_mpy
-from tests.storage_script import Shadow, load_events, play, session
+from tests.kit.flash_images import flash_literal, orchids_marathon
+from tests.kit.mpy_harness import run_mpy
+from tests.kit.storage_script import Shadow, load_events, play, session
 
 EVENTS = load_events()  # a full 5-player Stalk Exchange game
 
@@ -45,17 +46,6 @@ def played(fs=None, n=len(RECS), **kw):
 def reboot(fs, **kw):
     store = Store(fs=fs.survivor(), **kw)
     return store, store.boot()
-
-
-def orchids_marathon(n):
-    """An Oh My. Orchids! game of n records (take/end_turn turns): the
-    longest games the rules allow, for boot-cost checks."""
-    g = engine_lite.Game()
-    g.apply({"ev": "start", "game": "oh-my-orchids", "players": ["A", "B"]})
-    while len(g.log) < n:
-        g.apply({"ev": "take", "seeds": 1})
-        g.apply({"ev": "end_turn"})
-    return [bytes(r) for r in g.log.records()][:n]
 
 
 def test_empty_flash_boots_to_no_game():
@@ -311,7 +301,7 @@ MPY_SETUP = """
 import engine_lite
 from boardkit.memfs import MemFS, PowerCut
 from firmware.storage import Store
-from tests.storage_script import Shadow, load_events, play, session
+from tests.kit.storage_script import Shadow, load_events, play, session
 STEPS = session(load_events())
 """
 
@@ -343,24 +333,6 @@ def test_restore_after_cuts_in_real_micropython(cuts):
     collector runs whenever the heap asks (a 256 KB heap, many collections)."""
     r = run_mpy("CUTS = %r\n" % cuts + MPY_CODE, setup=MPY_SETUP, heapsize_kb=256)
     assert r.stdout.split() == ["ok"] * len(cuts)
-
-
-def flash_literal(n):
-    """Guest source that rebuilds, in a MemFS called `fs`, the flash of a
-    game of n records (an Oh My. Orchids! take/end_turn marathon)."""
-    fs = MemFS()
-    store = Store(fs=fs)
-    store.boot()
-    recs = orchids_marathon(n)
-    game = store.new_game(recs[0])
-    for rec in recs[1:]:
-        store.apply(game, rec)
-    return (
-        "from boardkit.memfs import MemFS\n"
-        "fs = MemFS()\n"
-        "for p in %r:\n    fs.dirs[p] = 1\n"
-        "for p, d in %r.items():\n    fs.files[p] = bytearray(d)\n"
-    ) % (list(fs.dirs), {p: bytes(d) for p, d in fs.files.items()})
 
 
 # One boot from the flash: bytes it reads and records it folds (Game.judge).

@@ -24,6 +24,8 @@ import engine_lite
 
 from host.sync.link import connect
 
+pytestmark = pytest.mark.slow  # bloomkeeper against a simulated board on a pty, each a process
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RECORDS = os.path.join(REPO, "tests", "records")
 
@@ -328,7 +330,7 @@ def test_exports_json_csv_bgstats():
 
     import host.sync.db
     from host.sync import export
-    from tests.linkkit import StoreBoard, host_for
+    from tests.kit.linkkit import StoreBoard, host_for
 
     b = StoreBoard()
     b.load(open(os.path.join(RECORDS, "stalk-5p-crash.jsonl")), finish=True)

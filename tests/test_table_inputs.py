@@ -10,7 +10,7 @@ type new to this player, daffodil = a type the player already has."""
 
 from engine_lite.tables import TRACK_START_PLACEHOLDER, variety_bonus
 from firmware import ring
-from tests.app_helpers import Board, lit, replay
+from tests.kit.app_helpers import Board, lit, replay
 
 STALK_3P = "ok\nglobemaster\nok"  # Stalk Exchange, 3 players -> the start-space screen
 
@@ -25,10 +25,10 @@ def _dashed(b):
 # -- the market-track start space ------------------------------------------------
 
 
-def test_start_space_is_unconfirmed_until_the_players_confirm_it():
+def test_start_space_is_unconfirmed_until_the_players_confirm_it(board):
     """R1: the start space S is printed on the Market board and unknown to us;
     a placeholder must never pass for the printed number."""
-    b = Board()
+    b = board
     b.do(STALK_3P)
     assert b.screen == "setup_track" and b.app.setup.track.values[0] == TRACK_START_PLACEHOLDER["3"]
     assert b.app.view.unconfirmed == 1 and _dashed(b)
@@ -48,8 +48,8 @@ def test_start_space_is_unconfirmed_until_the_players_confirm_it():
     assert b.app.view.unconfirmed == 0 and not _dashed(b)  # remembered as confirmed
 
 
-def test_entering_the_printed_number_confirms_it():
-    b = Board()
+def test_entering_the_printed_number_confirms_it(board):
+    b = board
     b.do(STALK_3P + "\ntulip\ndaffodil")  # +5 +2
     assert b.app.view.unconfirmed == 0 and not _dashed(b)
     b.do("ok")
@@ -70,8 +70,8 @@ def test_a_start_space_from_the_host_counts_as_confirmed():
 # -- a flower's exact value ---------------------------------------------------------
 
 
-def test_holding_a_flower_shows_its_market_value():
-    b = Board()
+def test_holding_a_flower_shows_its_market_value(board):
+    b = board
     b.do(STALK_3P + "\nlong ok")
     b.do("ok\nok\nglobemaster x3\nok\nlong ok")  # seat 1 harvests 3 globemasters
     assert b.state["values"]["globemaster"] == 3
@@ -86,9 +86,9 @@ def test_holding_a_flower_shows_its_market_value():
     assert b.app.view.peek == -1 and b.state["actions"] == 1
 
 
-def test_results_show_final_values_after_the_bust():
+def test_results_show_final_values_after_the_bust(board):
     """"The highest valued flower loses half of its value rounded-up"."""
-    b = Board()
+    b = board
     b.do(STALK_3P + "\nlong ok")
     b.do("ok\nok\ntulip x4\nok\nlong menu\ndaffodil\nlong ok")  # tulip 4, then a declared crash
     for _ in range(3):
@@ -104,8 +104,8 @@ def test_results_show_final_values_after_the_bust():
 # -- refusal blink codes ------------------------------------------------------------
 
 
-def test_each_refusal_blinks_its_reason():
-    b = Board()
+def test_each_refusal_blinks_its_reason(board):
+    b = board
     b.do(STALK_3P + "\nlong ok")
     b.do("tulip")  # harvest before the two basic actions
     assert b.app.view.error_code == ring.E_RULE
@@ -119,8 +119,8 @@ def test_each_refusal_blinks_its_reason():
     assert b.app.view.error_code == ring.E_SHORT
 
 
-def test_orchids_second_take_and_a_held_flower():
-    b = Board()
+def test_orchids_second_take_and_a_held_flower(board):
+    b = board
     b.do("daffodil\nok\nok")  # Oh My. Orchids!, 3 players
     b.do("tulip\ntulip")  # a second take in one turn
     assert b.app.view.error_code == ring.E_RULE and b.state["players"]["Seat 1"]["hand"] == 5
@@ -131,10 +131,10 @@ def test_orchids_second_take_and_a_held_flower():
 # -- flora types: never undercounted ---------------------------------------------
 
 
-def test_flora_types_beyond_five_buttons_count_for_variety():
+def test_flora_types_beyond_five_buttons_count_for_variety(board):
     """"Variety bonus score for having planted different unique flower types":
     seven different flora types = 15, which five type buttons could not tell."""
-    b = Board()
+    b = board
     b.do("daffodil\nok\ndaffodil\nok")  # Orchids, 2 players
     b.do("tulip\nlong ok\ndahlia\nlong ok")  # Seat 1: 5 cards; Seat 2: 1
     b.do("snowdrop\nlong ok\ndahlia\nlong ok")  # Seat 1: 7 cards (2 composted)
@@ -152,8 +152,8 @@ def test_flora_types_beyond_five_buttons_count_for_variety():
     assert len(set(names)) == 7
 
 
-def test_a_repeated_flora_type_adds_no_variety():
-    b = Board()
+def test_a_repeated_flora_type_adds_no_variety(board):
+    b = board
     b.do("daffodil\nok\ndaffodil\nok\ntulip\nlong ok\ndahlia\nlong ok")
     b.do("ok\ndahlia\ndahlia\nok\ndahlia\nok")  # a new type
     b.do("ok\ndaffodil\ndahlia\nok\ndahlia\nok")  # the same type again
@@ -161,8 +161,8 @@ def test_a_repeated_flora_type_adds_no_variety():
     assert [f["kind"] for f in flowers] == ["flora", "flora"] and flowers[0]["name"] == flowers[1]["name"]
 
 
-def test_default_brightness_is_a_menu_level():
-    b = Board()
+def test_default_brightness_is_a_menu_level(board):
+    b = board
     assert b.app.view.brightness == 48
     b.do("long menu\nglobemaster")
     assert b.screen == "brightness" and b.app.view.sel == 2  # level 3 of 5 = 48

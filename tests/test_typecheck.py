@@ -30,8 +30,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.mpy_harness import REPO
-from tests.test_mpy_gates import CPYTHON_ONLY
+from tests.kit.mpy_harness import CPYTHON_ONLY, REPO
+
+pytestmark = pytest.mark.slow  # mypy over the board code
 
 NOT_ON_PICO = {"firmware/hw_cp.py"}
 

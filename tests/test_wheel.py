@@ -24,6 +24,8 @@ import pytest
 
 from host import __version__
 
+pytestmark = pytest.mark.slow  # builds the wheel and runs it outside the repository
+
 REPO = Path(__file__).resolve().parent.parent
 TOP_LEVEL_ONLY = {".git", ".venv", "build", "dist", "tests", "bench", "docs", "hardware"}  # host/build/ is source
 _ANYWHERE = shutil.ignore_patterns("*.egg-info", "__pycache__", ".pytest_cache", ".hypothesis", ".mypy_cache", "*.mpy")

@@ -1,7 +1,7 @@
 """Stand-in `machine` for board code inside the MicroPython Unix port (its
 `machine` has no Pin, no unique_id): the simulator's (host/board_sim/
 micropython_board.py sets pin levels through mpy_guest/simboard.py) and the
-tests' (tests/mpy_harness.py puts this file on the guest's path). GPIO pins
+tests' (tests/kit/mpy_harness.py puts this file on the guest's path). GPIO pins
 record how they were made (`Pin.made`; `level` drives an input), the board's
 unique id is `UID` (the simulator sets its own, kept in its flash directory:
 host/board_sim/flashdir.py) and the RTC keeps what the host set over the link

@@ -6,7 +6,7 @@ killing this process is a power cut / an unplugged USB cable and starting
 it again on the same directory is plugging the board back in: it boots
 from flash with the game in progress, as a Pico does.
 
-    python -m tests.dashboard_board --state-dir DIR --link PATH [--record FILE]
+    python -m tests.kit.dashboard_board --state-dir DIR --link PATH [--record FILE]
 
 PATH is a symlink pointed at the pty (a stable port name, as /dev/ttyACM0
 is for a real board). Stdin takes button presses, one per line:

@@ -14,7 +14,7 @@ import threading
 
 from firmware import link
 from host.board_sim.board import PtyPort
-from tests.linkkit import StoreBoard
+from tests.kit.linkkit import StoreBoard
 
 
 class HostileBoard(StoreBoard):

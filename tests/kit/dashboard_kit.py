@@ -1,5 +1,5 @@
 """Shared parts of the dashboard tests: a board process that can be
-unplugged and plugged back in (tests/dashboard_board.py), `bloomkeeper
+unplugged and plugged back in (tests/kit/dashboard_board.py), `bloomkeeper
 serve` as a process, and a plays database filled with recorded games."""
 
 import json
@@ -14,7 +14,7 @@ import engine_lite
 
 import host.sync.db
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RECORDS = os.path.join(REPO, "tests", "records")
 # the game the live tests play: stalk-2p.jsonl without its last 4 events
 # (a harvest, the end of the last turn, both portfolios), which they press
@@ -74,7 +74,7 @@ class Board:
         self.p = None
 
     def start(self, fresh=False):
-        args = [sys.executable, "-m", "tests.dashboard_board", "--state-dir", self.flash, "--link", self.port]
+        args = [sys.executable, "-m", "tests.kit.dashboard_board", "--state-dir", self.flash, "--link", self.port]
         if fresh:
             args += ["--record", self.part]
         self.p = subprocess.Popen(args, cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
@@ -138,3 +138,11 @@ def shown_values(html):
 
 def shown_scores(html):
     return {n: int(v) for n, v in re.findall(r'data-score="([^"]+)">(\d+)<', html)}
+
+
+def state_of(name, cut=0):
+    """The engine's game of tests/records/NAME, less its last `cut` events."""
+    g = engine_lite.Game()
+    lines = [t for t in open(os.path.join(RECORDS, name)) if t.strip()]
+    engine_lite.replay(lines[: len(lines) - cut], g)
+    return g

@@ -5,7 +5,7 @@ CPython. Why: the board keeps its games on littlefs, and it now shows an
 event on the ring before the same loop step writes it (firmware/app.py
 settle), so a cut can land in the window between light and flash. What a
 cut there costs must be counted on the file system the board really has
-(tests/lfs_flash.py: the rp2 port's geometry and littlefs settings).
+(tests/kit/lfs_flash.py: the rp2 port's geometry and littlefs settings).
 
 How: one whole game is played through the pins (boardkit/script.py) by the
 real App and Store on a RAM flash that records every block operation with
@@ -37,7 +37,7 @@ from boardkit import script
 from firmware.app import App
 from boardkit.hw_sim import SimHW
 from firmware.storage import Store
-from tests.lfs_flash import PROG, READ, ERASE, BLOCK_SIZE, PAGE_SIZE, Flash, mount, unmount
+from tests.kit.lfs_flash import PROG, READ, ERASE, BLOCK_SIZE, PAGE_SIZE, Flash, mount, unmount
 
 ACKED = []  # (game id, index, record) as on_event reported them
 SHOWN = []  # (game id, index, record) as App._changed took them (the ring shows them)

@@ -96,7 +96,7 @@ FIXTURES = {
 if __name__ == "__main__":  # regenerate tests/records/ (test_records_fresh checks they match)
     import os
 
-    here = os.path.join(os.path.dirname(__file__), "records")
+    here = os.path.join(os.path.dirname(os.path.dirname(__file__)), "records")
     for name, make in FIXTURES.items():
         with open(os.path.join(here, name), "w") as fh:
             fh.write("\n".join(record_lines(make())) + "\n")

@@ -105,7 +105,7 @@ def orchids_script(events):
     return "\n".join(lines) + "\n"
 
 
-# The whole 5-player games the firmware plays in MicroPython (tests/game_driver.py):
+# The whole 5-player games the firmware plays in MicroPython (tests/kit/game_driver.py):
 # (key, record, the record -> its button script).
 FULL_GAMES = (
     ("stalk_5p", "tests/records/stalk-5p-bag.jsonl", stalk_script),
@@ -114,7 +114,7 @@ FULL_GAMES = (
 
 
 def cpython_result(text):
-    """The RESULT line tests/game_driver.py prints for button script `text`,
+    """The RESULT line tests/kit/game_driver.py prints for button script `text`,
     from the same script played through the firmware in CPython (the
     headless simulator): screen, records of the game, scores."""
     from host.board_sim.headless import final_state, run_script_text

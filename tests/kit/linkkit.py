@@ -12,7 +12,7 @@ import random
 import engine_lite
 import serial
 
-from firmware import link
+from firmware import codec, link
 from firmware.hw import stamp
 from boardkit.hw_sim import SimHW
 from boardkit.memfs import MemFS
@@ -186,3 +186,24 @@ def host_for(board, **kw):
     ser = LoopSerial(dev, **{k: v for k, v in kw.items() if k in ("cut_after", "noise", "seed")})
     hl = HostLink(ser, name="loop", read_timeout=0, request_timeout=kw.get("request_timeout", 0.05), cap=kw.get("cap", 30))
     return dev, ser, hl
+
+
+# One request through a device Link, as the host frames it (the link tests
+# and tests/test_faults.py read the board this way).
+
+
+def request(dev, op, seq=7, **args):
+    args["op"] = op
+    wire = codec.encode(bytes((codec.K_REQ, seq & 0xFF, seq >> 8)) + json.dumps(args).encode())
+    out = codec.Deframer(4096).feed(dev.feed(wire))
+    return out
+
+
+def answer(dev, op, seq=7, **args):
+    out = request(dev, op, seq, **args)
+    assert len(out) == 1
+    p = out[0]
+    assert p[1] | p[2] << 8 == seq, "the reply carries the request's sequence number"
+    if p[0] == codec.K_EVENTS:
+        return "E", codec.parse_events(p[3:])[1:]
+    return chr(p[0]), json.loads(p[3:])

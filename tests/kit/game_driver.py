@@ -1,6 +1,6 @@
 """A whole game played through the board application, inside MicroPython.
 
-Guest code (tests/mpy_harness.py compiles it into every guest tree, and into
+Guest code (tests/kit/mpy_harness.py compiles it into every guest tree, and into
 the guest's ROMFS image): tests/test_romfs.py and bench/bench_board.py's
 heap figures run it. The board as firmware/main.py sets it up: SimHW pins +
 debounce + App + the flash Store on a real directory (through MicroPython's

@@ -41,16 +41,13 @@ import engine_lite
 from engine_lite import record
 from firmware import codec
 from host.sync import codec_host
-from firmware import link
 from firmware import ring
 from boardkit import script
-from firmware.app import App
 from firmware.buttons import LONG, SHORT
-from firmware.hw import make_hw
-from boardkit.hw_sim import SimHW
 from boardkit.memfs import MemFS
 from firmware.storage import Store
-from tests.tablebot import orchids_game, stalk_game
+from tests.kit.app_helpers import Board
+from tests.kit.tablebot import orchids_game, stalk_game
 
 UNDO, OK, MENU = 5, 6, 7
 NAMES = st.lists(st.sampled_from(["Ann", "Bo", "Cy", "Di", "Ed", "Flo"]), min_size=2, max_size=5, unique=True)
@@ -63,7 +60,7 @@ _RECORDS = {}
 
 
 def near_end_records(title, seed):
-    """A complete game by the table bots (tests/tablebot.py), as records."""
+    """A complete game by the table bots (tests/kit/tablebot.py), as records."""
     key = (title, seed)
     if key not in _RECORDS:
         g = stalk_game(seed, 2 + seed % 4) if title == "stalk" else orchids_game(seed, 2 + seed % 4)
@@ -104,12 +101,8 @@ class BoardMachine(RuleBasedStateMachine):
 
     def boot(self, fs):
         """Power up on `fs`: hardware, store, app and link as firmware/main.py wires them."""
-        self.fs = fs
-        self.hw = make_hw("pico", backend=SimHW)
-        self.store = Store(fs=fs, snapshot_every=self.snapshot_every)
-        self.app = App(self.hw, self.store)
-        self.link = link.Link(link.AppBoard(self.app, self.store))
-        self.app.link = self.link
+        b = Board(fs=fs, snapshot_every=self.snapshot_every, link=True)
+        self.fs, self.hw, self.store, self.app, self.link = b.fs, b.hw, b.store, b.app, b.link
 
     def request(self, op, **args):
         """One request through the board's link; (kind, answer)."""

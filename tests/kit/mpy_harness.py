@@ -16,7 +16,7 @@ the same copy:
 * every other MicroPython module (boardkit/: ``hw_sim.py``, ``memfs.py``, the
   simulator's words; the host-only ``engine_lite/table_score.py``) compiled
   with the same mpy-cross; they never replace a bundle file;
-* the test helpers the guest imports (``tests/storage_script.py``, ...),
+* the test helpers the guest imports (``tests/kit/storage_script.py``, ...),
   compiled the same way;
 * ``tests/records/`` (the shared game records), read as ``tests/records/NAME``;
 * ``_stubs/`` (host/board_sim/mpy_guest's stand-ins for ``machine.Pin`` and
@@ -34,7 +34,7 @@ packed into one ROMFS image (``bundle.romfs``, host/build/romfs.py), no
 
 Usage::
 
-    from tests.mpy_harness import run_mpy
+    from tests.kit.mpy_harness import run_mpy
     r = run_mpy("print(stalk.score(...))", setup="from engine_lite import stalk", heap_kb=32)
     assert r.stdout.strip() == "42"
 """
@@ -48,14 +48,20 @@ import tempfile
 from collections import namedtuple
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 # Packages whose code runs in MicroPython: the board's two, and boardkit (the
 # simulator's and the tests' board modules, which never go on a board).
 MPY_PACKAGES = ("engine_lite", "firmware", "boardkit")
 
 # Test helpers the guest may import (compiled into every copy).
-GUEST_HELPERS = ("tests/__init__.py", "tests/storage_script.py", "tests/game_driver.py", "tests/lfs_flash.py", "tests/lfs_powercut.py")
+GUEST_HELPERS = ("tests/__init__.py", "tests/kit/__init__.py", "tests/kit/storage_script.py", "tests/kit/game_driver.py", "tests/kit/lfs_flash.py", "tests/kit/lfs_powercut.py")
 GUEST_DATA = ("tests/records",)
+
+# Firmware modules that only make sense under CPython (Blinka, the simulator's
+# back end, ...). Besides these, any firmware module whose own name starts with
+# "hw_cpython" or "sim" is skipped by the import gate (tests/test_mpy_gates.py)
+# and the board type check (tests/test_typecheck.py). Firmware authors: extend this.
+CPYTHON_ONLY = set()
 
 Result = namedtuple("Result", "stdout stderr")
 
@@ -305,7 +311,7 @@ def mpy_sizes(march="armv6m", root=REPO, packages=MPY_PACKAGES):
         return {rel: os.path.getsize(p) for rel, p in files.items()}
 
 
-if __name__ == "__main__":  # python -m tests.mpy_harness: print .mpy sizes
+if __name__ == "__main__":  # python -m tests.kit.mpy_harness: print .mpy sizes
     sizes = mpy_sizes()
     for rel, n in sizes.items():
         print("%6d  %s" % (n, rel))

@@ -1,10 +1,17 @@
-"""A simulated Bloomkeeper board for the app tests: SimHW + Store on MemFS +
-App, driven by button scripts (boardkit/script.py) through the real pins,
-debounce and long-press timing."""
+"""The one way to drive a board in CPython: SimHW + Store on MemFS + App
+(+ the device Link, if asked), wired as firmware/main.py wires them, driven
+by button scripts (boardkit/script.py) through the real pins, debounce and
+long-press timing.
+
+The app tests use Board directly; tests/kit/board_machine.py (the
+hypothesis state machine) and bench/bench_link.py (the link fuzz) build
+their board with it too, so a change to how the board is put together is
+made once. Inside MicroPython the one way is tests/kit/game_driver.py."""
 
 import json
 
 import engine_lite
+import firmware.link
 import firmware.ring
 import boardkit.script
 from firmware.app import App
@@ -15,11 +22,21 @@ from firmware.storage import Store
 
 
 class Board:
-    def __init__(self, fs=None, settings=None):
+    """`fs`: the flash to boot from (default: a fresh MemFS); `settings`:
+    pushed as the host would; `snapshot_every`: the Store's snapshot period
+    (default: the board's own); `link`: wire the device Link to the App as
+    firmware/main.py does (Board.link; the host's requests go to link.feed)."""
+
+    def __init__(self, fs=None, settings=None, snapshot_every=None, link=False):
         self.fs = MemFS() if fs is None else fs
         self.hw = make_hw("pico", backend=SimHW)
-        self.store = Store(fs=self.fs)
+        self._options = {"snapshot_every": snapshot_every, "link": link}
+        self.store = Store(fs=self.fs) if snapshot_every is None else Store(fs=self.fs, snapshot_every=snapshot_every)
         self.app = App(self.hw, self.store)
+        self.link = None
+        if link:
+            self.link = firmware.link.Link(firmware.link.AppBoard(self.app, self.store))
+            self.app.link = self.link
         if settings:
             self.app.push_settings(settings)
 
@@ -32,7 +49,7 @@ class Board:
 
     def reboot(self):
         """Power cut and boot again on the same flash."""
-        return Board(fs=self.fs)
+        return Board(fs=self.fs, **self._options)
 
     @property
     def state(self):

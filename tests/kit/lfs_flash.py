@@ -1,6 +1,6 @@
 """The Pico's flash as a MicroPython block device, for littlefs in the Unix port.
 
-Guest-side code: it runs INSIDE MicroPython (the Unix port, tests/mpy_harness.py),
+Guest-side code: it runs INSIDE MicroPython (the Unix port, tests/kit/mpy_harness.py),
 never in CPython. Why: the board keeps its games on littlefs (`vfs.VfsLfs2`,
 which the Unix port has too), and what littlefs costs (its own CPU work, how
 many sectors it erases, how many pages it programs) and what a power cut in
@@ -37,7 +37,7 @@ board's paths (``/bk/...``).
 
 API::
 
-    from tests.lfs_flash import Flash, mount, OpLog, READ, PROG, ERASE
+    from tests.kit.lfs_flash import Flash, mount, OpLog, READ, PROG, ERASE
     f = Flash()                  # 352 blocks of 4096 B, erased (0xFF), in RAM
     f = Flash(path="flash.img")  # the same on a host file (outside the guest heap)
     fs = mount(f, "/flash")      # mkfs if it holds no file system, then mount
