@@ -17,6 +17,7 @@ from firmware.hw import stamp
 from boardkit.hw_sim import SimHW
 from boardkit.memfs import MemFS
 from firmware.storage import Store
+from host.sync import codec_host
 
 
 class StoreBoard:
@@ -205,5 +206,5 @@ def answer(dev, op, seq=7, **args):
     p = out[0]
     assert p[1] | p[2] << 8 == seq, "the reply carries the request's sequence number"
     if p[0] == codec.K_EVENTS:
-        return "E", codec.parse_events(p[3:])[1:]
+        return "E", codec_host.parse_events(p[3:])[1:]
     return chr(p[0]), json.loads(p[3:])
