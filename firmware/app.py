@@ -18,10 +18,11 @@ the board runs. So:
   hooks: the link tells the host). Called from outside a step (the
   simulator, the link, tests), an event is durable and acknowledged
   before the call returns;
-* the screens are a stack (`go`, `push`, `pop`, `home`): the game's own
-  screen at the bottom (setup without a game), at most one overlay over
-  it (the menu, plant entry: `Screen.overlay`), which keeps the ring until
-  it closes while the game's screen under it follows each event;
+* the screens are a stack (`go`, `push`, `pop`, `home`; docs/architecture.md):
+  the game's own screen at the bottom (setup without a game), at most one
+  overlay over it (the menu, plant entry: `Screen.overlay`), which keeps
+  the ring over events until it closes; then the game's screen shows as
+  the game then is;
 * after every change the current screen copies the few numbers the ring
   needs into the preallocated View; `step()` renders it and writes only
   changed pixels.
@@ -39,7 +40,8 @@ API (the simulator, the serial link and the tests use only this):
   (the current screen's name: setup_game/_players/_length/_track, stalk,
   harvest, orchids, plant_kind/_points/_seeds, portfolio, results, menu,
   brightness, confirm_new), current (the screen object), the screens
-  (setup, stalk, harvest, portfolio, orchids, plant, results, menu),
+  (setup, stalk, harvest (the same object as stalk: the harvest being
+  counted is a step of play), portfolio, orchids, plant, results, menu),
   describe(), on_event (fn(game_id, index, record); undo: index = new
   length, record.UNDO), push_settings(dict), new_game(start_record),
   apply(record) -> bool, undo() -> bool, finish(), view (firmware/ring.View),
@@ -334,8 +336,10 @@ class App:
         self._ack_at = index
         self.view.ack_at = self.clock()
         # an overlay keeps the ring until it closes (pop: the game's screen
-        # as the game then is); a game that ends (or starts) takes the ring
-        if not self._stack[self._top].overlay or self.game.table.over:
+        # as the game then is), plant entry only while the game is in play
+        # (Screen.overlay: 0, 1 in play only, 2 always, against over 0/1); a
+        # new game takes the ring (new_game)
+        if self._stack[self._top].overlay <= self.game.table.over:
             self.home()
         if not self._defer:
             self.settle()

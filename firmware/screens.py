@@ -23,9 +23,10 @@ budget is 48 KB).
 A screen has `name` (the simulator's words key on it, app_words.py),
 `press(button, kind)` and `show()` (draw into app.view), and `overlay`:
 an overlay (the menu, plant entry) is pushed over the game's screen and
-keeps the ring over events until it closes (App._changed). Steps of one
-screen (setup's four, the menu's three, plant entry's three) have one name
-each. To add a screen: a class here (its __init__ calls Screen.__init__),
+keeps the ring over events until it closes (App._changed), plant entry
+only while the game is in play (_OVER_PLAY), the menu over any screen
+(_OVER_ALL). Steps of one screen (setup's four, the menu's three, plant
+entry's three) have one name each. To add a screen: a class here (its __init__ calls Screen.__init__),
 an instance in App.__init__, its words in app_words.TITLES / HINTS.
 """
 
@@ -95,6 +96,11 @@ class NumberEntry:
 
 # -- screens ------------------------------------------------------------
 
+# Screen.overlay: an overlay keeps the ring over an event while its level
+# is above the game's `over` (App._changed: `overlay <= over` -> home)
+_OVER_PLAY = const(1)
+_OVER_ALL = const(2)
+
 
 class Screen:
     """show(): draw into app.view (on entering, after a change);
@@ -103,7 +109,10 @@ class Screen:
 
     name = ""  # type: str
     steps = ()  # type: tuple[str, ...]
-    overlay = False  # pushed over the game's screen (App.push calls its enter(under)), keeps the ring over events until it closes
+    # 0: a game's screen (or setup); else pushed over one (App.push calls
+    # its enter(under)) and keeping the ring over events until it closes:
+    # _OVER_PLAY while the game is in play, _OVER_ALL also once it is over
+    overlay = 0
 
     def __init__(self, app):
         self.app = app
@@ -311,7 +320,7 @@ _MI_CLOSE = const(4)
 
 class Menu(Screen):
     steps = ("menu", "brightness", "confirm_new")
-    overlay = True
+    overlay = _OVER_ALL
 
     def __init__(self, app):
         Screen.__init__(self, app)
@@ -619,7 +628,7 @@ class OrchidsPlay(Screen):
 
 class PlantEntry(Screen):
     steps = ("plant_kind", "plant_points", "plant_seeds")
-    overlay = True
+    overlay = _OVER_PLAY  # a plant belongs to play: the game's end closes it
 
     def __init__(self, app):
         Screen.__init__(self, app)
