@@ -7,11 +7,10 @@ counted, the portfolio being entered, the plant being described) lives in
 the screen that uses it, and a screen changes others only through the
 App's screen stack (`app.go(screen)`, `app.push(app.menu)`, `app.pop()`,
 `app.home()`), never by calling their methods or writing their fields
-(tests/test_screens.py). The App routes
-each gesture to its current screen and owns the game, the flash and the
-link (firmware/app.py). Whether an action is legal and what
-it costs is the engine's answer (Game.legal / Game.cost), never re-derived
-here. The play gestures of Stalk Exchange (plant, swap, counting a harvest,
+(tests/test_screens.py). The App routes each gesture to the screen on top
+and owns the game, the flash and the link (firmware/app.py). Whether an
+action is legal and what it costs is the engine's answer (Game.legal /
+Game.cost), never re-derived here. The play gestures of Stalk Exchange (plant, swap, counting a harvest,
 end turn) allocate nothing: their records are the engine's constants
 (tests/test_app_alloc.py proves it under heap_lock); a counted harvest, a
 take and a plant build their few-byte record with record.encode_*.
@@ -26,8 +25,9 @@ an overlay (the menu, plant entry) is pushed over the game's screen and
 keeps the ring over events until it closes (App._changed), plant entry
 only while the game is in play (_OVER_PLAY), the menu over any screen
 (_OVER_ALL). Steps of one screen (setup's four, the menu's three, plant
-entry's three) have one name each. To add a screen: a class here (its __init__ calls Screen.__init__),
-an instance in App.__init__, its words in app_words.TITLES / HINTS.
+entry's three) have one name each. To add a screen: a class here (its
+__init__ calls Screen.__init__), an instance in App.__init__, its words in
+app_words.TITLES / HINTS.
 """
 
 try:
@@ -411,9 +411,9 @@ class Menu(Screen):
 # Stalk Exchange: play, the harvest being counted, portfolio entry.
 #
 # Play: OK plant, MENU swap, a flower = harvest +1 of it (counted on
-# play's harvest screen, OK confirms), hold a flower = its market value for 2 s,
-# hold OK end turn (before two basic actions: "stuck", straight to the
-# upkeep, ruling R3), hold MENU menu, UNDO undo. Whether an action is legal
+# play's harvest screen, OK confirms), hold a flower = its market value
+# for 2 s, hold OK end turn (before two basic actions: "stuck", straight
+# to the upkeep, ruling R3), hold MENU menu, UNDO undo. Whether an action is legal
 # and what it costs is the engine's answer (Game.legal / Game.cost), never
 # re-derived here. Plant, swap, counting and end turn allocate nothing
 # (the engine's constant records; heap_lock test in tests/test_app_alloc.py).
