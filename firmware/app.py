@@ -18,12 +18,18 @@ the board runs. So:
   hooks: the link tells the host). Called from outside a step (the
   simulator, the link, tests), an event is durable and acknowledged
   before the call returns;
-* after every change the game's home screen (`home`) copies the few
-  numbers the ring needs into the preallocated View; `step()` renders it
-  and writes only changed pixels.
+* the screens are a stack (`go`, `push`, `pop`, `home`; docs/architecture.md):
+  the game's own screen at the bottom (setup without a game), at most one
+  overlay over it (the menu, plant entry: `Screen.overlay`), which keeps
+  the ring over events until it closes; then the game's screen shows as
+  the game then is;
+* after every change the current screen copies the few numbers the ring
+  needs into the preallocated View; `step()` renders it and writes only
+  changed pixels.
 
 The App owns the game, the flash (store), the link's event hooks and the
-screens; screens change the game only through apply/undo/new_game/finish.
+screens; screens change the game only through apply/undo/new_game/finish,
+and each other only through the stack.
 The player's card of gestures is docs/controls.md. A refusal blinks the
 ring red with a reason code (firmware/ring.py E_*; the simulator's words
 for it: boardkit/app_words.py, which reads this App from outside).
@@ -34,7 +40,8 @@ API (the simulator, the serial link and the tests use only this):
   (the current screen's name: setup_game/_players/_length/_track, stalk,
   harvest, orchids, plant_kind/_points/_seeds, portfolio, results, menu,
   brightness, confirm_new), current (the screen object), the screens
-  (setup, stalk, harvest, portfolio, orchids, plant, results, menu),
+  (setup, stalk, harvest (the same object as stalk: the harvest being
+  counted is a step of play), portfolio, orchids, plant, results, menu),
   on_event (fn(game_id, index, record); undo: index = new
   length, record.UNDO), push_settings(dict), new_game(start_record),
   apply(record) -> bool, undo() -> bool, finish(), view (firmware/ring.View),
@@ -56,7 +63,7 @@ from engine_lite.vocab import SETTINGS_KEYS, brightness
 from firmware import ring
 from firmware.buttons import Buttons, ButtonEvent, ticks_diff
 from firmware.hw import stamp
-from firmware.screens import Setup, Menu, StalkPlay, HarvestCount, PortfolioEntry, OrchidsPlay, PlantEntry, Results
+from firmware.screens import Setup, Menu, StalkPlay, PortfolioEntry, OrchidsPlay, PlantEntry, Results
 
 FRAME_MS = const(20)  # the ring is redrawn every 20 ms (buttons: every step)
 
@@ -83,11 +90,15 @@ class App:
         self.setup = Setup(self)
         self.menu = Menu(self)
         self.stalk = StalkPlay(self)
-        self.harvest = HarvestCount(self)
+        self.harvest = self.stalk  # the harvest being counted is play's (screen "harvest")
         self.portfolio = PortfolioEntry(self)
         self.orchids = OrchidsPlay(self)
         self.plant = PlantEntry(self)
         self.results = Results(self)
+        # the stack, preallocated (no list grows in a gesture): the game's
+        # screen (or setup) at 0, an overlay over it at 1; _top = the current
+        self._stack = [self.setup, None]
+        self._top = 0
         self.go(self.setup)
         self.game = None
         self.last_game = None  # the game finished last (its results)
@@ -103,11 +114,9 @@ class App:
         self.harvest.clear()  # a game (re)loaded, started or ended: nothing half-entered
         self.portfolio.clear()
         self.game = self.store.boot()
-        if self.game is None or self.game.table is None:
+        if self.game is not None and self.game.table is None:
             self.game = None
-            self.setup.begin()
-        else:
-            self.home()
+        self.home()
 
     # -- the loop --------------------------------------------------------
 
@@ -141,7 +150,7 @@ class App:
             self._load()
         except Exception:  # flash unreadable now: setup (the game stays on flash)
             self.game = None
-            self.setup.begin()
+            self.home()
 
     def _step(self):
         b = self.buttons
@@ -179,23 +188,55 @@ class App:
         self.view.peek = -1
         self.current.press(button, kind)
 
+    # -- the screen stack ---------------------------------------------------
+
     def go(self, screen):
-        """Make `screen` the current one and draw it. `screen` is its name
-        (the simulator's words and the link's status key on it): an
-        attribute, not a property, because one property on App makes
-        MicroPython look every attribute store on App up in the class
-        first (~2k instructions each on the Unix port, several per event)."""
+        """Make `screen` the current one in the current one's place on the
+        stack (a screen's next step, play to a harvest count) and draw it.
+        `screen` is its name (the simulator's words and the link's status
+        key on it): an attribute, not a property, because one property on
+        App makes MicroPython look every attribute store on App up in the
+        class first (~2k instructions each on the Unix port, several per
+        event)."""
+        self._stack[self._top] = screen
         self.current = screen
         self.screen = screen.name
         screen.show()
 
+    def push(self, screen):
+        """Open `screen` (an overlay) over the current one: its
+        enter(under) starts it from its first step and draws it (go); pop
+        gives the one under it back. One slot over the game's screen:
+        nothing opens over an overlay (an IndexError, and the loop
+        recovers, if a screen ever tried)."""
+        under = self.current
+        self._top += 1
+        screen.enter(under)
+
+    def pop(self):
+        """Close the current screen (an overlay): the one under it is
+        current again, drawn as it now is: setup as it was left, or the
+        game's screen as the game now is (home: events may have moved it
+        on while the overlay kept the ring)."""
+        self._top -= 1
+        if self.game is None:
+            self.go(self._stack[0])
+        else:
+            self.home()
+
     def home(self):
-        """The screen the game is in, drawn: Stalk Exchange play (or the
-        harvest being counted), portfolio entry, Orchids play, results."""
+        """Close every overlay: the screen the game is in alone on the
+        stack, drawn: Stalk Exchange play (or the harvest being counted),
+        portfolio entry, Orchids play, results; setup from its first step
+        when there is no game."""
+        self._top = 0
+        if self.game is None:
+            self.setup.begin()
+            return
         t = self.game.table
         if t.game == record.STALK:
             if not t.over:
-                screen = self.harvest if self.harvest.flower >= 0 else self.stalk
+                screen = self.stalk  # or its harvest being counted
             elif t.all_entered():
                 screen = self.results
             else:
@@ -203,10 +244,6 @@ class App:
         else:
             screen = self.results if t.over else self.orchids
         self.go(screen)
-
-    def open_menu(self, back):
-        """The menu over screen `back` (it returns there when it closes)."""
-        self.menu.open(back)
 
     # -- output ----------------------------------------------------------
 
@@ -298,9 +335,11 @@ class App:
         self._ack_gid = self.store.game_id
         self._ack_at = index
         self.view.ack_at = self.clock()
-        # an open menu or plant entry keeps the ring until it closes
-        c = self.current
-        if c is not self.menu and (c is not self.plant or self.game.table.over):
+        # an overlay keeps the ring until it closes (pop: the game's screen
+        # as the game then is), plant entry only while the game is in play
+        # (Screen.overlay: 0, 1 in play only, 2 always, against over 0/1); a
+        # new game takes the ring (new_game)
+        if self._stack[self._top].overlay <= self.game.table.over:
             self.home()
         if not self._defer:
             self.settle()
@@ -312,7 +351,7 @@ class App:
         self.game = self.store.new_game(rec, self._defer)
         self.harvest.clear()  # a game (re)loaded, started or ended: nothing half-entered
         self.portfolio.clear()
-        self.current = self.stalk  # not an overlay: the game's home screen follows
+        self._top = 0  # a new game closes any overlay: its own screen follows (_changed)
         self._changed(0, rec)
 
     def finish(self):
@@ -323,7 +362,7 @@ class App:
         self.game = None
         self.harvest.clear()  # a game (re)loaded, started or ended: nothing half-entered
         self.portfolio.clear()
-        self.setup.begin()
+        self.home()
 
     # -- settings ----------------------------------------------------------
 

@@ -4,12 +4,13 @@ ring's View.
 
 Why objects: a screen's state (the choices of setup, the harvest being
 counted, the portfolio being entered, the plant being described) lives in
-the screen that uses it, and a screen changes others only by calling them
-(`app.go(screen)`, `app.open_menu(self)`), never by writing their fields.
-The App routes each gesture to its current screen and owns the game, the
-flash and the link (firmware/app.py). Whether an action is legal and what
-it costs is the engine's answer (Game.legal / Game.cost), never re-derived
-here. The play gestures of Stalk Exchange (plant, swap, counting a harvest,
+the screen that uses it, and a screen changes others only through the
+App's screen stack (`app.go(screen)`, `app.push(app.menu)`, `app.pop()`,
+`app.home()`), never by calling their methods or writing their fields
+(tests/test_screens.py). The App routes each gesture to the screen on top
+and owns the game, the flash and the link (firmware/app.py). Whether an
+action is legal and what it costs is the engine's answer (Game.legal /
+Game.cost), never re-derived here. The play gestures of Stalk Exchange (plant, swap, counting a harvest,
 end turn) allocate nothing: their records are the engine's constants
 (tests/test_app_alloc.py proves it under heap_lock); a counted harvest, a
 take and a plant build their few-byte record with record.encode_*.
@@ -19,9 +20,13 @@ of names, so six screen modules cost ~2 KB more flash than one (the bundle
 budget is 48 KB).
 
 A screen has `name` (the simulator's words key on it, app_words.py),
-`press(button, kind)` and `show()` (draw into app.view). Steps of one screen
-(setup's four, the menu's three, plant entry's three) have one name each.
-To add a screen: a class here, an instance in App.__init__, its words in
+`press(button, kind)` and `show()` (draw into app.view), and `overlay`:
+an overlay (the menu, plant entry) is pushed over the game's screen and
+keeps the ring over events until it closes (App._changed), plant entry
+only while the game is in play (_OVER_PLAY), the menu over any screen
+(_OVER_ALL). Steps of one screen (setup's four, the menu's three, plant
+entry's three) have one name each. To add a screen: a class here (its
+__init__ calls Screen.__init__), an instance in App.__init__, its words in
 app_words.TITLES / HINTS.
 """
 
@@ -91,6 +96,11 @@ class NumberEntry:
 
 # -- screens ------------------------------------------------------------
 
+# Screen.overlay: an overlay keeps the ring over an event while its level
+# is above the game's `over` (App._changed: `overlay <= over` -> home)
+_OVER_PLAY = const(1)
+_OVER_ALL = const(2)
+
 
 class Screen:
     """show(): draw into app.view (on entering, after a change);
@@ -99,6 +109,10 @@ class Screen:
 
     name = ""  # type: str
     steps = ()  # type: tuple[str, ...]
+    # 0: a game's screen (or setup); else pushed over one (App.push calls
+    # its enter(under)) and keeping the ring over events until it closes:
+    # _OVER_PLAY while the game is in play, _OVER_ALL also once it is over
+    overlay = 0
 
     def __init__(self, app):
         self.app = app
@@ -192,7 +206,7 @@ class Setup(Screen):
         app = self.app
         s = self.step
         if b == B_MENU and kind == LONG:
-            app.open_menu(self)
+            app.push(app.menu)
             return
         if s == _TRACK:
             if b == B_OK:
@@ -306,6 +320,7 @@ _MI_CLOSE = const(4)
 
 class Menu(Screen):
     steps = ("menu", "brightness", "confirm_new")
+    overlay = _OVER_ALL
 
     def __init__(self, app):
         Screen.__init__(self, app)
@@ -314,7 +329,8 @@ class Menu(Screen):
         self.sel = _MI_CLOSE
         self.old_brightness = 0  # kept if the brightness step is cancelled
 
-    def open(self, back):
+    def enter(self, back):
+        """Opened over screen `back` (App.push), which sets its items."""
         self.back = back
         if back is self.app.stalk:
             self.items = 31
@@ -324,14 +340,6 @@ class Menu(Screen):
             self.items = (1 << _MI_BRIGHT) | (1 << _MI_CLOSE)
         self.sel = _MI_CLOSE
         self.to_step(_MENU)
-
-    def close(self):
-        """Back where the menu was opened (a game's home screen may have
-        moved on meanwhile: the game decides it)."""
-        if self.back is self.app.setup:
-            self.app.go(self.back)
-        else:
-            self.app.home()
 
     def show(self):
         v = self.app.view
@@ -367,12 +375,12 @@ class Menu(Screen):
                 self.sel = sel
                 v.sel = sel
             else:  # UNDO or a held MENU: close
-                self.close()
+                app.pop()
         elif s == _CONFIRM:
             if b == B_OK:  # abandon the game
                 app.finish()
             else:
-                self.close()
+                app.pop()
         elif b < 5 and kind == SHORT:  # brightness: flower = that level
             v.sel = b
             v.brightness = BRIGHT_LEVELS[b]
@@ -381,14 +389,14 @@ class Menu(Screen):
             v.brightness = BRIGHT_LEVELS[v.sel]
         elif b == B_OK:
             app.push_settings({"brightness": v.brightness})
-            self.close()
+            app.pop()
         else:  # UNDO: keep the old level
             v.brightness = self.old_brightness
-            self.close()
+            app.pop()
 
     def _activate(self, item):
         if item == _MI_FLUSH or item == _MI_CRASH:
-            self.close()
+            self.app.pop()
             self.app.apply(record.FLUSH if item == _MI_FLUSH else record.CRASH)
         elif item == _MI_BRIGHT:
             self.old_brightness = self.app.view.brightness
@@ -396,22 +404,37 @@ class Menu(Screen):
         elif item == _MI_NEW:
             self.to_step(_CONFIRM)
         else:
-            self.close()
+            self.app.pop()
 
 
 # -- stalk -----------------------------------------------------------------
 # Stalk Exchange: play, the harvest being counted, portfolio entry.
 #
-# Play: OK plant, MENU swap, a flower = harvest +1 of it (counted on the
-# harvest screen, OK confirms), hold a flower = its market value for 2 s,
-# hold OK end turn (before two basic actions: "stuck", straight to the
-# upkeep, ruling R3), hold MENU menu, UNDO undo. Whether an action is legal
+# Play: OK plant, MENU swap, a flower = harvest +1 of it (counted on
+# play's harvest screen, OK confirms), hold a flower = its market value
+# for 2 s, hold OK end turn (before two basic actions: "stuck", straight
+# to the upkeep, ruling R3), hold MENU menu, UNDO undo. Whether an action is legal
 # and what it costs is the engine's answer (Game.legal / Game.cost), never
 # re-derived here. Plant, swap, counting and end turn allocate nothing
 # (the engine's constant records; heap_lock test in tests/test_app_alloc.py).
 
 class StalkPlay(Screen):
+    """Play, and the harvest of one flower being counted (screen "harvest"):
+    the same flower +1, held or UNDO -1, another flower confirms and counts
+    that one, OK confirms (held: and ends the turn). Anything else confirms
+    first and is then a play gesture.
+
+    Why one screen: the count is play with a number pending (the ring
+    shows play with that flower's segment blinking), and its gestures fall
+    through to play's, so the two need no calls between screens. App.harvest
+    names this same object."""
+
     name = "stalk"
+
+    def __init__(self, app):
+        Screen.__init__(self, app)
+        self.flower = -1  # being counted, or -1
+        self.n = 0
 
     def show(self):
         t = self.app.game.table
@@ -428,43 +451,8 @@ class StalkPlay(Screen):
         v.until_crash = t.crash_distance()
         v.bag = t.bag
         v.trigger = t.trigger
-        v.pending = -1
-
-    def press(self, b, kind):
-        app = self.app
-        if b < 5:
-            if kind == LONG:
-                app.peek(b)
-            else:
-                app.harvest.count(b)
-        elif b == B_OK:
-            if kind == SHORT:
-                app.apply(record.PLANT)
-            elif app.game.legal(record.OP_END_TURN):
-                app.apply(record.END_TURN)
-            else:  # stuck before two basic actions: straight to the upkeep (ruling R3)
-                app.apply(record.STUCK)
-        elif b == B_MENU:
-            if kind == LONG:
-                app.open_menu(self)
-            else:
-                app.apply(record.SWAP)
-        else:
-            app.undo()
-
-
-class HarvestCount(Screen):
-    """Harvested tokens of one flower being counted: the same flower +1,
-    held or UNDO -1, another flower confirms and counts that one, OK
-    confirms (held: and ends the turn). Anything else confirms first and is
-    then a play gesture."""
-
-    name = "harvest"
-
-    def __init__(self, app):
-        self.app = app
-        self.flower = -1  # being counted, or -1
-        self.n = 0
+        v.pending = self.flower
+        v.pending_count = self.n
 
     def count(self, f):
         """One more harvested token of flower f. The engine says whether
@@ -479,17 +467,13 @@ class HarvestCount(Screen):
             self.flower = f
             self.n = 0
         self.n += 1
+        self.name = "harvest"
         app.go(self)
-
-    def show(self):
-        self.app.stalk.show()
-        v = self.app.view
-        v.pending = self.flower
-        v.pending_count = self.n
 
     def clear(self):
         self.flower = -1
         self.n = 0
+        self.name = "stalk"
 
     def commit(self):
         """Apply the counted harvest (if any); False if it was refused."""
@@ -501,26 +485,42 @@ class HarvestCount(Screen):
 
     def press(self, b, kind):
         app = self.app
-        if b == self.flower or b == B_UNDO:
-            if kind == LONG or b == B_UNDO:
-                self.n -= 1
-                if self.n <= 0:
-                    self.clear()
-                    app.home()
-                else:
-                    self.show()
-            else:
-                self.count(b)
-        elif b < 5:
+        f = self.flower
+        if f >= 0:  # a harvest being counted
+            if b == f or b == B_UNDO:
+                if kind == LONG or b == B_UNDO:
+                    self.n -= 1
+                    if self.n <= 0:
+                        self.clear()
+                        app.home()
+                    else:
+                        self.show()
+                    return
+            elif b == B_OK:
+                if self.commit() and kind == LONG:
+                    app.apply(record.END_TURN)
+                return
+            elif b > 4 and not self.commit() and kind == SHORT:
+                return  # MENU: confirmed first, then swap (refused in the upkeep) or the menu
+        if b < 5:
             if kind == LONG:
                 app.peek(b)
             else:
                 self.count(b)
         elif b == B_OK:
-            if self.commit() and kind == LONG:
+            if kind == SHORT:
+                app.apply(record.PLANT)
+            elif app.game.legal(record.OP_END_TURN):
                 app.apply(record.END_TURN)
-        elif self.commit() or kind == LONG:  # MENU: swap (refused in the upkeep) or the menu
-            app.stalk.press(b, kind)
+            else:  # stuck before two basic actions: straight to the upkeep (ruling R3)
+                app.apply(record.STUCK)
+        elif b == B_MENU:
+            if kind == LONG:
+                app.push(app.menu)
+            else:
+                app.apply(record.SWAP)
+        else:
+            app.undo()
 
 
 class PortfolioEntry(Screen):
@@ -531,7 +531,7 @@ class PortfolioEntry(Screen):
     name = "portfolio"
 
     def __init__(self, app):
-        self.app = app
+        Screen.__init__(self, app)
         self.seat = -1
         self.counts = NumberEntry(5)
 
@@ -573,7 +573,7 @@ class PortfolioEntry(Screen):
             else:
                 app.undo()
         else:
-            app.open_menu(self)
+            app.push(app.menu)
 
 
 
@@ -617,17 +617,18 @@ class OrchidsPlay(Screen):
                 app.blink_error()
         elif b == B_OK:
             if kind == SHORT:
-                app.plant.begin()
+                app.push(app.plant)
             else:
                 app.apply(record.END_TURN)
         elif b == B_UNDO:
             app.undo()
         else:
-            app.open_menu(self)
+            app.push(app.menu)
 
 
 class PlantEntry(Screen):
     steps = ("plant_kind", "plant_points", "plant_seeds")
+    overlay = _OVER_PLAY  # a plant belongs to play: the game's end closes it
 
     def __init__(self, app):
         Screen.__init__(self, app)
@@ -635,7 +636,8 @@ class PlantEntry(Screen):
         self.points = 0
         self.number = NumberEntry()  # the points, then the Seed cards
 
-    def begin(self):
+    def enter(self, under):
+        """Opened over Orchids play (App.push): the kind, nothing entered."""
         self._go(_KIND, 0)
 
     def _go(self, step, value):
@@ -661,7 +663,7 @@ class PlantEntry(Screen):
             elif b == B_OK:
                 self.kind = 0
             elif b == B_UNDO or b == B_MENU:
-                app.home()
+                app.pop()
                 return
             else:
                 app.blink_error()
@@ -674,7 +676,7 @@ class PlantEntry(Screen):
             else:
                 self._sow(self.number.values[0])
         elif b == B_MENU:
-            app.home()
+            app.pop()
         elif b == B_UNDO and not self.number.n:
             if s == _POINTS:
                 self._go(_KIND, 0)
@@ -699,7 +701,7 @@ class PlantEntry(Screen):
             app.blink_error()
             return
         if app.apply(rec):
-            app.home()
+            app.pop()
 
 
 
@@ -739,7 +741,7 @@ class Results(Screen):
         elif b == B_UNDO:
             app.undo()
         elif b == B_MENU:
-            app.open_menu(self)
+            app.push(app.menu)
         elif kind == LONG and app.game.game == record.STALK:
             app.peek(b)  # a held flower: its final value
         else:

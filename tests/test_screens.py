@@ -1,15 +1,19 @@
 """The board UI as screen objects (firmware/screens.py) and the one number
 entry with its own undo: each screen handles its gestures and
-draws its view; App only routes gestures and owns game, flash and link; no
-module writes another's attributes."""
+draws its view; App only routes gestures, keeps the screen stack and owns
+game, flash and link; no module writes another's attributes, and screens
+change each other only through the App's stack."""
 
 import ast
+import inspect
 from pathlib import Path
 
 from engine_lite.vocab import B_OK, B_UNDO, B_MENU
+from firmware import screens
 from firmware.buttons import SHORT, LONG
 from firmware.screens import NumberEntry
 from tests.kit.app_helpers import Board
+from tests.kit.tablebot import orchids_game, stalk_game
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -73,7 +77,7 @@ def test_app_routes_to_the_current_screen_and_names_it():
     assert b.app.current is b.app.stalk and b.screen == "stalk"
 
 
-def test_harvest_count_is_its_own_screen_and_returns_to_play():
+def test_harvest_count_is_a_step_of_play_and_returns_to_play():
     b = stalk_board()
     b.app.press(4, SHORT)  # tulip before two basic actions: refused, still play
     assert b.app.current is b.app.stalk
@@ -147,3 +151,97 @@ def test_setup_keeps_its_choices_for_the_next_game():
     b.do("long menu\nsnowdrop\nok")  # abandon the game: setup, as it was chosen
     assert b.screen == "setup_game" and (b.app.setup.game, b.app.setup.players) == (0, 3)
     assert b.app.setup.track.values[0] == 26  # the start space last shown (3 players, placeholder)
+
+
+# -- the screen stack ----------------------------------------------------------
+
+SCREENS = ("setup", "menu", "stalk", "harvest", "portfolio", "orchids", "plant", "results")
+
+
+def test_screens_call_no_other_screen():
+    """A screen reaches another only through the App's stack methods
+    (`app.push(app.menu)` names it; `app.plant.begin()` would call it):
+    no call on an attribute of `app.<screen>` in firmware/screens.py."""
+    bad = []
+    tree = ast.parse((REPO / "firmware/screens.py").read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            owner = node.func.value
+            if isinstance(owner, ast.Attribute) and owner.attr in SCREENS:
+                bad.append("%d %s" % (node.lineno, ast.unparse(node)))
+    assert not bad, bad
+
+
+def test_every_screen_calls_screen_init():
+    """Every screen class that defines __init__ calls Screen.__init__ (app,
+    step, name set the same way for all), and the App's screens have them."""
+    classes = [c for c in vars(screens).values() if inspect.isclass(c) and issubclass(c, screens.Screen) and c is not screens.Screen]
+    assert len(classes) >= 7
+    for c in classes:
+        if "__init__" in vars(c):
+            assert "Screen.__init__(self, app)" in inspect.getsource(c.__init__), c.__name__
+    app = Board().app
+    for name in SCREENS:
+        sc = getattr(app, name)
+        assert sc.app is app and isinstance(sc.step, int) and sc.name, name
+
+
+def test_the_stack_is_preallocated_and_overlays_come_back():
+    """Opening and closing the menu many times (and plant entry) uses the
+    same two slots: nothing grows; each close gives the screen under it back."""
+    b = stalk_board()
+    stack = b.app._stack
+    for _ in range(30):
+        b.app.press(B_MENU, LONG)
+        assert b.app.current is b.app.menu
+        b.app.press(B_UNDO, SHORT)
+        assert b.app.current is b.app.stalk
+    assert b.app._stack is stack and len(stack) == 2
+    o = Board()
+    o.do("daffodil\nok\nok")  # Oh My. Orchids!, 3 players
+    for _ in range(30):
+        o.app.press(B_OK, SHORT)
+        assert o.screen == "plant_kind"
+        o.app.press(B_MENU, SHORT)
+        assert o.app.current is o.app.orchids
+    assert len(o.app._stack) == 2
+
+
+def _loaded(records):
+    b = Board()
+    b.app.new_game(records[0])
+    for rec in records[1:]:
+        assert b.app.apply(rec)
+    return b
+
+
+def test_an_event_under_the_menu_keeps_it_and_its_close_shows_the_game_as_it_is():
+    """The menu (overlay level 2) keeps the ring over an event, even over a
+    game that is over; closing it shows the screen the game is in then."""
+    recs = [bytes(r) for r in stalk_game(3, 3).log.records()]
+    b = _loaded(recs)
+    assert b.screen == "results"
+    b.app.press(B_MENU, LONG)
+    assert b.screen == "menu"
+    assert b.app.undo()  # the last portfolio taken back (as the host's loader could)
+    assert b.screen == "menu" and b.app.game.table.over
+    b.app.press(B_UNDO, SHORT)  # closes: the game is in portfolio entry now
+    assert b.screen == "portfolio"
+
+
+def test_plant_entry_closes_when_the_game_ends_under_it():
+    """Plant entry (overlay level 1) belongs to play: an event that ends the
+    game takes the ring to the results; a new game closes any overlay."""
+    recs = [bytes(r) for r in orchids_game(2, 3).log.records()]
+    b = _loaded(recs[:-1])
+    assert b.screen == "orchids"
+    b.app.press(B_OK, SHORT)
+    assert b.screen == "plant_kind"
+    assert b.app.apply(recs[-1])  # the last turn's end, applied from outside
+    assert b.app.game.table.over and b.screen == "results"
+    b.app.press(B_MENU, LONG)
+    assert b.screen == "menu"
+    b.app.new_game(recs[0])
+    assert b.screen == "orchids" and b.app.current is b.app.orchids
+    b.app.press(B_UNDO, SHORT)  # the screen on top is play, not the menu: undo has nothing to take back
+    assert b.screen == "orchids"
