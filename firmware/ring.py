@@ -85,6 +85,18 @@ _BLINK_MS = const(120)  # on and off of one short blink
 LONG_BLINK_MS = const(500)
 PEEK_MS = const(2000)  # a held flower shows its value this long
 _RING_PIXELS = const(24)
+# Named pixel segments (the first pixel of each; LED_Animation's PixelMap
+# idea, as constants so that a frame pays nothing for the names): a layout
+# says _SEATS + s, never 15 + s. Byte offsets are 3 x these (folded by
+# the compiler).
+_MARKET = const(0)  # Stalk Exchange: 3 px per flower, button order (px 0-14)
+_SEATS = const(15)  # Stalk Exchange: one px per seat (px 15-19)
+_TOKENS = const(20)  # Stalk Exchange: the active player's tokens (px 20-23)
+_HARVEST = const(15)  # a harvest being counted: px 15-23, over the seats and tokens
+_HARVEST_PX = const(9)
+_COUNTS_PX = const(19)  # portfolio entry: the tokens entered (px 0-18), then
+_ENTERED = const(19)  # the seats (px 19-23)
+_SECTOR_PX = const(5)  # Orchids, menus, results: seat/option s = px 5s..5s+3, gap px 5s+4
 _ACK_MS = const(250)
 FAULT_MS = const(3000)  # six blinks of the fault cross (App.recover)
 _TICKS_MASK = const(0x3FFFFFFF)  # time.ticks_ms() wraps at 2**30
@@ -301,7 +313,7 @@ class Ring:
         for look in range(12):
             buf[:] = self.zero
             self._tokens(look >> 1, look & 1)
-            self.toks[look][:] = buf[60:72]
+            self.toks[look][:] = buf[3 * _TOKENS : 3 * _RING_PIXELS]
         for k in range(18):
             buf[:] = self.zero
             self._sector(0, k % 9, k // 9)
@@ -379,11 +391,11 @@ class Ring:
             if mask & 1:
                 self._fill(k, k + 12, 3)
             mask >>= 1
-            k += 15
+            k += 3 * _SECTOR_PX
 
     def _gaps(self, k, level):
         """The four gap pixels between the sectors (px 4, 9, 14, 19)."""
-        self._run(4, 4, k, level, 5)
+        self._run(_SECTOR_PX - 1, 4, k, level, _SECTOR_PX)
 
     # -- the render entry point ------------------------------------------
 
@@ -440,7 +452,7 @@ class Ring:
         flower's place on the ring stays visible."""
         top = max(values)  # in C, no allocation
         j = 0
-        while j < 45:  # flower f's bytes (and rows in segs): 9 f
+        while j < 3 * _SEATS:  # flower f's bytes (and rows in segs): 9 f
             v = values[j // 9]
             if v:
                 v = j + (3 if v == top else (1 if 2 * v <= top else 2))  # look = ceil(2 v / top)
@@ -462,7 +474,7 @@ class Ring:
         t = v.tokens[v.player]
         hide = v.extra_cost and not v.upkeep and t > 0 and not v.trigger and (now // 400) & 1
         t = 2 * (t if t < 5 else 5) + (1 if hide else 0)
-        self.buf[60:72] = self.toks[t]
+        self.buf[3 * _TOKENS : 3 * _RING_PIXELS] = self.toks[t]
         if v.trigger:
             self._comet(now)
         elif v.until_crash < _CRASH_FAR or v.bag < _BAG_FAR:
@@ -476,10 +488,10 @@ class Ring:
         if (now // 125) & 1:
             self.buf[p : p + 9] = self.segs[p + 4]
         c = v.pending_count
-        if c > 9:
-            self._run(15, 9, _C_WHITE, 200)
+        if c > _HARVEST_PX:
+            self._run(_HARVEST, _HARVEST_PX, _C_WHITE, 200)
         else:
-            self._run(15, c, v.pending, 255)
+            self._run(_HARVEST, c, v.pending, 255)
 
     def _seats(self, v, now):
         """px 15-19: the active seat is always full bright white (amber in
@@ -488,11 +500,11 @@ class Ring:
         blue once flushed (the flipped token)."""
         p = v.player
         self.px[:] = self.sws[_S_IDLE]  # the n seats waiting, then the others
-        self._fill(45, 45 + 3 * v.n, 3)
+        self._fill(3 * _SEATS, 3 * _SEATS + 3 * v.n, 3)
         if max(v.flushed):  # in C: until someone flushes, no loop over the seats
             for s in range(v.n):
                 if v.flushed[s] and s != p:
-                    self._sw(15 + s, _S_FLUSHED)
+                    self._sw(_SEATS + s, _S_FLUSHED)
         if p < v.n:
             s = _S_ACTIVE
             if _since(now, v.ack_at) < _ACK_MS:
@@ -501,7 +513,7 @@ class Ring:
                 s = _S_DIP
             elif v.upkeep:
                 s = _S_UPKEEP
-            self._sw(15 + p, s)
+            self._sw(_SEATS + p, s)
 
     def _warning(self, until_crash, bag, now):
         """The end approaches, stronger and faster as it nears. Crash: every
@@ -572,15 +584,15 @@ class Ring:
         """A waiting seat's sector, as drawn by _scale."""
         f = v.flowers[s]
         f = 9 * (v.ending >> s & 1) + (f if f < 8 else 8)
-        s *= 15
+        s *= 3 * _SECTOR_PX
         self.buf[s : s + 12] = self.secs[f]
 
     def _active(self, v, s, now):
         """The active seat's sector: its flowers, the unlit pixels white."""
-        lit = self._sector(5 * s, v.flowers[s], v.ending >> s & 1)
-        s *= 5
+        lit = self._sector(_SECTOR_PX * s, v.flowers[s], v.ending >> s & 1)
+        s *= _SECTOR_PX
         self._run(s + lit, 4 - lit, _C_WHITE, 35)
-        if v.ending >> (s // 5) & 1 and (now // 500) & 1:
+        if v.ending >> (s // _SECTOR_PX) & 1 and (now // 500) & 1:
             self._put(s + 3, _C_WHITE, 255)  # a full sector: its tip blinks white
         if _since(now, v.ack_at) < _ACK_MS:
             self._put(s, _C_GREEN, 255)
@@ -616,7 +628,7 @@ class Ring:
             self._pen(_C_GOLD, pulse)
         else:
             self._pen(_C_WHITE, 60)
-        self._line(5 * s, lit)
+        self._line(_SECTOR_PX * s, lit)
 
     # -- end of a Stalk Exchange game --------------------------------------
 
@@ -631,9 +643,9 @@ class Ring:
         now = 120 + _tri(now, 1000, 135)  # the winners' pulse
         for f in range(v.n):
             if v.winner[f]:
-                self._put(15 + f, _C_GOLD, now)
+                self._put(_SEATS + f, _C_GOLD, now)
             else:
-                self._put(15 + f, _C_WHITE, 30)
+                self._put(_SEATS + f, _C_WHITE, 30)
 
     def _counts(self, v):
         """Portfolio entry: the tokens entered so far as coloured runs in
@@ -643,16 +655,16 @@ class Ring:
         f = 0
         while f < 5:
             c = v.counts[f]
-            if c > 18 - i:
-                c = 18 - i
+            if c > _COUNTS_PX - 1 - i:
+                c = _COUNTS_PX - 1 - i
             self._run(i, c, f, 255)
             i += c
-            if f < 4 and i < 18:
+            if f < 4 and i < _COUNTS_PX - 1:
                 self._sw(i, _S_FAINT)
                 i += 1
             f += 1
-        if i >= 18 and sum(v.counts) + 4 > 18:  # sum of a bytearray: in C
-            self._put(18, _C_RED, 255)
+        if i >= _COUNTS_PX - 1 and sum(v.counts) + 4 > _COUNTS_PX - 1:  # sum of a bytearray: in C
+            self._put(_COUNTS_PX - 1, _C_RED, 255)  # its last pixel red: more than fits
 
     def _entered(self, v, now):
         """Portfolio entry, the seats (px 19-23): being entered = blinking
@@ -664,7 +676,7 @@ class Ring:
                 w = _S_ACTIVE if (now // 400) & 1 else _S_WAITING
             else:
                 w = _S_FAINT
-            self._sw(19 + s, w)
+            self._sw(_ENTERED + s, w)
 
     # -- setup and menus ----------------------------------------------------
 
@@ -696,11 +708,11 @@ class Ring:
         """The menu with every option: the dim menu as drawn by _scale, the
         selected option bright, the dark option's white dot circling."""
         for k in range(5):
-            self._run(5 * k, 4, MENU_COLOUR[k], 40)
+            self._run(_SECTOR_PX * k, 4, MENU_COLOUR[k], 40)
         k = MENU_COLOUR[sel] if sel < 5 else _C_OFF
         if k != _C_OFF:
-            self._run(5 * sel, 4, k, 255)
-        self._put(5 * _MENU_CLOSE + (now // 250) % 4, _C_WHITE, 255 if sel == _MENU_CLOSE else 40)
+            self._run(_SECTOR_PX * sel, 4, k, 255)
+        self._put(_SECTOR_PX * _MENU_CLOSE + (now // 250) % 4, _C_WHITE, 255 if sel == _MENU_CLOSE else 40)
 
     def _quad(self, level):
         """px 0-3 in the four flower colours (the Stalk Exchange option, a
@@ -715,14 +727,14 @@ class Ring:
             if s == 0:  # Stalk Exchange: the five flower colours
                 self._quad(sel)
             else:
-                self._run(5 * s, 4, _C_ORCHID, sel)
+                self._run(_SECTOR_PX * s, 4, _C_ORCHID, sel)
         elif kind == CH_LENGTH:  # long: 4 px, short: 2 px
-            self._run(5 * s, 4 if s == 0 else 2, _C_WHITE, sel)
+            self._run(_SECTOR_PX * s, 4 if s == 0 else 2, _C_WHITE, sel)
         elif kind == CH_MENU:
             kind = MENU_COLOUR[s]
-            self._run(5 * s, 4, kind, sel)
+            self._run(_SECTOR_PX * s, 4, kind, sel)
             if kind == _C_OFF:
-                self._put(5 * s + (now // 250) % 4, _C_WHITE, sel)
+                self._put(_SECTOR_PX * s + (now // 250) % 4, _C_WHITE, sel)
 
     def _entry(self, v, now):
         """A number entry: the number in its kind's colour; an unconfirmed
