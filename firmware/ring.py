@@ -105,9 +105,9 @@ _DARK = b"\0\0\0"  # an unlit pixel
 # Colours as RGB triples in bytes (a tuple literal could be built at run time).
 # Flowers in button order: dahlia, daffodil, globemaster, snowdrop, tulip.
 FLOWER_RGB = bytes((220, 0, 40, 255, 170, 0, 140, 0, 255, 150, 200, 255, 255, 40, 140))
-# Misc colours, indexed by the C_* numbers below minus 5 (the Ring's
-# palette is FLOWER_RGB + MISC_RGB: flower k is colour k, C_x is colour x).
-MISC_RGB = bytes(
+# The Ring's palette: the flowers, then the misc colours (flower k is
+# colour k, C_x is colour x).
+PALETTE = FLOWER_RGB + bytes(
     (
         255, 255, 255,  # _C_WHITE
         0, 0, 0,  # _C_OFF
@@ -131,14 +131,13 @@ _C_GOLD = const(11)
 _C_ORCHID = const(12)
 _C_BAG = const(13)
 _C_SEED = const(14)
-PALETTE = FLOWER_RGB + MISC_RGB
 
 # Bar levels of the 3 market pixels: dim -> bright, so two full bars side by
 # side still show where one flower ends (position, not hue).
 BAR_LEVEL = bytes((70, 150, 255))
 # Warning levels 1-4: pulse period (x10 ms) and peak glow.
-WARN_PERIOD = bytes((200, 140, 90, 50))
-WARN_PEAK = bytes((40, 70, 120, 200))
+# (one table: the periods of levels 1-4, then their peaks)
+WARN = bytes((200, 140, 90, 50, 40, 70, 120, 200))
 NUM_COLOUR = bytes((_C_WHITE, _C_GOLD, _C_SEED))
 MENU_COLOUR = bytes((_C_BLUE, _C_RED, _C_WHITE, _C_GREEN, _C_OFF))
 _MENU_CLOSE = const(4)  # the dark option (its white dot circles)
@@ -335,20 +334,31 @@ class Ring:
 
     def _put(self, i, k, level):
         """Pixel i = palette colour k (flower 0-4 or C_*) at level/255."""
-        k = self._pen(k, level)
-        i *= 3
-        self.buf[i : i + 3] = k
+        level += level >> 7
+        j = 3 * i
+        k *= 3
+        buf = self.buf
+        pal = self.pal
+        buf[j] = pal[k] * level >> 8
+        buf[j + 1] = pal[k + 1] * level >> 8
+        buf[j + 2] = pal[k + 2] * level >> 8
 
     def _run(self, i, n, k, level, step=1):
         """n pixels = colour k at level: i, i + step, i + 2 step, ... The
         colour is computed once (_pen) and each pixel is one slice store
         (_fill): a call per pixel (_put) was most of a frame's time."""
-        if n > 0:
-            self._pen(k, level)
+        if n > 0:  # one call: every local and stack slot counted (no frame on the heap: <= 11)
+            level += level >> 7  # 0..256: >> 8 below is exact at full level
+            k *= 3
+            self.px[0] = self.pal[k] * level >> 8
+            self.px[1] = self.pal[k + 1] * level >> 8
+            self.px[2] = self.pal[k + 2] * level >> 8
             i *= 3
             step *= 3
             n = i + n * step
-            self._fill(i, n, step)
+            while i < n:
+                self.buf[i : i + 3] = self.px
+                i += step
 
     def _pen(self, k, level):
         """self.px = colour k at level/255; returns it."""
@@ -360,12 +370,6 @@ class Ring:
         px[1] = pal[k + 1] * level >> 8
         px[2] = pal[k + 2] * level >> 8
         return px
-
-    def _line(self, i, n):
-        """n pixels from i in the pen's colour (self.px)."""
-        if n > 0:
-            i *= 3
-            self._fill(i, i + 3 * n, 3)
 
     def _fill(self, j, end, step):
         """The pen's colour at bytes j, j + step, ... < end. Not range():
@@ -383,8 +387,7 @@ class Ring:
 
     def _sectors(self, mask, k, level):
         """px 5s..5s+3 = colour k at level, for each sector s whose bit is
-        set in `mask`: one 4-px row built once, then a slice store per
-        sector."""
+        set in `mask`: the colour computed once, then a fill per sector."""
         self._pen(k, level)
         k = 0
         while mask:
@@ -415,7 +418,10 @@ class Ring:
         elif mode == M_CHOICE:
             self._choice(view, now_ms)
         elif mode == M_NUMBER:
-            self._entry(view, now_ms)
+            self._number(view.number, NUM_COLOUR[view.num_kind])
+            if view.unconfirmed and (now_ms // 500) & 1:  # dashed, blinking: "read your Market board"
+                self.px[:] = _DARK
+                self._fill(3, 3 * _RING_PIXELS + 3, 6)  # every other pixel from px 1 dark
         elif mode == M_PORTFOLIO:
             self._counts(view)
             self._entered(view, now_ms)
@@ -532,7 +538,8 @@ class Ring:
         """The crash warning (level 0-3): bytearray.find (in C) jumps from
         one run of three zero bytes to the next, instead of a test per
         pixel; a run across two pixels looks on from the next pixel."""
-        now = _tri(now, 10 * WARN_PERIOD[level], WARN_PEAK[level])
+        px = WARN[level + 4]  # its peak (apart: one stack slot fewer)
+        now = _tri(now, 10 * WARN[level], px)
         px = self._pen(_C_RED, 8 + now)
         buf = self.buf
         j = buf.find(_DARK)
@@ -547,9 +554,9 @@ class Ring:
     def _march(self, level, now):
         """The bag warning (level 0-3): every third pixel from the marching
         phase, if unlit (one test, not three)."""
-        j = 8 + WARN_PEAK[level]
+        j = 8 + WARN[level + 4]
         px = self._pen(_C_BAG, j)
-        level = 10 * WARN_PERIOD[level]
+        level = 10 * WARN[level]
         j = 3 * (2 - now * 3 // level % 3)
         buf = self.buf
         while j < 3 * _RING_PIXELS:
@@ -628,7 +635,9 @@ class Ring:
             self._pen(_C_GOLD, pulse)
         else:
             self._pen(_C_WHITE, 60)
-        self._line(_SECTOR_PX * s, lit)
+        s *= 3 * _SECTOR_PX
+        top = s + 3 * lit  # its end
+        self._fill(s, top, 3)
 
     # -- end of a Stalk Exchange game --------------------------------------
 
@@ -735,13 +744,6 @@ class Ring:
             self._run(_SECTOR_PX * s, 4, kind, sel)
             if kind == _C_OFF:
                 self._put(_SECTOR_PX * s + (now // 250) % 4, _C_WHITE, sel)
-
-    def _entry(self, v, now):
-        """A number entry: the number in its kind's colour; an unconfirmed
-        start space is dashed, blinking ("read your Market board")."""
-        self._number(v.number, NUM_COLOUR[v.num_kind])
-        if v.unconfirmed and (now // 500) & 1:
-            self._run(1, _RING_PIXELS // 2, _C_OFF, 0, 2)
 
     def _number(self, value, k):
         """0-24: that many pixels, every fifth brighter; above 24: units on
