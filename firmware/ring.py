@@ -11,18 +11,24 @@ into a MicroPython NeoPixel buffer in one slice). Same view and same time ->
 same pixels, always. Integer arithmetic only: a float would be a heap object
 on the Pico.
 
-Speed (bench/bench_speed.py; interpreted bytecode, since the tests load
-the same .mpy files on other machines): a frame is drawn straight into the
-output buffer with the brightness folded into the palette (once per change),
-the market segments and the seat and token colours are precomputed per
-brightness and copied with slice stores, runs of one colour (also every
-n-th pixel: the gaps, the dashes, every fifth of a number) are one call
-with the colour computed once and an inline loop (a call per pixel was
-most of a frame), the crash warning finds the unlit pixels with
-bytearray.find (in C) and fills each with one slice store, and below
-brightness 70 no current estimate is needed at all (decided per
-brightness change). Loops with a variable step are `while` loops: a
-`range` with a variable step is a heap object in MicroPython.
+Speed (bench/bench_speed.py, bench/bench_path.py; interpreted bytecode,
+since the tests load the same .mpy files on other machines): a frame is
+drawn straight into the output buffer with the brightness folded into the
+palette (once per change); the market segments, the swatches, the token
+rows and a waiting Orchids seat's sector are precomputed per brightness
+and copied with slice stores; a run of one colour (also every n-th pixel:
+the gaps, the dashes, every fifth of a number) is one call with the colour
+computed once; the crash warning finds the unlit pixels with
+bytearray.find (in C); below brightness 70 no current estimate is needed
+at all (decided per brightness change). Loops with a variable step are
+`while` loops: a `range` with a variable step is a heap object in
+MicroPython. And no method on the frame path takes more than 11 slots of
+locals and value stack: MicroPython puts a larger call frame on the heap
+(m_malloc_maybe, which heap_lock does not catch), and in a fragmented
+heap the search for its block was most of the slowest frame. That is why
+the screens are split into small methods and some expressions are
+computed into a reused local first; tests/test_app_alloc.py counts the
+bytes (micropython.mem_total).
 
 Layouts (docs/ring.md has a picture of every screen):
 
