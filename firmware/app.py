@@ -276,21 +276,28 @@ class App:
         if self._order is not None:
             shown[:] = buf  # the strip's own buffer, in its byte order
         else:
-            strip = self.hw.strip
-            for i in range(len(buf) // 3):
-                j = 3 * i
-                r = buf[j]
-                g = buf[j + 1]
-                b = buf[j + 2]
-                if r == shown[j] and g == shown[j + 1] and b == shown[j + 2] and not first:
-                    continue
-                shown[j] = r
-                shown[j + 1] = g
-                shown[j + 2] = b
-                strip[i] = (r, g, b)
+            self._pixels(buf, shown, first)
         self._first = False
         self.hw.strip.write()
         return buf
+
+    def _pixels(self, buf, shown, first):
+        """strip[i] = (r, g, b) for the changed pixels (strips without a
+        byte buffer). Apart from show() because MicroPython puts a call's
+        frame on the heap when it has more than 11 slots of locals and
+        stack: show() itself must stay under that."""
+        strip = self.hw.strip
+        for i in range(len(buf) // 3):
+            j = 3 * i
+            r = buf[j]
+            g = buf[j + 1]
+            b = buf[j + 2]
+            if r == shown[j] and g == shown[j + 1] and b == shown[j + 2] and not first:
+                continue
+            shown[j] = r
+            shown[j + 1] = g
+            shown[j + 2] = b
+            strip[i] = (r, g, b)
 
     def blink_error(self, code=ring.E_NOTHING):
         """A refused gesture or event: the ring blinks red (`code` = the

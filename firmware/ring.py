@@ -11,18 +11,24 @@ into a MicroPython NeoPixel buffer in one slice). Same view and same time ->
 same pixels, always. Integer arithmetic only: a float would be a heap object
 on the Pico.
 
-Speed (bench/bench_speed.py; interpreted bytecode, since the tests load
-the same .mpy files on other machines): a frame is drawn straight into the
-output buffer with the brightness folded into the palette (once per change),
-the market segments and the seat and token colours are precomputed per
-brightness and copied with slice stores, runs of one colour (also every
-n-th pixel: the gaps, the dashes, every fifth of a number) are one call
-with the colour computed once and an inline loop (a call per pixel was
-most of a frame), the crash warning finds the unlit pixels with
-bytearray.find (in C) and fills each with one slice store, and below
-brightness 70 no current estimate is needed at all (decided per
-brightness change). Loops with a variable step are `while` loops: a
-`range` with a variable step is a heap object in MicroPython.
+Speed (bench/bench_speed.py, bench/bench_path.py; interpreted bytecode,
+since the tests load the same .mpy files on other machines): a frame is
+drawn straight into the output buffer with the brightness folded into the
+palette (once per change); the market segments, the swatches, the token
+rows and a waiting Orchids seat's sector are precomputed per brightness
+and copied with slice stores; a run of one colour (also every n-th pixel:
+the gaps, the dashes, every fifth of a number) is one call with the colour
+computed once; the crash warning finds the unlit pixels with
+bytearray.find (in C); below brightness 70 no current estimate is needed
+at all (decided per brightness change). Loops with a variable step are
+`while` loops: a `range` with a variable step is a heap object in
+MicroPython. And no method on the frame path takes more than 11 slots of
+locals and value stack: MicroPython puts a larger call frame on the heap
+(m_malloc_maybe, which heap_lock does not catch), and in a fragmented
+heap the search for its block was most of the slowest frame. That is why
+the screens are split into small methods and some expressions are
+computed into a reused local first; tests/test_app_alloc.py counts the
+bytes (micropython.mem_total).
 
 Layouts (docs/ring.md has a picture of every screen):
 
@@ -81,13 +87,22 @@ E_NOTHING = const(1)  # one long blink: that button means nothing here
 E_RULE = const(2)  # two: the rules say not now (turn order, phase, game over)
 E_SHORT = const(3)  # three: not enough (tokens, seeds, exchange) or out of range
 E_ONCE = const(4)  # four: already done, once only (flush, crash, orchid, portfolio)
-# engine_lite error codes by blink code (any other code: E_RULE)
-SHORT_CODES = "no_tokens hand_short exchange_empty display_empty too_many"
-ONCE_CODES = "flush_used triggered orchid_taken already_entered"
 _BLINK_MS = const(120)  # on and off of one short blink
 LONG_BLINK_MS = const(500)
 PEEK_MS = const(2000)  # a held flower shows its value this long
 _RING_PIXELS = const(24)
+# Named pixel segments (the first pixel of each; LED_Animation's PixelMap
+# idea, as constants so that a frame pays nothing for the names): a layout
+# says _SEATS + s, never 15 + s. Byte offsets are 3 x these (folded by
+# the compiler).
+_MARKET = const(0)  # Stalk Exchange: 3 px per flower, button order (px 0-14)
+_SEATS = const(15)  # Stalk Exchange: one px per seat (px 15-19)
+_TOKENS = const(20)  # Stalk Exchange: the active player's tokens (px 20-23)
+_HARVEST = const(15)  # a harvest being counted: px 15-23, over the seats and tokens
+_HARVEST_PX = const(9)
+_COUNTS_PX = const(19)  # portfolio entry: the tokens entered (px 0-18), then
+_ENTERED = const(19)  # the seats (px 19-23)
+_SECTOR_PX = const(5)  # Orchids, menus, results: seat/option s = px 5s..5s+3, gap px 5s+4
 _ACK_MS = const(250)
 FAULT_MS = const(3000)  # six blinks of the fault cross (App.recover)
 _TICKS_MASK = const(0x3FFFFFFF)  # time.ticks_ms() wraps at 2**30
@@ -96,9 +111,9 @@ _DARK = b"\0\0\0"  # an unlit pixel
 # Colours as RGB triples in bytes (a tuple literal could be built at run time).
 # Flowers in button order: dahlia, daffodil, globemaster, snowdrop, tulip.
 FLOWER_RGB = bytes((220, 0, 40, 255, 170, 0, 140, 0, 255, 150, 200, 255, 255, 40, 140))
-# Misc colours, indexed by the C_* numbers below minus 5 (the Ring's
-# palette is FLOWER_RGB + MISC_RGB: flower k is colour k, C_x is colour x).
-MISC_RGB = bytes(
+# The Ring's palette: the flowers, then the misc colours (flower k is
+# colour k, C_x is colour x).
+PALETTE = FLOWER_RGB + bytes(
     (
         255, 255, 255,  # _C_WHITE
         0, 0, 0,  # _C_OFF
@@ -122,14 +137,13 @@ _C_GOLD = const(11)
 _C_ORCHID = const(12)
 _C_BAG = const(13)
 _C_SEED = const(14)
-PALETTE = FLOWER_RGB + MISC_RGB
 
 # Bar levels of the 3 market pixels: dim -> bright, so two full bars side by
 # side still show where one flower ends (position, not hue).
 BAR_LEVEL = bytes((70, 150, 255))
 # Warning levels 1-4: pulse period (x10 ms) and peak glow.
-WARN_PERIOD = bytes((200, 140, 90, 50))
-WARN_PEAK = bytes((40, 70, 120, 200))
+# (one table: the periods of levels 1-4, then their peaks)
+WARN = bytes((200, 140, 90, 50, 40, 70, 120, 200))
 NUM_COLOUR = bytes((_C_WHITE, _C_GOLD, _C_SEED))
 MENU_COLOUR = bytes((_C_BLUE, _C_RED, _C_WHITE, _C_GREEN, _C_OFF))
 _MENU_CLOSE = const(4)  # the dark option (its white dot circles)
@@ -231,20 +245,16 @@ _S_WAITING = const(7)  # portfolio screen: the seat being entered, its dim blink
 _S_FAINT = const(8)  # portfolio screen: the other seats and the gaps
 _S_TAIL = const(9)  # the comet's tail (its head is _S_ACTIVE, its tip _S_IDLE)
 
-# Levels of the four-flower quads (Ring.quads): selected, not selected, flora kind
-QUAD_LEVEL = bytes((255, 40, 160))
-_Q_SEL = const(0)
-_Q_DIM = const(1)
-_Q_KIND = const(2)
 
 
 def refusal(code):
     """The blink code of an engine_lite error code."""
     if code == "nothing_to_undo":
         return E_NOTHING
-    if code in SHORT_CODES:
+    # whole codes (engine_lite/errors.py), never a substring of a list
+    if code in ("no_tokens", "hand_short", "exchange_empty", "display_empty", "too_many"):
         return E_SHORT
-    return E_ONCE if code in ONCE_CODES else E_RULE
+    return E_ONCE if code in ("flush_used", "triggered", "orchid_taken", "already_entered") else E_RULE
 
 
 def error_ms(code):
@@ -252,7 +262,7 @@ def error_ms(code):
     return LONG_BLINK_MS if code <= E_NOTHING else 2 * _BLINK_MS * code
 
 
-_ERROR_MAX_MS = const(960)  # the longest blink: error_ms(E_ONCE)
+_ERROR_MAX_MS = const(2 * _BLINK_MS * E_ONCE)  # the longest blink: error_ms(E_ONCE), longer than LONG_BLINK_MS
 
 
 class Ring:
@@ -276,14 +286,8 @@ class Ring:
         self.segs = [bytearray(9) if i % 9 < 5 else None for i in range(45)]
         self.sws = [bytearray(3) for _ in range(len(SWATCH) // 2)]
         self.toks = [bytearray(12) for _ in range(12)]  # px 20-23 per (tokens 0-5, blink hidden)
-        # px 0-3 in the four flower colours (the Stalk Exchange option, a
-        # new flora type) at the levels the choice screens use
-        self.quads = [bytearray(12) for _ in range(len(QUAD_LEVEL))]
-        self.row = bytearray(12)  # one sector's 4 px (_sectors)
-        self.px = bytearray(3)  # one pixel's colour (_warning)
+        self.px = bytearray(3)  # the pen: one pixel's colour (_pen)
         self.secs = [bytearray(12) for _ in range(18)]  # Orchids: a waiting seat's sector, 0-8+ flowers, then the same gold (ending)
-        self.menu = bytearray(3 * count)  # the menu, every option dim
-        self.idle = [bytearray(15) for _ in range(6)]  # Stalk Exchange: px 15-19, n seats waiting
         self.bright = -1
         # the brightness the first frame will use (the app passes its
         # setting): folding it in costs ~25 ms on the Pico, which belongs to
@@ -307,33 +311,18 @@ class Ring:
                     self._put(0, f, 25)
                 for j in range(3 if look == 4 else look):  # a bar of 1-3 px, or all 3 full (counting a harvest)
                     self._put(j, f, 255 if look == 4 else BAR_LEVEL[j])
-                seg = self.segs[9 * f + look]
-                for j in range(9):
-                    seg[j] = buf[j]
+                self.segs[9 * f + look][:] = buf[0:9]
         for n in range(len(SWATCH) // 2):
             self._put(0, SWATCH[2 * n], SWATCH[2 * n + 1])
-            for j in range(3):
-                self.sws[n][j] = buf[j]
+            self.sws[n][:] = buf[0:3]
         for look in range(12):
             buf[:] = self.zero
             self._tokens(look >> 1, look & 1)
-            for j in range(12):
-                self.toks[look][j] = buf[60 + j]
-        for n in range(6):
-            for s in range(n):  # seats from n on stay dark (zeros from the start)
-                self.idle[n][3 * s : 3 * s + 3] = self.sws[_S_IDLE]
-        buf[:] = self.zero
-        for s in range(5):
-            self._run(5 * s, 4, MENU_COLOUR[s], 40)
-        self.menu[:] = buf
+            self.toks[look][:] = buf[3 * _TOKENS : 3 * _RING_PIXELS]
         for k in range(18):
             buf[:] = self.zero
             self._sector(0, k % 9, k // 9)
             self.secs[k][:] = buf[0:12]
-        for q in range(len(QUAD_LEVEL)):
-            for j in range(4):
-                self._put(j, j, QUAD_LEVEL[q])
-            self.quads[q][:] = buf[0:12]
 
     def _tokens(self, t, hide):
         """px 20-23: t Seedy Business tokens, one amber pip each (a 5th
@@ -351,7 +340,7 @@ class Ring:
 
     def _put(self, i, k, level):
         """Pixel i = palette colour k (flower 0-4 or C_*) at level/255."""
-        level += level >> 7  # 0..256: >> 8 below is exact at full level
+        level += level >> 7
         j = 3 * i
         k *= 3
         buf = self.buf
@@ -362,44 +351,60 @@ class Ring:
 
     def _run(self, i, n, k, level, step=1):
         """n pixels = colour k at level: i, i + step, i + 2 step, ... The
-        colour is computed once and the pixels written in one inline loop:
-        a call per pixel (_put) was most of a frame's time."""
-        if n <= 0:
-            return
-        level += level >> 7
+        colour is computed once (_pen) and each pixel is one slice store
+        (_fill): a call per pixel (_put) was most of a frame's time."""
+        if n > 0:  # one call: every local and stack slot counted (no frame on the heap: <= 11)
+            level += level >> 7  # 0..256: >> 8 below is exact at full level
+            k *= 3
+            self.px[0] = self.pal[k] * level >> 8
+            self.px[1] = self.pal[k + 1] * level >> 8
+            self.px[2] = self.pal[k + 2] * level >> 8
+            i *= 3
+            step *= 3
+            n = i + n * step
+            while i < n:
+                self.buf[i : i + 3] = self.px
+                i += step
+
+    def _pen(self, k, level):
+        """self.px = colour k at level/255; returns it."""
+        level += level >> 7  # 0..256: >> 8 below is exact at full level
         pal = self.pal
+        px = self.px
         k *= 3
-        r = pal[k] * level >> 8
-        g = pal[k + 1] * level >> 8
-        b = pal[k + 2] * level >> 8
+        px[0] = pal[k] * level >> 8
+        px[1] = pal[k + 1] * level >> 8
+        px[2] = pal[k + 2] * level >> 8
+        return px
+
+    def _fill(self, j, end, step):
+        """The pen's colour at bytes j, j + step, ... < end. Not range():
+        with a variable step it is a heap object."""
         buf = self.buf
-        j = 3 * i
-        end = j + 3 * n * step
-        step *= 3
-        while j < end:  # not range(): with a variable step it is a heap object
-            buf[j] = r
-            buf[j + 1] = g
-            buf[j + 2] = b
+        px = self.px
+        while j < end:
+            buf[j : j + 3] = px
             j += step
+
+    def _sw(self, i, w):
+        """Pixel i = swatch w (precomputed per brightness)."""
+        i *= 3
+        self.buf[i : i + 3] = self.sws[w]
 
     def _sectors(self, mask, k, level):
         """px 5s..5s+3 = colour k at level, for each sector s whose bit is
-        set in `mask`: one 4-px row built once, then a slice store per
-        sector."""
-        level += level >> 7
-        pal = self.pal
-        k *= 3
-        row = self.row
-        row[0] = row[3] = row[6] = row[9] = pal[k] * level >> 8
-        row[1] = row[4] = row[7] = row[10] = pal[k + 1] * level >> 8
-        row[2] = row[5] = row[8] = row[11] = pal[k + 2] * level >> 8
-        buf = self.buf
-        j = 0
+        set in `mask`: the colour computed once, then a fill per sector."""
+        self._pen(k, level)
+        k = 0
         while mask:
             if mask & 1:
-                buf[j : j + 12] = row  # equal-length slice store: no allocation
+                self._fill(k, k + 12, 3)
             mask >>= 1
-            j += 15
+            k += 3 * _SECTOR_PX
+
+    def _gaps(self, k, level):
+        """The four gap pixels between the sectors (px 4, 9, 14, 19)."""
+        self._run(_SECTOR_PX - 1, 4, k, level, _SECTOR_PX)
 
     # -- the render entry point ------------------------------------------
 
@@ -420,20 +425,18 @@ class Ring:
             self._choice(view, now_ms)
         elif mode == M_NUMBER:
             self._number(view.number, NUM_COLOUR[view.num_kind])
-            if view.unconfirmed and (now_ms // 500) & 1:
-                self._run(1, _RING_PIXELS // 2, _C_OFF, 0, 2)  # dashed: "read your Market board"
+            if view.unconfirmed and (now_ms // 500) & 1:  # dashed, blinking: "read your Market board"
+                self.px[:] = _DARK
+                self._fill(3, 3 * _RING_PIXELS + 3, 6)  # every other pixel from px 1 dark
         elif mode == M_PORTFOLIO:
-            self._portfolio(view, now_ms)
+            self._counts(view)
+            self._entered(view, now_ms)
         elif mode == M_STALK_END:
             self._stalk_end(view, now_ms)
         elif mode == M_ORCHIDS_END:
             self._orchids_end(view, now_ms)
-        at = view.error_at
-        if at >= 0:
-            age = (now_ms - at) & _TICKS_MASK
-            code = view.error_code
-            if age < _ERROR_MAX_MS and age < error_ms(code):  # a blink long over: no call
-                self._error(age, code)
+        if view.error_at >= 0:
+            self._error(view, now_ms)
         at = view.fault_at
         if at >= 0 and (now_ms - at) & _TICKS_MASK < FAULT_MS:
             self._fault((now_ms - at) & _TICKS_MASK)
@@ -441,132 +444,138 @@ class Ring:
             self._output()
         return self.buf
 
-    def _error(self, age, code):
+    def _error(self, view, now):
         """Refused: the whole ring blinks red, once long (E_NOTHING) or
-        `code` short blinks (on-off); render calls it for error_ms(code)."""
-        if code <= E_NOTHING or (age // _BLINK_MS) & 1 == 0:
-            self._run(0, _RING_PIXELS, _C_RED, 255)
-        else:
-            self.buf[:] = self.zero
+        `code` short blinks (on-off), for error_ms(code)."""
+        age = (now - view.error_at) & _TICKS_MASK
+        code = view.error_code
+        if age < _ERROR_MAX_MS and age < error_ms(code):  # a blink long over: no call
+            if code <= E_NOTHING or (age // _BLINK_MS) & 1 == 0:
+                self._run(0, _RING_PIXELS, _C_RED, 255)
+            else:
+                self.buf[:] = self.zero
 
     # -- Stalk Exchange ---------------------------------------------------
 
-    def _market(self, values, pending, now):
+    def _market(self, values):
         """px 0-14: each flower's bar relative to the leader. Only the
         leader(s), the flowers that would bust, fill all 3 px; the others
         1-2 px. The first pixel of an empty segment glows dimly so every
-        flower's place on the ring stays visible. A flower whose harvest is
-        being counted blinks its whole segment."""
+        flower's place on the ring stays visible."""
         top = max(values)  # in C, no allocation
-        buf = self.buf
-        segs = self.segs
-        for j in range(0, 45, 9):  # flower f's bytes (and rows in segs): 9 f
+        j = 0
+        while j < 3 * _SEATS:  # flower f's bytes (and rows in segs): 9 f
             v = values[j // 9]
-            if v == 0:
-                look = 0
+            if v:
+                v = j + (3 if v == top else (1 if 2 * v <= top else 2))  # look = ceil(2 v / top)
             else:
-                look = 3 if v == top else (1 if 2 * v <= top else 2)  # = ceil(2 v / top)
-            buf[j : j + 9] = segs[j + look]  # slice store: no allocation
-        if pending >= 0 and (now // 125) & 1:  # the harvest being counted: the whole segment, blinking
-            j = 9 * pending
-            buf[j : j + 9] = segs[j + 4]
+                v = j
+            self.buf[j : j + 9] = self.segs[v]  # slice store: no allocation
+            j += 9
 
     def _stalk(self, v, now):
         """Market (px 0-14), seats (px 15-19), the active player's tokens
-        (px 20-23), then the last-turn comet or a warning. Seats: the active
-        seat is always full bright white (amber in the upkeep; if it has
-        flushed it dips blue for 0.2 s each second); green flash = event
-        accepted. Other seats: faint white, or brighter blue once flushed
-        (the flipped token). Drawn inline: a call per part cost more than
-        the 2 ms budget left."""
-        self._market(v.values, v.pending, now)
+        (px 20-23), then the last-turn comet or a warning."""
+        self._market(v.values)
         if v.pending >= 0:
-            # The status arc becomes the harvest counter (px 15-23): that
-            # many pixels in the flower's colour; beyond 9 the arc turns white.
-            c = v.pending_count
-            for i in range(9 if c > 9 else c):
-                self._put(15 + i, _C_WHITE if c > 9 else v.pending, 200 if c > 9 else 255)
+            self._harvest(v, now)
             return
-        flushed = v.flushed
-        buf = self.buf
-        sws = self.sws
-        p = v.player
-        n = v.n
-        buf[45:60] = self.idle[n]  # n waiting seats at once (n <= 5), then the others
-        if max(flushed):  # in C: until someone flushes, no loop over the seats
-            for s in range(n):
-                if flushed[s] and s != p:
-                    buf[45 + 3 * s : 48 + 3 * s] = sws[_S_FLUSHED]
-        if p < n:
-            w = _S_ACTIVE
-            at = v.ack_at
-            if at >= 0 and (now - at) & _TICKS_MASK < _ACK_MS:
-                w = _S_ACK
-            elif flushed[p] and now % 1000 < 200:
-                w = _S_DIP
-            elif v.upkeep:
-                w = _S_UPKEEP
-            buf[45 + 3 * p : 48 + 3 * p] = sws[w]
+        self._seats(v, now)
         # Tokens of the active player, px 20-23 (_tokens draws them); after
         # the two basic actions the token the next extra action costs blinks.
-        t = v.tokens[p]
+        t = v.tokens[v.player]
         hide = v.extra_cost and not v.upkeep and t > 0 and not v.trigger and (now // 400) & 1
-        buf[60:72] = self.toks[2 * (t if t < 5 else 5) + (1 if hide else 0)]
+        t = 2 * (t if t < 5 else 5) + (1 if hide else 0)
+        self.buf[3 * _TOKENS : 3 * _RING_PIXELS] = self.toks[t]
         if v.trigger:
             self._comet(now)
         elif v.until_crash < _CRASH_FAR or v.bag < _BAG_FAR:
             self._warning(v.until_crash, v.bag, now)
 
+    def _harvest(self, v, now):
+        """A harvest being counted: its flower's segment blinks, and the
+        status arc (px 15-23) counts the tokens in the flower's colour;
+        beyond 9 the arc turns white."""
+        p = 9 * v.pending
+        if (now // 125) & 1:
+            self.buf[p : p + 9] = self.segs[p + 4]
+        c = v.pending_count
+        if c > _HARVEST_PX:
+            self._run(_HARVEST, _HARVEST_PX, _C_WHITE, 200)
+        else:
+            self._run(_HARVEST, c, v.pending, 255)
+
+    def _seats(self, v, now):
+        """px 15-19: the active seat is always full bright white (amber in
+        the upkeep; if it has flushed it dips blue for 0.2 s each second);
+        green flash = event accepted. Other seats: faint white, or brighter
+        blue once flushed (the flipped token)."""
+        p = v.player
+        self.px[:] = self.sws[_S_IDLE]  # the n seats waiting, then the others
+        self._fill(3 * _SEATS, 3 * _SEATS + 3 * v.n, 3)
+        if max(v.flushed):  # in C: until someone flushes, no loop over the seats
+            for s in range(v.n):
+                if v.flushed[s] and s != p:
+                    self._sw(_SEATS + s, _S_FLUSHED)
+        if p < v.n:
+            s = _S_ACTIVE
+            if _since(now, v.ack_at) < _ACK_MS:
+                s = _S_ACK
+            elif v.flushed[p] and now % 1000 < 200:
+                s = _S_DIP
+            elif v.upkeep:
+                s = _S_UPKEEP
+            self._sw(_SEATS + p, s)
+
     def _warning(self, until_crash, bag, now):
         """The end approaches, stronger and faster as it nears. Crash: every
         unlit pixel breathes red in place. Bag: every third unlit pixel
         glows orange and the dots march round (the bag draining). The more
-        urgent of the two is shown (the crash on a tie). Every unlit pixel:
-        bytearray.find (in C) jumps from one run of three zero bytes to the
-        next, instead of a test per pixel."""
+        urgent of the two is shown (the crash on a tie)."""
         lc = CRASH_LEVEL[until_crash] if until_crash < _CRASH_FAR else 0
-        lb = BAG_LEVEL[bag] if bag < _BAG_FAR else 0
-        crash = lc >= lb
-        level = lc if crash else lb
-        if level == 0:
-            return
-        period = 10 * WARN_PERIOD[level - 1]
-        peak = WARN_PEAK[level - 1]
-        k = 3 * (_C_RED if crash else _C_BAG)
-        level = 8 + (_tri(now, period, peak) if crash else peak)  # the crash breathes
-        level += level >> 7
+        bag = BAG_LEVEL[bag] if bag < _BAG_FAR else 0
+        if lc >= bag:
+            if lc:
+                self._breathe(lc - 1, now)
+        else:
+            self._march(bag - 1, now)
+
+    def _breathe(self, level, now):
+        """The crash warning (level 0-3): bytearray.find (in C) jumps from
+        one run of three zero bytes to the next, instead of a test per
+        pixel; a run across two pixels looks on from the next pixel."""
+        px = WARN[level + 4]  # its peak (apart: one stack slot fewer)
+        now = _tri(now, 10 * WARN[level], px)
+        px = self._pen(_C_RED, 8 + now)
         buf = self.buf
-        pal = self.pal
-        px = self.px  # the colour, then one slice store per pixel
-        px[0] = pal[k] * level >> 8
-        px[1] = pal[k + 1] * level >> 8
-        px[2] = pal[k + 2] * level >> 8
-        if crash:
-            j = buf.find(_DARK)
-            while j >= 0:
-                if j % 3:  # zeros across two pixels: look on from the next pixel
-                    j = buf.find(_DARK, j + 3 - j % 3)
-                    continue
-                buf[j : j + 3] = px
-                j = buf.find(_DARK, j + 3)
-            return
-        j = 3 * (2 - now * 3 // period % 3)
-        while j < 3 * _RING_PIXELS:  # every third pixel from the marching phase
-            if not (buf[j] or buf[j + 1] or buf[j + 2]):  # unlit (one test, not three)
+        j = buf.find(_DARK)
+        while j >= 0:
+            if j % 3:
+                j += 3 - j % 3
+                j = buf.find(_DARK, j)
+                continue
+            buf[j : j + 3] = px
+            j = buf.find(_DARK, j + 3)
+
+    def _march(self, level, now):
+        """The bag warning (level 0-3): every third pixel from the marching
+        phase, if unlit (one test, not three)."""
+        j = 8 + WARN[level + 4]
+        px = self._pen(_C_BAG, j)
+        level = 10 * WARN[level]
+        j = 3 * (2 - now * 3 // level % 3)
+        buf = self.buf
+        while j < 3 * _RING_PIXELS:
+            if not (buf[j] or buf[j + 1] or buf[j + 2]):
                 buf[j : j + 3] = px
             j += 9
 
     def _comet(self, now):
         """Last turn: a white comet with a two-pixel tail circles the ring."""
-        n = _RING_PIXELS
-        head = (now % 1200) * n // 1200
-        buf = self.buf
-        sws = self.sws
-        buf[3 * head : 3 * head + 3] = sws[_S_ACTIVE]
-        j = 3 * ((head + n - 1) % n)
-        buf[j : j + 3] = sws[_S_TAIL]
-        j = 3 * ((head + n - 2) % n)
-        buf[j : j + 3] = sws[_S_IDLE]
+        head = (now % 1200) * _RING_PIXELS // 1200
+        self._sw(head, _S_ACTIVE)
+        self._sw((head + _RING_PIXELS - 1) % _RING_PIXELS, _S_TAIL)
+        self._sw((head + _RING_PIXELS - 2) % _RING_PIXELS, _S_IDLE)
 
     # -- Oh My. Orchids! --------------------------------------------------
 
@@ -575,34 +584,40 @@ class Ring:
         (dim = one, bright = two), so 7 flowers = 3.5 px; gold once 7 are
         reached. The active seat's unlit pixels glow white (a full
         sector's last pixel blinks white instead)."""
-        p = v.player
-        flowers = v.flowers
-        buf = self.buf
         for s in range(v.n):
-            base = 5 * s
-            f = flowers[s]
-            full = v.ending >> s & 1
-            if s != p:  # a waiting seat: its sector as drawn by _scale
-                buf[3 * base : 3 * base + 12] = self.secs[9 * full + (f if f < 8 else 8)]
-                continue
-            lit = self._sector(base, f, full)
-            self._run(base + lit, 4 - lit, _C_WHITE, 35)
-            if full and (now // 500) & 1:
-                self._put(base + 3, _C_WHITE, 255)  # a full sector: its tip blinks white
-            if _since(now, v.ack_at) < _ACK_MS:
-                self._put(base, _C_GREEN, 255)
+            if s != v.player:
+                self._waiting(v, s)
+            else:
+                self._active(v, s, now)
         if v.last_round:
-            self._run(4, 4, _C_RED, 160, 5)  # the gap pixels
+            self._gaps(_C_RED, 160)
             self._comet(now)
+
+    def _waiting(self, v, s):
+        """A waiting seat's sector, as drawn by _scale."""
+        f = v.flowers[s]
+        f = 9 * (v.ending >> s & 1) + (f if f < 8 else 8)
+        s *= 3 * _SECTOR_PX
+        self.buf[s : s + 12] = self.secs[f]
+
+    def _active(self, v, s, now):
+        """The active seat's sector: its flowers, the unlit pixels white."""
+        lit = self._sector(_SECTOR_PX * s, v.flowers[s], v.ending >> s & 1)
+        s *= _SECTOR_PX
+        self._run(s + lit, 4 - lit, _C_WHITE, 35)
+        if v.ending >> (s // _SECTOR_PX) & 1 and (now // 500) & 1:
+            self._put(s + 3, _C_WHITE, 255)  # a full sector: its tip blinks white
+        if _since(now, v.ack_at) < _ACK_MS:
+            self._put(s, _C_GREEN, 255)
 
     def _sector(self, base, f, full):
         """The flowers of one seat from px `base`, gold if `full` (the seat
         planted enough to start the last round); returns the pixels lit."""
-        colour = _C_GOLD if full else _C_GREEN
+        full = _C_GOLD if full else _C_GREEN
         lit = f >> 1 if f < 8 else 4  # bright pixels: two flowers each
-        self._run(base, lit, colour, 255)
+        self._run(base, lit, full, 255)
         if lit < 4 and f & 1:
-            self._put(base + lit, colour, 60)  # dim: one flower
+            self._put(base + lit, full, 60)  # dim: one flower
             lit += 1
         return lit
 
@@ -612,63 +627,71 @@ class Ring:
         for s in range(v.n):
             if v.scores[s] > top:
                 top = v.scores[s]
-        pulse = 120 + _tri(now, 1000, 135)
-        for s in range(v.n):
-            sc = v.scores[s] if v.scores[s] > 0 else 0
-            lit = (4 * sc + top - 1) // top
-            if v.winner[s]:
-                self._run(5 * s, lit, _C_GOLD, pulse)
-            else:
-                self._run(5 * s, lit, _C_WHITE, 60)
+        now = 120 + _tri(now, 1000, 135)  # the winners' pulse
+        s = v.n
+        while s:  # not range(): one stack slot fewer, and the call below needs it
+            s -= 1
+            self._bar(v, s, top, now)
+
+    def _bar(self, v, s, top, pulse):
+        """Seat s's final score as a bar of up to 4 px."""
+        lit = v.scores[s]
+        lit = (4 * (lit if lit > 0 else 0) + top - 1) // top
+        if v.winner[s]:
+            self._pen(_C_GOLD, pulse)
+        else:
+            self._pen(_C_WHITE, 60)
+        s *= 3 * _SECTOR_PX
+        top = s + 3 * lit  # its end
+        self._fill(s, top, 3)
 
     # -- end of a Stalk Exchange game --------------------------------------
 
     def _stalk_end(self, v, now):
         """Final (busted) values on the market arc, busted flowers' first
         pixel blinking red; winner seats gold and pulsing."""
-        self._market(v.values, -1, now)
-        blink = (now // 300) & 1
-        for f in range(5):
-            if v.busted[f] and blink:
-                self._put(3 * f, _C_RED, 255)
-        pulse = 120 + _tri(now, 1000, 135)
-        for s in range(v.n):
-            if v.winner[s]:
-                self._put(15 + s, _C_GOLD, pulse)
+        self._market(v.values)
+        if (now // 300) & 1:
+            for f in range(5):
+                if v.busted[f]:
+                    self._put(3 * f, _C_RED, 255)
+        now = 120 + _tri(now, 1000, 135)  # the winners' pulse
+        for f in range(v.n):
+            if v.winner[f]:
+                self._put(_SEATS + f, _C_GOLD, now)
             else:
-                self._put(15 + s, _C_WHITE, 30)
+                self._put(_SEATS + f, _C_WHITE, 30)
 
-    def _portfolio(self, v, now):
-        """Tokens entered so far as coloured runs in button order, separated
-        by a dim white pixel (px 0-18; a red px 18 = more than fits); the
-        seats (px 19-23): being entered = blinking white, entered = green."""
-        buf = self.buf
-        sws = self.sws
+    def _counts(self, v):
+        """Portfolio entry: the tokens entered so far as coloured runs in
+        button order, separated by a dim white pixel (px 0-18; a red px 18
+        = more than fits)."""
         i = 0
-        for f in range(5):
+        f = 0
+        while f < 5:
             c = v.counts[f]
-            if c > 18 - i:
-                c = 18 - i
+            if c > _COUNTS_PX - 1 - i:
+                c = _COUNTS_PX - 1 - i
             self._run(i, c, f, 255)
             i += c
-            if f < 4 and i < 18:
-                buf[3 * i : 3 * i + 3] = sws[_S_FAINT]
+            if f < 4 and i < _COUNTS_PX - 1:
+                self._sw(i, _S_FAINT)
                 i += 1
-        if i >= 18:
-            total = 0
-            for f in range(5):
-                total += v.counts[f]
-            if total + 4 > 18:
-                self._put(18, _C_RED, 255)
-        entered = v.entered
+            f += 1
+        if i >= _COUNTS_PX - 1 and sum(v.counts) + 4 > _COUNTS_PX - 1:  # sum of a bytearray: in C
+            self._put(_COUNTS_PX - 1, _C_RED, 255)  # its last pixel red: more than fits
+
+    def _entered(self, v, now):
+        """Portfolio entry, the seats (px 19-23): being entered = blinking
+        white, entered = green."""
         for s in range(v.n):
-            if entered[s]:
+            if v.entered[s]:
                 w = _S_ENTERED
             elif s == v.player:
                 w = _S_ACTIVE if (now // 400) & 1 else _S_WAITING
             else:
                 w = _S_FAINT
-            buf[57 + 3 * s : 60 + 3 * s] = sws[w]  # px 19 + s
+            self._sw(_ENTERED + s, w)
 
     # -- setup and menus ----------------------------------------------------
 
@@ -677,43 +700,56 @@ class Ring:
         sector picks it); the selected one is bright. Sectors of one colour
         and level are one _sectors call (the colour computed once)."""
         kind = v.choice
-        sel = v.sel
-        opts = v.options
         if kind == CH_PLAYERS or kind == CH_BRIGHT:  # n players / level n = n lit sectors
-            self._sectors((2 << sel) - 1, _C_WHITE, 200)
-            return
-        if kind == CH_KIND:  # a new flora type: 4 colours; one already planted: 1 colour
-            if opts & 1:
-                self.buf[0:12] = self.quads[_Q_KIND]
-            self._sectors(opts & 30, 4, 160)
-            self._run(4, 4, _C_ORCHID, 255, 5)  # ok = orchid: the gap pixels glow orchid purple
-            return
-        if kind == CH_CONFIRM:  # its sectors pulse alike
-            self._sectors(opts, _C_RED, 60 + _tri(now, 600, 195))
-            return
-        if kind == CH_MENU and opts == 31:  # every option: the dim menu as drawn by _scale
-            self.buf[:] = self.menu
-            k = MENU_COLOUR[sel] if sel < 5 else _C_OFF
-            if k != _C_OFF:
-                self._run(5 * sel, 4, k, 255)
-            self._put(5 * _MENU_CLOSE + (now // 250) % 4, _C_WHITE, 255 if sel == _MENU_CLOSE else 40)
-            return
-        for s in range(5):
-            if not opts & (1 << s):
-                continue
-            level = 255 if s == sel else 40
-            if kind == CH_GAME:
-                if s == 0:  # Stalk Exchange: the five flower colours
-                    self.buf[0:12] = self.quads[_Q_SEL if s == sel else _Q_DIM]
-                else:
-                    self._run(5 * s, 4, _C_ORCHID, level)
-            elif kind == CH_LENGTH:  # long: 4 px, short: 2 px
-                self._run(5 * s, 4 if s == 0 else 2, _C_WHITE, level)
-            elif kind == CH_MENU:
-                k = MENU_COLOUR[s]
-                self._run(5 * s, 4, k, level)
-                if k == _C_OFF:
-                    self._put(5 * s + (now // 250) % 4, _C_WHITE, level)
+            self._sectors((2 << v.sel) - 1, _C_WHITE, 200)
+        elif kind == CH_KIND:  # a new flora type: 4 colours; one already planted: 1 colour
+            if v.options & 1:
+                self._quad(160)
+            self._sectors(v.options & 30, 4, 160)
+            self._gaps(_C_ORCHID, 255)  # ok = orchid: the gap pixels glow orchid purple
+        elif kind == CH_CONFIRM:  # its sectors pulse alike
+            now = 60 + _tri(now, 600, 195)
+            self._sectors(v.options, _C_RED, now)
+        elif kind == CH_MENU and v.options == 31:  # every option
+            self._menu(v.sel, now)
+        else:
+            s = 0
+            while s < 5:
+                if v.options & (1 << s):
+                    self._option(kind, s, v.sel, now)
+                s += 1
+
+    def _menu(self, sel, now):
+        """The menu with every option: the dim menu as drawn by _scale, the
+        selected option bright, the dark option's white dot circling."""
+        for k in range(5):
+            self._run(_SECTOR_PX * k, 4, MENU_COLOUR[k], 40)
+        k = MENU_COLOUR[sel] if sel < 5 else _C_OFF
+        if k != _C_OFF:
+            self._run(_SECTOR_PX * sel, 4, k, 255)
+        self._put(_SECTOR_PX * _MENU_CLOSE + (now // 250) % 4, _C_WHITE, 255 if sel == _MENU_CLOSE else 40)
+
+    def _quad(self, level):
+        """px 0-3 in the four flower colours (the Stalk Exchange option, a
+        new flora type)."""
+        for j in range(4):
+            self._put(j, j, level)
+
+    def _option(self, kind, s, sel, now):
+        """Option s of a choice screen, bright if selected."""
+        sel = 255 if s == sel else 40  # its level
+        if kind == CH_GAME:
+            if s == 0:  # Stalk Exchange: the five flower colours
+                self._quad(sel)
+            else:
+                self._run(_SECTOR_PX * s, 4, _C_ORCHID, sel)
+        elif kind == CH_LENGTH:  # long: 4 px, short: 2 px
+            self._run(_SECTOR_PX * s, 4 if s == 0 else 2, _C_WHITE, sel)
+        elif kind == CH_MENU:
+            kind = MENU_COLOUR[s]
+            self._run(_SECTOR_PX * s, 4, kind, sel)
+            if kind == _C_OFF:
+                self._put(_SECTOR_PX * s + (now // 250) % 4, _C_WHITE, sel)
 
     def _number(self, value, k):
         """0-24: that many pixels, every fifth brighter; above 24: units on

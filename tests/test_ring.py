@@ -411,3 +411,18 @@ def test_a_ring_of_another_pixel_count_is_refused_in_one_line(count):
     with pytest.raises(ValueError) as err:
         firmware.ring.Ring(count)
     assert str(err.value) == "pixel_count %d: the ring's screens need 24 pixels" % count
+
+
+def test_the_longest_refusal_blink_is_the_one_render_waits_for():
+    """render skips the blink test once a refusal is older than
+    _ERROR_MAX_MS: it must be the longest error_ms of any code, or a
+    blink would be cut short."""
+    r = firmware.ring
+    longest = max(r.error_ms(c) for c in (r.E_NOTHING, r.E_RULE, r.E_SHORT, r.E_ONCE))
+    assert r._ERROR_MAX_MS == longest
+
+
+def test_a_refusal_code_is_matched_whole_not_as_a_substring():
+    r = firmware.ring
+    for part in ("used", "tokens", "too", "taken", "_"):
+        assert r.refusal(part) == r.E_RULE

@@ -105,6 +105,15 @@ class NeoPixel:
 
 
 
+def untouched(fn):
+    # Run fn() with the heap open: 'ok' if it allocated no byte (not even a
+    # call's frame, which heap_lock does not see), else the bytes.
+    t = micropython.mem_total()
+    fn()
+    t = micropython.mem_total() - t
+    return 'ok' if t == 0 else '%dB' % t
+
+
 def locked(fn):
     # Run fn() with the heap locked: 'ok', or 'ALLOC' if it tried to allocate.
     micropython.heap_lock()
