@@ -166,7 +166,7 @@ class View:
         self.values = bytearray(5)  # market values (or final values at the end)
         self.tokens = bytearray(5)  # Seedy Business tokens left per seat
         self.flushed = bytearray(5)
-        self.extra_cost = 0  # Seedy Business tokens the next plant/swap costs (engine: Game.cost)
+        self.extra_cost = 0  # Seedy Business tokens the next plant/swap costs (engine: StalkState.cost)
         self.upkeep = 0  # harvesting has begun this turn
         self.until_crash = 99
         self.bag = 99

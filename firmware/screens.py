@@ -9,8 +9,8 @@ App's screen stack (`app.go(screen)`, `app.push(app.menu)`, `app.pop()`,
 `app.home()`), never by calling their methods or writing their fields
 (tests/test_screens.py). The App routes each gesture to the screen on top
 and owns the game, the flash and the link (firmware/app.py). Whether an
-action is legal and what it costs is the engine's answer (Game.legal /
-Game.cost), never re-derived here. The play gestures of Stalk Exchange (plant, swap, counting a harvest,
+action is legal and what it costs is the engine's answer (Game.legal, the
+title's cost: StalkState.cost / OrchidsState.cost), never re-derived here. The play gestures of Stalk Exchange (plant, swap, counting a harvest,
 end turn) allocate nothing: their records are the engine's constants
 (tests/test_app_alloc.py proves it under heap_lock); a counted harvest, a
 take and a plant build their few-byte record with record.encode_*.
@@ -414,8 +414,8 @@ class Menu(Screen):
 # play's harvest screen, OK confirms), hold a flower = its market value
 # for 2 s, hold OK end turn (before two basic actions: "stuck", straight
 # to the upkeep, ruling R3), hold MENU menu, UNDO undo. Whether an action is legal
-# and what it costs is the engine's answer (Game.legal / Game.cost), never
-# re-derived here. Plant, swap, counting and end turn allocate nothing
+# and what it costs is the engine's answer (Game.legal / StalkState.cost),
+# never re-derived here. Plant, swap, counting and end turn allocate nothing
 # (the engine's constant records; heap_lock test in tests/test_app_alloc.py).
 
 class StalkPlay(Screen):

@@ -87,7 +87,7 @@ def test_the_results_screen_redraws_without_allocating(key, record, to_script):
     write) frame after frame of its animation."""
     lines = to_script(load_events(REPO / record)).splitlines()[:-1]  # the last OK would leave the results
     code = """
-from firmware import script
+from boardkit import script
 hw = SimHW(None, 24)
 hw.strip = NeoPixel(24)
 app = App(hw, Store(fs=MemFS()))
