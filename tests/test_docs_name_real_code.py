@@ -18,6 +18,7 @@ import re
 
 from tests.test_self_contained import ROOT, tracked_texts
 
+THIS = "tests/test_docs_name_real_code.py"
 OWN_DIRS = ("engine_lite/", "firmware/", "host/", "tests/", "bench/", "docs/", "hardware/")
 NAMED = re.compile(r"\b([A-Z]\w*[a-z]\w*)\.([a-z_]\w*)\b")
 PATH = re.compile(r"`((?:%s)[\w./-]*)`" % "|".join(re.escape(d) for d in OWN_DIRS))
@@ -76,7 +77,8 @@ def unknown_names(texts):
 
 
 def test_every_class_attribute_named_in_docs_and_comments_exists():
-    found = unknown_names(tracked_texts())
+    # this file is left out: it holds the examples the check must find
+    found = unknown_names((rel, text) for rel, text in tracked_texts() if not rel.endswith(THIS))
     assert not found, "named but not defined:\n" + "\n".join(found)
 
 
