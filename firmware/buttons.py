@@ -148,8 +148,14 @@ class Buttons:
                 r = r + 1 & 15
                 i = c >> 4
                 v = c & 1
-                if c & 12 == 12 and raw[i] == v:  # fell and rose inside one stall, and back
-                    self._see(i, 1 - v, t - self.debounce_ms - 1)  # the edge it hid: a press's hold unknown, it counts
+                if c & 12 == 12:  # fell and rose inside one stall: in order, what they can mean
+                    w = raw[i]
+                    if not w:
+                        self._see(i, 1, t)  # the held press's release
+                    if w or v:  # a whole press hidden in the stall: its hold is unknown, so it counts
+                        self._see(i, 0, t - self.debounce_ms - 1)
+                        if not v:
+                            self._see(i, 1, t)
                 self._see(i, v, t)
             self.r = r
         for i in range(len(raw)):
@@ -169,11 +175,12 @@ class Buttons:
             if k:
                 done[i] = 1
                 q = self.q
-                if self.count == len(q):  # full: new events are dropped
+                n = self.count
+                if n == len(q):  # full: new events are dropped
                     self.dropped += 1
                 else:
-                    q[(self.head + self.count) % len(q)] = i << 2 | k
-                    self.count += 1
+                    q[(self.head + n) % len(q)] = i << 2 | k
+                    self.count = n + 1
         if v != raw[i]:
             raw[i] = v
             self.since[i] = now
