@@ -23,22 +23,24 @@ class RTC:
         RTC.set_to = t
 
 
-_MASKED = []  # disable_irq() is in force: the pins whose edges wait, as the RP2040's INTR bits do
+_MASKED = bytearray(1)  # 1: disable_irq() is in force, edges wait as in the RP2040's INTR bits
 
 
 def disable_irq():
     """As on the RP2040 in a flash erase or program (rp2_flash.c): edges
-    are latched, no handler runs until enable_irq()."""
-    _MASKED.append(0)
-    return len(_MASKED)
+    are latched, no handler runs until enable_irq(). Allocates nothing."""
+    s = _MASKED[0]
+    _MASKED[0] = 1
+    return s
 
 
-def enable_irq(state=None):
+def enable_irq(state=0):
     """The latched edges' interrupts fire now: one handler call per pin,
     with every flag latched (ports/rp2/machine_pin.c gpio_irq)."""
-    del _MASKED[:]
-    for p in Pin.made:
-        p._fire()
+    _MASKED[0] = state
+    if not state:
+        for p in Pin.made:
+            p._fire()
 
 
 class _Irq:
@@ -94,7 +96,7 @@ class Pin:
         if v != self._level:
             self._level = v
             self.pending |= (Pin.IRQ_RISING if v else Pin.IRQ_FALLING) & self.trigger
-            if not _MASKED:
+            if not _MASKED[0]:
                 self._fire()
 
     def _fire(self):
