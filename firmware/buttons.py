@@ -95,9 +95,9 @@ class Buttons:
         self.head = 0
         self.count = 0
         self.dropped = 0
-        self.lat = hasattr(pins[0], "irq") and bytearray(16)  # latched edges (irq)
+        self.lat = hasattr(pins[0], "irq") and bytearray(32)  # latched edges (irq)
         if self.lat:
-            self.at = [0] * 16
+            self.at = [0] * 32
             self.w = self.r = 0
             for p in pins:
                 p.irq(self.irq, 12, True)  # IRQ_FALLING | IRQ_RISING, hard
@@ -126,13 +126,17 @@ class Buttons:
           soft one is only scheduled, and a second interrupt would
           overwrite the flags before it reads them. So this is hard, and
           allocates nothing: each entry is a byte in `lat` (pin << 4 | the
-          flags | the level) and a tick in `at`, in a ring of 16 that `w`
+          flags | the level) and a tick in `at`, in a ring of 32 that `w`
           writes and poll() reads behind (`r`). The tick is when this ran:
-          for edges latched in a stall, the stall's end."""
+          for edges latched in a stall, the stall's end. 32: a stall
+          latches at most 8 entries (one a pin); a contact bouncing 32
+          times within one loop turn (each call here takes tens of
+          microseconds on the chip) would lap the reader, which would then
+          lose them all."""
         j = self.w
         self.lat[j] = self.pins.index(p) << 4 | p.irq().flags() | p.value()  # type: ignore[index]  # armed only where lat is a bytearray
         self.at[j] = self.clock()
-        self.w = j + 1 & 15
+        self.w = j + 1 & 31
 
     def poll(self):
         """Replay the latched edges in order, then sample (or, latched,
@@ -145,7 +149,7 @@ class Buttons:
             while r != self.w:
                 c = L[r]
                 t = self.at[r]
-                r = r + 1 & 15
+                r = r + 1 & 31
                 i = c >> 4
                 v = c & 1
                 if c & 12 == 12:  # fell and rose inside one stall: in order, what they can mean
