@@ -163,7 +163,9 @@ class Buttons:
                 self._see(i, v, t)
             self.r = r
         for i in range(len(raw)):
-            self._see(i, raw[i] if L else self.pins[i].value(), now)
+            v = raw[i] if L else self.pins[i].value()
+            if v != raw[i] or not (v or self.done[i]):  # an edge, or a hold to time: most pins, most polls, neither
+                self._see(i, v, now)
 
     def _see(self, i, v, now):
         """Pin i is at level v at time now: first time what it held until

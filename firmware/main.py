@@ -67,7 +67,7 @@ def make_link(app, store, board):
             port = link.StdioPort()
         return link.Link(link.AppBoard(app, store, board_id=board or sys.implementation.name), port)
     except Exception as e:  # no USB data channel (e.g. boot.py not set up)
-        print("bloomkeeper: serial link off:", e)  # and None: no link
+        print("serial link off:", e)  # and None: no link
 
 
 def main(board=None, root="/bk"):
@@ -81,7 +81,7 @@ def main(board=None, root="/bk"):
     app.link = make_link(app, store, board)
     import time
 
-    sleep_ms = getattr(time, "sleep_ms", None) or (lambda ms: time.sleep(ms / 1000))  # CircuitPython has no sleep_ms
+    sleep_ms = getattr(time, "sleep_ms", lambda ms: time.sleep(ms / 1000))  # CircuitPython has no sleep_ms
     while True:
         loop_step(app, sleep_ms)
 
