@@ -23,8 +23,9 @@ its instruction counts at every point where time matters (the end of the
 App's step, a redraw's start, the strip write, every flash program and
 erase, the sleep), tells the host on a pipe which point it is, and waits;
 the host parses that dump, turns it into chip time, adds the modeled
-stall, and answers with the new clock (and the pins to change, at the
-sleep). So every clock read sees the chip time of everything before the
+stall, and answers with the new clock (and, at the sleep, the button
+interrupts: ``interrupts``, edges inside a flash stall latched until its
+end). So every clock read sees the chip time of everything before the
 last such point (a clock read between two points misses only the CPU
 since the last one): no first pass, no table of estimates, no drift. The
 price is a dump per point (one in an idle turn, a few in a busy one;
@@ -281,6 +282,7 @@ class Run:
         self.model = model
         self.clock = 0.0
         self.turns = []
+        self.stalls = []  # (start, end) of each flash program or erase: interrupts off
         self.frames = []
         self.gestures = []
         self.reads = self.read_bytes = self.progs = self.pages = self.erases = 0
@@ -354,11 +356,13 @@ class Run:
             pages = (n + PAGE - 1) // PAGE
             self.progs += 1
             self.pages += pages
+            self.stalls.append((self.clock, self.clock + pages * self.page_us))
             self.clock += pages * self.page_us
             t[7] += 1
             self._flash_done()
         elif tag == b"E"[0]:
             self.erases += 1
+            self.stalls.append((self.clock, self.clock + self.erase_us))
             self.clock += self.erase_us
             t[7] += 1
             self._flash_done()
@@ -490,10 +494,17 @@ class Player:
         self.held = None  # (gesture, release time)
         self.end_at = None
         self.tries = {}  # plan index: times lost
+        self.last = 0.0  # the chip time of the last call: an edge held back until now comes after it
 
     def edges(self, now):
-        """The pin edges due by `now` (button, level), in order."""
+        """The pin edges due by `now` (button, level, time), in order."""
         out = []
+        try:
+            return self._edges(now, out)
+        finally:
+            self.last = now
+
+    def _edges(self, now, out):
         run = self.run
         while True:
             if self.held is not None:
@@ -504,9 +515,10 @@ class Player:
                     return out  # a long press is held until the ring answers it
                 g["release"] = rel
                 g["released_at"] = now  # the boundary its edge is applied at: the board polls it after this
-                out.append((g["button"], 1))
+                let_go = max(rel, self.last)  # a long press held past rel until the ring answered: let go now
+                out.append((g["button"], 1, let_go))
                 self.held = None
-                self.at = rel + self.gap
+                self.at = let_go + self.gap  # the next press comes after the finger is off (the same button, often)
                 continue
             prev = run.gestures[-1] if run.gestures else None
             if prev is not None and prev["delivered"] is None and not prev.get("lost"):
@@ -541,7 +553,7 @@ class Player:
             run.gestures[-1]["i"] = self.k
             self.held = (run.gestures[-1], self.at + hold * 1000)
             self.k += 1
-            out.append((b, 0))
+            out.append((b, 0, max(self.at, self.last)))
 
     def done(self, now):
         return self.end_at is not None and now >= self.end_at
@@ -576,24 +588,55 @@ def _drive(p, dumps, run, plan, script, dry=False):
                 on = None if dry else subprocess.run(["callgrind_control", "-i", "on", str(p.pid)], capture_output=True, text=True)
                 if on is not None and on.returncode != 0:
                     raise RuntimeError("callgrind_control: %s" % (on.stdout + on.stderr).strip())
-            p.stdin.write(b"%012d-----\n" % 0)
+            p.stdin.write(b"%012d%s-\n" % (0, b"-" * 13 * SLOTS))
             p.stdin.flush()
             continue
         cpu, lfs, walk, ir = chip_ns(dumps.next())
         run.segment(tag, n, cpu, lfs, walk, ir)
-        pins = b"----"
+        slots = b""
         cmd = b"-"
         if tag == b"S"[0]:
             now = run.clock
-            pending += player.edges(now)
-            if pending:
-                e = pending[:2]
-                del pending[:2]
-                pins = b"".join(b"%d%d" % x for x in e).ljust(4, b"-")
+            pending += interrupts(player.edges(now), run.stalls)
+            e = pending[:SLOTS]
+            del pending[:SLOTS]
+            slots = b"".join(b"%d%d%d%010d" % (b, flags, level, at // 1000) for b, flags, level, at in e)
             if player.done(now) and not pending:
                 cmd = b"Q"
-        p.stdin.write(b"%012d%s%s\n" % (int(run.clock), pins, cmd))
+        p.stdin.write(b"%012d%s%s\n" % (int(run.clock), slots.ljust(13 * SLOTS, b"-"), cmd))
         p.stdin.flush()
+
+
+SLOTS = 4  # interrupts per answer (bench/path_guest.py sync); more wait for the next sleep
+
+
+def interrupts(edges, stalls):
+    """The RP2040's GPIO interrupts for pin edges (button, level, time us),
+    in order: (button, flags, level, tick us). An edge while the chip runs
+    or sleeps interrupts at its own time. An edge inside a flash program or
+    erase (`stalls`: interrupts off, rp2_flash.c) is latched in IO_BANK0's
+    INTR bits and interrupts at the stall's end, once for all that pin's
+    edges in that stall: flags 1 fell, 2 rose, 3 both (machine_pin.c
+    gpio_irq: `irq->flags = intr & trigger`), the level the last one left."""
+    out = []
+    for b, level, t in edges:
+        at = t
+        for s, e in reversed(stalls):
+            if s <= t < e:
+                at = e
+                break
+            if e < t - 2e6:  # stalls are in time order: none this old can hold t
+                break
+        flags = 2 if level else 1
+        for x in out:
+            if x[0] == b and x[3] == at and at != t:  # the same pin, latched in the same stall
+                x[1] |= flags
+                x[2] = level
+                break
+        else:
+            out.append([b, flags, level, at])
+    out.sort(key=lambda x: x[3])  # sorted() is stable: same tick, edge order
+    return [tuple(x) for x in out]
 
 
 # -------------------------------------------------------------- figures

@@ -20,7 +20,9 @@ bench_path's docstring):
   tells the host on stdout what the segment ends with (tag, n), and reads
   back on stdin the chip clock in microseconds (the host has turned the
   dump into chip time and added the modeled flash stall, strip write or
-  sleep) and the button pins to change. ``note(tag, n)`` tells the host
+  sleep) and the button interrupts that came meanwhile (each pin's level
+  and, if the board armed its irq(), the handler run at the interrupt's
+  tick: ``CPin``). ``note(tag, n)`` tells the host
   something without a dump or an answer (a read's size, a delivered
   gesture).
 
@@ -44,7 +46,8 @@ from tests.kit.lfs_flash import Flash, mount, READ, PROG
 _W = sys.stdout.buffer.write
 _R = sys.stdin.buffer.readinto
 _OUT = bytearray(b"X 000000000000\n")
-_IN = bytearray(18)  # clock (12 digits), pin, level, pin, level, command, newline
+_IN = bytearray(66)  # clock (12 digits), 4 interrupts (pin, flags, level, tick ms: 13), command, newline
+SLOTS = 4
 CLOCK = [0]  # the chip clock, microseconds
 DONE = [0]
 BUSY = [0]  # something happened in this turn (a gesture, a frame, flash work)
@@ -106,17 +109,26 @@ def sync(tag, n):
     any(DUMP)
     note(tag, n)
     got = _R(_IN)
-    if got != 18:
+    if got != 66:
         raise OSError("bench: short answer from the host")
     b = _IN
     t = 0
     for i in range(12):
         t = t * 10 + b[i] - 48
+    for j in range(SLOTS):
+        k = 12 + 13 * j
+        if b[k] != 45:  # '-': no interrupt in this slot
+            pin = PINS[b[k] - 48]
+            pin.value = HIGH if b[k + 2] == 49 else LOW
+            if pin.handler is not None:  # the board armed it (Pin.irq): its interrupt runs, at its own tick
+                pin.fl = (b[k + 1] - 48) << 2  # 1 fell, 2 rose, 3 both -> IRQ_FALLING 4 | IRQ_RISING 8
+                ms = 0
+                for i in range(k + 3, k + 13):
+                    ms = ms * 10 + b[i] - 48
+                CLOCK[0] = ms * 1000
+                pin.handler(pin)
     CLOCK[0] = t
-    for i in (12, 14):
-        if b[i] != 45:  # '-'
-            PINS[b[i] - 48].value = HIGH if b[i + 1] == 49 else LOW
-    if b[16] == 81:  # 'Q'
+    if b[64] == 81:  # 'Q'
         DONE[0] = 1
 
 
@@ -126,8 +138,34 @@ LOW = "a".isdigit
 
 
 class CPin:
+    """machine.Pin as the board's code sees it: value() a C call, and irq().
+
+    The RP2040's edge detector, as the host models it (bench_path's
+    `interrupts`): an edge while the chip runs or sleeps interrupts at once;
+    edges inside a flash erase or program (interrupts off, rp2_flash.c) are
+    latched and interrupt once at the stall's end, with the flags of every
+    edge latched (machine_pin.c gpio_irq: `irq->flags = intr & trigger`)
+    and the pin's level by then. The host sends each interrupt with its
+    tick, and sync() runs the armed handler then, as a hard interrupt
+    would: before any poll after it. The handler's own instructions are not
+    counted (it runs inside a gate): a few dozen bytecodes per edge.
+    """
+
+    IRQ_FALLING = 4
+    IRQ_RISING = 8
+
     def __init__(self):
         self.value = HIGH
+        self.handler = None
+        self.fl = 0  # the flags of the interrupt being handled
+
+    def irq(self, handler=None, trigger=12, hard=False):
+        if handler is not None:
+            self.handler = handler
+        return self
+
+    def flags(self):
+        return self.fl
 
 
 PINS = [CPin() for _ in range(8)]

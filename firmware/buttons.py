@@ -4,16 +4,39 @@ Why pure logic: pins are anything with `.value()` (1 released, 0 pressed,
 pull-ups) and the clock is any function returning milliseconds, so tests
 step time exactly and the same code runs on every backend.
 
-Debounce: a press counts only once the raw input has held it for
-`debounce_ms`; its release fires at once, on the first edge, because a tap
-fires on release and that is the wait a player feels (peterhinch's
-Pushbutton acts on the first edge too). The press's hold is what locks
-bounces out: after the release edge, a contact chattering back down can
-only fire again by holding down for the full `debounce_ms`, as a real press
-must, so a glitch can never make a press and a bounce can never fire twice.
-A press fires SHORT on release, or LONG once as soon as it has been held
-`long_ms` (while still held); releasing after a LONG fires nothing.
-A button already held when Buttons is made is ignored until released.
+Debounce: a press counts only if the raw input held it for more than
+`debounce_ms`, timed at the release edge itself; the release fires at once,
+on that first edge, because a tap fires on release and that is the wait a
+player feels (peterhinch's Pushbutton acts on the first edge too). The
+press's hold is what locks bounces out: after the release edge, a contact
+chattering back down can only fire again by holding down for the full
+`debounce_ms`, as a real press must, so a glitch can never make a press
+and a bounce can never fire twice. A press fires SHORT on release, or LONG
+once as soon as it has been held `long_ms` (while still held, or at its
+release if no poll saw it held that long); releasing after a LONG fires
+nothing. A button already held when Buttons is made is ignored until
+released. Timing each edge as it is taken, before acting on it, is what
+keeps a press whose release is seen only after a flash stall: no poll in
+between ever saw it held past `debounce_ms`.
+
+Presses during flash work: pins that have `irq()` (machine.Pin, on
+firmware/hw_mp.py) get a hard interrupt on both edges (`Buttons.irq`, which
+says what it relies on in MicroPython's source) that latches each edge with
+its tick; poll() first replays the latched edges in order, each at the tick
+its interrupt ran, as a poll at that instant would have seen it, and then
+only times those pins, never samples them (the latch is the one record of
+their level). An edge inside a flash stall is taken at the stall's end. A
+press whose fall and rise both came inside one stall (one interrupt with
+both flags, the level back where it was) counts as one short press whatever
+its hold, since the stall hid it; a contact's bounce comes with a press's
+own edges, which the interrupts see apart. Any more edges inside the same
+stall latch the same two flags and are lost: two whole presses in one stall
+arrive as one, and a held press released inside a stall and pressed and
+released again in it arrives as its first press only (each needs a release,
+a gap and a 20 ms press inside one stall: none fits in a 45 ms erase at a
+player's pace, and the datasheet's 400 ms is a worn chip's). Without
+`irq()` (CircuitPython, the simulator) the pins are sampled each poll, and
+a press that begins and ends between two polls is not seen.
 
 No allocation in `poll()` or `get_into()` (the hot path; a heap_lock test
 proves it): state lives in preallocated bytearrays/lists of small ints and
@@ -60,69 +83,124 @@ class Buttons:
         self.long_ms = long_ms
         n = len(pins)
         now = clock()
-        self.raw = bytearray(n)  # last raw sample
-        self.level = bytearray(n)  # debounced level (1 released, 0 pressed)
+        self.raw = bytearray(n)  # last raw level (1 released, 0 pressed)
         self.done = bytearray(n)  # 1: this press already fired (LONG) or is suppressed
         self.since = [now] * n  # when raw last changed
         self.edge = now  # when any pin's raw level last changed; -1: the loop has collected since (firmware/main.py)
         for i in range(n):
-            v = 1 if pins[i].value() else 0
+            v = pins[i].value()  # 1 or 0 (or True, False)
             self.raw[i] = v
-            self.level[i] = v
             self.done[i] = 1 - v  # held at start: ignore this press
-        self.q = bytearray(2 * queue)
+        self.q = bytearray(queue)  # events: button << 2 | kind
         self.head = 0
         self.count = 0
         self.dropped = 0
+        self.lat = hasattr(pins[0], "irq") and bytearray(32)  # latched edges (irq)
+        if self.lat:
+            self.at = [0] * 32
+            self.w = self.r = 0
+            for p in pins:
+                p.irq(self.irq, 12, True)  # IRQ_FALLING | IRQ_RISING, hard
 
-    def _push(self, button, kind):
-        cap = len(self.q) >> 1
-        if self.count == cap:
-            self.dropped += 1
-            return
-        i = self.head + self.count
-        if i >= cap:
-            i -= cap
-        self.q[2 * i] = button
-        self.q[2 * i + 1] = kind
-        self.count += 1
+    def irq(self, p):
+        """The pins' hard interrupt handler: one edge (or two) latched.
+
+        Why: a flash erase or program stops the RP2040's code (45 ms
+        typical, 400 ms at the datasheet's maximum), so a poll cannot see a
+        press that starts and ends inside it. The chip's edge detector
+        latches it anyway, and this writes it down when the stall ends.
+        What it relies on, read in MicroPython's source:
+        * ports/rp2/rp2_flash.c runs every erase and program between
+          save_and_disable_interrupts() and restore_interrupts(); an edge in
+          between stays pending in IO_BANK0's raw INTR bits and its
+          interrupt fires when they are restored, at the stall's end.
+        * ports/rp2/machine_pin.c gpio_irq: one handler call per pin per
+          interrupt, however many edges were latched; `irq->flags = intr &
+          irq->trigger`, so `Pin.irq().flags()` holds IRQ_FALLING (4) and
+          IRQ_RISING (8) both when both happened (their order is not kept:
+          the level read here, after them, tells it). `Pin.irq()` with no
+          argument returns the pin's irq object and changes nothing; its
+          flags() is a small int.
+        * shared/runtime/mpirq.c mp_irq_handler: a hard handler runs at
+          once, inside the interrupt, with the heap locked (gc_lock); a
+          soft one is only scheduled, and a second interrupt would
+          overwrite the flags before it reads them. So this is hard, and
+          allocates nothing: each entry is a byte in `lat` (pin << 4 | the
+          flags | the level) and a tick in `at`, in a ring of 32 that `w`
+          writes and poll() reads behind (`r`). The tick is when this ran:
+          for edges latched in a stall, the stall's end. 32: a stall
+          latches at most 8 entries (one a pin); a contact bouncing 32
+          times within one loop turn (each call here takes tens of
+          microseconds on the chip) would lap the reader, which would then
+          lose them all."""
+        j = self.w
+        self.lat[j] = self.pins.index(p) << 4 | p.irq().flags() | p.value()  # type: ignore[index]  # armed only where lat is a bytearray
+        self.at[j] = self.clock()
+        self.w = j + 1 & 31
 
     def poll(self):
-        """Sample every pin once; call every few milliseconds."""
+        """Replay the latched edges in order, then sample (or, latched,
+        time) every pin once; call every few milliseconds."""
         now = self.clock()
         raw = self.raw
-        level = self.level
-        since = self.since
-        pins = self.pins
+        L = self.lat
+        if L:
+            r = self.r
+            while r != self.w:
+                c = L[r]
+                t = self.at[r]
+                r = r + 1 & 31
+                i = c >> 4
+                v = c & 1
+                if c & 12 == 12:  # fell and rose inside one stall: in order, what they can mean
+                    w = raw[i]
+                    if not w:
+                        self._see(i, 1, t)  # the held press's release
+                    if w or v:  # a whole press hidden in the stall: its hold is unknown, so it counts
+                        self._see(i, 0, t - self.debounce_ms - 1)
+                        if not v:
+                            self._see(i, 1, t)
+                self._see(i, v, t)
+            self.r = r
         for i in range(len(raw)):
-            v = 1 if pins[i].value() else 0
-            if v != raw[i]:
-                raw[i] = v
-                since[i] = now
-                self.edge = now
-                if v and not level[i]:  # the release edge of a press: it acts at once
-                    level[i] = 1
-                    if not self.done[i]:
-                        self._push(i, SHORT)
-                    continue
-            elif v == level[i] and (v or self.done[i]):
-                continue  # settled, and no hold to time: most pins, most polls
-            held = ticks_diff(now, since[i])
-            if v != level[i] and held >= self.debounce_ms:  # a press (a release never waits)
-                level[i] = 0
-                self.done[i] = 0
-            if not level[i] and not self.done[i] and held >= self.long_ms:
-                self.done[i] = 1
-                self._push(i, LONG)
+            v = raw[i] if L else self.pins[i].value()
+            if v != raw[i] or not (v or self.done[i]):  # an edge, or a hold to time: most pins, most polls, neither
+                self._see(i, v, now)
+
+    def _see(self, i, v, now):
+        """Pin i is at level v at time now: first time what it held until
+        now (a LONG due; a release's SHORT, if held past debounce_ms), then
+        note its edge. Timed at the edge itself, a release seen after a
+        stall still fires the press it ends."""
+        raw = self.raw
+        done = self.done
+        if not raw[i] and not done[i]:  # held, and nothing fired yet
+            held = ticks_diff(now, self.since[i])
+            # LONG once held long_ms; SHORT (True: 1) at the release, if held past debounce_ms
+            k = LONG if held >= self.long_ms else v and held > self.debounce_ms
+            if k:
+                done[i] = 1
+                q = self.q
+                n = self.count
+                if n == len(q):  # full: new events are dropped
+                    self.dropped += 1
+                else:
+                    q[(self.head + n) % len(q)] = i << 2 | k
+                    self.count = n + 1
+        if v != raw[i]:
+            raw[i] = v
+            self.since[i] = now
+            self.edge = now
+            done[i] = 0
 
     def get_into(self, ev):
         """Move the oldest event into `ev`; False if there is none."""
         if not self.count:
             return False
         h = self.head
-        ev.button = self.q[2 * h]
-        ev.kind = self.q[2 * h + 1]
-        h += 1
-        self.head = 0 if h == len(self.q) >> 1 else h
+        c = self.q[h]
+        ev.button = c >> 2
+        ev.kind = c & 3
+        self.head = (h + 1) % len(self.q)
         self.count -= 1
         return True

@@ -7,14 +7,8 @@ and its wall clock machine.RTC (set by the host: firmware/hw.py WallClock).
 """
 
 
-def pin_number(name):
-    """'GP16' -> 16 (machine.Pin takes the GPIO number)."""
-    return int(name[2:]) if name[:2] == "GP" else int(name)
-
-
 class MicroPythonHW:
     def __init__(self, spec):
-        import binascii
         import machine
         import neopixel
         import time
@@ -22,11 +16,12 @@ class MicroPythonHW:
         from firmware.hw import button_pins, WallClock
 
         Pin = machine.Pin
-        self.pins = [Pin(pin_number(n), Pin.IN, Pin.PULL_UP) for n in button_pins(spec)]
+        # machine.Pin takes the GPIO number: 'GP16' -> 16
+        self.pins = [Pin(int(n.lstrip("GP")), Pin.IN, Pin.PULL_UP) for n in button_pins(spec)]
         self.count = spec["pixel_count"]
-        self.strip = neopixel.NeoPixel(Pin(pin_number(spec["pixel_pin"]), Pin.OUT), self.count)
+        self.strip = neopixel.NeoPixel(Pin(int(spec["pixel_pin"].lstrip("GP")), Pin.OUT), self.count)
         self.ticks_ms = time.ticks_ms
-        self.uid = binascii.hexlify(machine.unique_id()).decode()  # the RP2040's flash id
+        self.uid = machine.unique_id().hex()  # the RP2040's flash id
         c = WallClock(lambda g: machine.RTC().datetime((g[0], g[1], g[2], g[6], g[3], g[4], g[5], 0)))
         self.utc = c.utc
         self.set_utc = c.set_utc

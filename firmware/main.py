@@ -12,18 +12,6 @@ import gc
 from firmware.buttons import ticks_diff
 
 
-def _sleeper():
-    import time
-
-    if hasattr(time, "sleep_ms"):
-        return time.sleep_ms
-
-    def sleep_ms(ms):  # CircuitPython / Blinka
-        time.sleep(ms / 1000)
-
-    return sleep_ms
-
-
 QUIET_MS = 300  # no button has moved for this long: a garbage collection is due
 
 
@@ -79,8 +67,7 @@ def make_link(app, store, board):
             port = link.StdioPort()
         return link.Link(link.AppBoard(app, store, board_id=board or sys.implementation.name), port)
     except Exception as e:  # no USB data channel (e.g. boot.py not set up)
-        print("bloomkeeper: serial link off:", e)
-        return None
+        print("serial link off:", e)  # and None: no link
 
 
 def main(board=None, root="/bk"):
@@ -92,7 +79,9 @@ def main(board=None, root="/bk"):
     store = Store(root)
     app = App(hw, store)
     app.link = make_link(app, store, board)
-    sleep_ms = _sleeper()
+    import time
+
+    sleep_ms = getattr(time, "sleep_ms", lambda ms: time.sleep(ms / 1000))  # CircuitPython has no sleep_ms
     while True:
         loop_step(app, sleep_ms)
 

@@ -9,7 +9,9 @@ the player waits on, in the gap before the next press. Here the simulated
 flash (boardkit/memfs.py `stall`) makes the clock jump by the W25Q16JV's
 typical times, and a whole 5-player Stalk Exchange game is played through
 the pins at one press every 150 ms: every gesture arrives, once, and the
-game on flash is the record's.
+game on flash is the record's. Presses shorter than a stall, begun and
+ended inside one, arrive too on pins whose edges are latched (the Pico's
+machine.Pin: firmware/buttons.py `Buttons.irq`), and only on those.
 """
 
 from pathlib import Path
@@ -42,13 +44,38 @@ def presses():
 
 
 class Run:
-    def __init__(self, hold_ms):
+    """The game played on the sim backend, its flash stalling the clock.
+    `latched`: the pins are machine.Pin's stand-in (host/board_sim/
+    mpy_guest/machine.py), so Buttons arms their interrupts as on the
+    Pico; a stall then runs with interrupts off (the edges scheduled inside
+    it land there, latched) and they fire at its end. `slow`: each stall
+    that many times longer (a slower flash than the typical W25Q16JV)."""
+
+    def __init__(self, hold_ms, period_ms=PERIOD_MS, latched=False, slow=1):
         self.hw = hw = SimHW(None, 24)
         self.stalls = []  # (start ms, length ms)
+        self.latched = latched
+        if latched:
+            from host.board_sim.mpy_guest import machine
+
+            machine.Pin.made = []
+            hw.pins = [machine.Pin(n, machine.Pin.IN, machine.Pin.PULL_UP) for n in range(8)]
 
         def stall(ms):
+            ms = int(ms * slow)
             self.stalls.append((hw.now, ms))
-            hw.advance(ms)
+            if not latched:
+                hw.advance(ms)
+                return
+            s = machine.disable_irq()  # rp2_flash.c: interrupts off for the erase or program
+            end = hw.now + ms
+            while self.k < len(self.edges) and self.edges[self.k][0] < end:  # the fingers go on meanwhile
+                t, b, level = self.edges[self.k]
+                hw.now = max(hw.now, t)
+                hw.pins[b].level = level
+                self.k += 1
+            hw.now = end
+            machine.enable_irq(s)  # the latched edges interrupt now
 
         self.fs = MemFS(stall=stall)
         self.app = app = App(hw, Store(fs=self.fs))
@@ -75,24 +102,38 @@ class Run:
         for b, kind in presses():
             hold = script.LONG_HOLD_MS if kind == LONG else hold_ms
             self.edges += [(t, b, 0), (t + hold, b, 1)]
-            t += LONG_PERIOD_MS if kind == LONG else PERIOD_MS
+            t += LONG_PERIOD_MS if kind == LONG else period_ms
         self.end = t + 2000
+        self.k = 0  # the next edge to happen
 
     def play(self):
         hw = self.hw
         edges = self.edges
-        k = 0
         while hw.now < self.end:
-            while k < len(edges) and edges[k][0] <= hw.now:  # what the fingers did meanwhile
-                _, b, level = edges[k]
-                hw.pins[b].v = level
-                k += 1
+            while self.k < len(edges) and edges[self.k][0] <= hw.now:  # what the fingers did meanwhile
+                _, b, level = edges[self.k]
+                if self.latched:
+                    hw.pins[b].level = level  # an edge: its interrupt runs now
+                else:
+                    hw.pins[b].v = level
+                self.k += 1
             loop_step(self.app, hw.advance)
         return self
 
     def during_a_stall(self):
         """Scheduled edges that fell inside a flash stall (seen only after it)."""
         return [e for e in self.edges if any(s < e[0] < s + n for s, n in self.stalls)]
+
+    def presses_inside_a_stall(self):
+        """Presses whose press and release edges both fell inside one stall."""
+        down = {}
+        out = []
+        for t, b, level in self.edges:
+            if not level:
+                down[b] = t
+            elif any(s < down[b] and t < s + n for s, n in self.stalls):
+                out.append((down[b], b))
+        return out
 
 
 @pytest.mark.parametrize("hold_ms", [60, 100])
@@ -120,3 +161,24 @@ def test_the_ring_answers_before_the_flash_work_and_the_ack_after_it():
     # the events whose write erased a sector: lit, then 45 ms of flash, then acknowledged
     slow = [acked - lit for acked, lit in run.acks if acked - lit >= 45]
     assert len(slow) >= 10
+
+
+def test_presses_shorter_than_a_stall_inside_it_all_arrive_once_through_the_latch():
+    """Taps of 30 ms, 100 ms apart, on a flash whose stalls last 8/3 of the
+    typical times (a 45 ms erase takes 120 ms, within the datasheet's
+    400 ms): presses begin and end inside erases, and still every gesture
+    arrives once, in order, and the game on flash is the record's."""
+    run = Run(30, period_ms=100, latched=True, slow=8 / 3).play()
+    assert run.presses_inside_a_stall()  # the case: no poll ever saw these pins low
+    assert run.delivered == presses()
+    assert run.app.buttons.dropped == 0 and run.app.faults == 0
+    (gid, _), = run.app.store.archived()
+    calm = run_script_text(stalk_script(load_events(RECORD)))
+    assert run.app.store.records(gid)[1:] == list(calm.last_game.log.records())[1:]
+
+
+def test_without_the_latch_presses_inside_a_stall_are_lost():
+    """The control: the same taps on pins that are only sampled."""
+    run = Run(30, period_ms=100, slow=8 / 3).play()
+    assert run.presses_inside_a_stall()
+    assert run.delivered != presses()
