@@ -18,6 +18,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
 import firmware.ring  # noqa: E402
+from tests.kit.ring_tour import current_ma  # noqa: E402
 
 OUT = os.path.join(HERE, "ring")
 
@@ -178,7 +179,7 @@ def main():
         ax.set_title(title, fontsize=7, wrap=True)
         fig.savefig(os.path.join(OUT, name + ".png"), bbox_inches="tight", facecolor="white")
         plt.close(fig)
-        print("%-22s %4d mA  %s" % (name + ".png", ring.current_ma(), title))
+        print("%-22s %4d mA  %s" % (name + ".png", current_ma(buf), title))
 
 
 if __name__ == "__main__":

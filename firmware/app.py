@@ -121,10 +121,12 @@ class App:
     # -- the loop --------------------------------------------------------
 
     def step(self):
-        """One loop step. It cannot die: an unexpected exception (a bug, a
-        failing flash) is caught here and the board recovers (recover)."""
+        """One loop step that cannot die: an unexpected exception (a bug, a
+        failing flash) is caught here and the board recovers (recover). For
+        whoever steps the App from outside (the simulator, the tests); the
+        board's own loop guards its turns once (firmware/main.py run)."""
         try:
-            self._step()
+            self.turn()
         except Exception as e:  # not KeyboardInterrupt: Ctrl-C stops the app
             self.recover(e)
 
@@ -152,7 +154,8 @@ class App:
             self.game = None
             self.home()
 
-    def _step(self):
+    def turn(self):
+        """One loop step, unguarded: what it raises reaches the caller."""
         b = self.buttons
         ev = self.ev
         b.poll()

@@ -96,9 +96,9 @@ class Buttons:
         self.count = 0
         self.dropped = 0
         self.lat = hasattr(pins[0], "irq") and bytearray(32)  # latched edges (irq)
+        self.w = self.r = 0  # their ring's writer and reader
         if self.lat:
             self.at = [0] * 32
-            self.w = self.r = 0
             for p in pins:
                 p.irq(self.irq, 12, True)  # IRQ_FALLING | IRQ_RISING, hard
 
@@ -140,58 +140,72 @@ class Buttons:
 
     def poll(self):
         """Replay the latched edges in order, then sample (or, latched,
-        time) every pin once; call every few milliseconds."""
+        time) every pin once; call every few milliseconds.
+
+        Why it is cut into small methods: MicroPython takes a call's frame
+        from the heap when it needs more than 11 slots (locals plus the
+        value stack; VM_MAX_STATE_ON_STACK in py/objfun.c), and heap_lock
+        does not see it (the call falls back to the C stack). A frame a
+        poll, 250 polls a second, filled the heap in seconds and brought
+        the collection it was avoiding. Each method here stays within 11
+        (tests/test_main_loop.py counts every byte an idle turn allocates)."""
         now = self.clock()
+        if self.r != self.w:
+            self._replay()
         raw = self.raw
-        L = self.lat
-        if L:
-            r = self.r
-            while r != self.w:
-                c = L[r]
-                t = self.at[r]
-                r = r + 1 & 31
-                i = c >> 4
-                v = c & 1
-                if c & 12 == 12:  # fell and rose inside one stall: in order, what they can mean
-                    w = raw[i]
-                    if not w:
-                        self._see(i, 1, t)  # the held press's release
-                    if w or v:  # a whole press hidden in the stall: its hold is unknown, so it counts
-                        self._see(i, 0, t - self.debounce_ms - 1)
-                        if not v:
-                            self._see(i, 1, t)
-                self._see(i, v, t)
-            self.r = r
-        for i in range(len(raw)):
-            v = raw[i] if L else self.pins[i].value()
+        i = 0
+        while i < len(raw):
+            v = raw[i] if self.lat else self.pins[i].value()
             if v != raw[i] or not (v or self.done[i]):  # an edge, or a hold to time: most pins, most polls, neither
                 self._see(i, v, now)
+            i += 1
+
+    def _replay(self):
+        """Each latched edge, in order, at the tick its interrupt ran."""
+        r = self.r
+        while r != self.w:
+            c = self.lat[r]  # type: ignore[index]  # only latched pins fill the ring
+            t = self.at[r]
+            r = r + 1 & 31
+            if c & 12 == 12:  # fell and rose inside one stall
+                self._both(c >> 4, c & 1, t)
+            self._see(c >> 4, c & 1, t)
+        self.r = r
+
+    def _both(self, i, v, t):
+        """A fall and a rise inside one stall, the level now v: in order,
+        what they can mean."""
+        d = t - self.debounce_ms - 1
+        w = self.raw[i]
+        if not w:
+            self._see(i, 1, t)  # the held press's release
+        if w or v:  # a whole press hidden in the stall: its hold is unknown, so it counts
+            self._see(i, 0, d)
+            if not v:
+                self._see(i, 1, t)
 
     def _see(self, i, v, now):
         """Pin i is at level v at time now: first time what it held until
         now (a LONG due; a release's SHORT, if held past debounce_ms), then
         note its edge. Timed at the edge itself, a release seen after a
-        stall still fires the press it ends."""
-        raw = self.raw
-        done = self.done
-        if not raw[i] and not done[i]:  # held, and nothing fired yet
-            held = ticks_diff(now, self.since[i])
+        stall still fires the press it ends. (No local for raw, and k is
+        the hold and then the event: the frame stays within 11 slots.)"""
+        if not self.raw[i] and not self.done[i]:  # held, and nothing fired yet
+            k = ticks_diff(now, self.since[i])
             # LONG once held long_ms; SHORT (True: 1) at the release, if held past debounce_ms
-            k = LONG if held >= self.long_ms else v and held > self.debounce_ms
+            k = LONG if k >= self.long_ms else v and k > self.debounce_ms
             if k:
-                done[i] = 1
-                q = self.q
-                n = self.count
-                if n == len(q):  # full: new events are dropped
+                self.done[i] = 1
+                if self.count == len(self.q):  # full: new events are dropped
                     self.dropped += 1
                 else:
-                    q[(self.head + n) % len(q)] = i << 2 | k
-                    self.count = n + 1
-        if v != raw[i]:
-            raw[i] = v
+                    self.q[(self.head + self.count) % len(self.q)] = i << 2 | k
+                    self.count += 1
+        if v != self.raw[i]:
+            self.raw[i] = v
             self.since[i] = now
             self.edge = now
-            done[i] = 0
+            self.done[i] = 0
 
     def get_into(self, ev):
         """Move the oldest event into `ev`; False if there is none."""

@@ -45,10 +45,29 @@ def loop_step(app, sleep_ms):
     the housekeeping, the pause. The buttons are polled once a turn, so the
     period is how late a release can be seen: the pause plus an idle turn's
     own work stays under 5 ms (docs/design.md). main() repeats it forever;
-    the bench runs the very same turn to measure the board."""
-    app.step()  # never raises: App.recover logs a fault and reloads from flash
+    the bench runs the very same turn to measure the board. What the turn
+    raises reaches the caller: run() recovers from it."""
+    app.turn()
     tidy(app)  # a garbage collection, when the buttons are quiet
     sleep_ms(SLEEP_MS)
+
+
+def run(app, sleep_ms):
+    """The loop, forever; it cannot die. An unexpected exception (a bug, a
+    failing flash) is caught and the board recovers (App.recover logs the
+    fault and reloads the game from flash), then the turns go on. Why the
+    guard is set up once around the turns and not inside each: `except
+    ... as e` in a function called every turn takes that call's frame from
+    the heap (the handler's cleanup makes it over 11 slots: MicroPython's
+    VM_MAX_STATE_ON_STACK), 152 bytes a turn, which filled the heap with
+    garbage in seconds and brought the collections tidy() keeps out of
+    gestures. Here the frame is taken once."""
+    while True:
+        try:
+            while True:
+                loop_step(app, sleep_ms)
+        except Exception as e:  # not KeyboardInterrupt: Ctrl-C stops the board
+            app.recover(e)
 
 
 def make_link(app, store, board):
@@ -81,9 +100,7 @@ def main(board=None, root="/bk"):
     app.link = make_link(app, store, board)
     import time
 
-    sleep_ms = getattr(time, "sleep_ms", lambda ms: time.sleep(ms / 1000))  # CircuitPython has no sleep_ms
-    while True:
-        loop_step(app, sleep_ms)
+    run(app, getattr(time, "sleep_ms", lambda ms: time.sleep(ms / 1000)))  # CircuitPython has no sleep_ms
 
 
 if __name__ == "__main__":

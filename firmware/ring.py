@@ -150,7 +150,6 @@ _MENU_CLOSE = const(4)  # the dark option (its white dot circles)
 
 # Current budget (docs/ring.md): ~20 mA per channel at full drive.
 _MA_PER_CHANNEL = const(20)
-_IDLE_MA_PER_PIXEL = const(1)
 DEFAULT_LIMIT_MA = const(400)  # LEDs; + Pico ~50 mA keeps USB under 500 mA
 
 
@@ -776,11 +775,6 @@ class Ring:
         self.buf[:] = self.zero
         if (age // 250) & 1 == 0:
             self._run(0, 4, _C_WHITE, 255, _RING_PIXELS // 4)
-
-    def current_ma(self):
-        """Estimated LED current of the last frame: 20 mA per channel at
-        255, plus the LEDs' idle current."""
-        return sum(self.buf) * _MA_PER_CHANNEL // 255 + _IDLE_MA_PER_PIXEL * _RING_PIXELS
 
     def _output(self):
         """Scale the frame down if it would draw more than limit_ma (only

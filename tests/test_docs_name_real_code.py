@@ -16,7 +16,7 @@ shows).
 import ast
 import re
 
-from tests.test_self_contained import ROOT, tracked_texts
+from tests.kit.tracked import ROOT, tracked_texts
 
 THIS = "tests/test_docs_name_real_code.py"
 OWN_DIRS = ("engine_lite/", "firmware/", "host/", "tests/", "bench/", "docs/", "hardware/")

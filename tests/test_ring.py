@@ -5,6 +5,7 @@ Each test names what a player must be able to read from across the table."""
 import pytest
 
 import firmware.ring
+from tests.kit.ring_tour import current_ma
 
 
 def frame(view, now=0, ring=None):
@@ -374,7 +375,7 @@ def test_power_budget_worst_frame_under_usb_limit():
     for v in _all_views():
         for t in range(0, 1200, 40):
             ring.render(v, t)
-            worst = max(worst, ring.current_ma())
+            worst = max(worst, current_ma(ring.buf))
     assert worst <= firmware.ring.DEFAULT_LIMIT_MA + 24
     # full white everywhere would be ~1.44 A before the cap
     v = firmware.ring.View()
@@ -383,7 +384,7 @@ def test_power_budget_worst_frame_under_usb_limit():
     v.sel = 4
     v.brightness = 255
     ring.render(v, 0)
-    assert ring.current_ma() <= firmware.ring.DEFAULT_LIMIT_MA + 24
+    assert current_ma(ring.buf) <= firmware.ring.DEFAULT_LIMIT_MA + 24
 
 
 def test_brightness_scales_every_pixel():

@@ -15,13 +15,20 @@ check must find.
 """
 
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
 
+from tests.kit.tracked import tracked_texts
+
 ROOT = Path(__file__).resolve().parent.parent
 SELF = Path(__file__).resolve().relative_to(ROOT).as_posix()
+
+
+def own_texts():
+    """Every tracked text but this file's (it holds the examples the check must find)."""
+    return ((rel, text) for rel, text in tracked_texts() if rel != SELF)
+
 
 URL = re.compile(r"https?://\S+")
 POINTERS = re.compile(
@@ -53,28 +60,9 @@ def pointers(text, rel=""):
     return [(text.count("\n", 0, m.start()) + 1, " ".join(m.group().split())) for m in found]
 
 
-def tracked_texts():
-    """(path, text) of every tracked file that is text; binary files are skipped."""
-    try:
-        out = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-z"], capture_output=True, check=True).stdout
-    except (OSError, subprocess.CalledProcessError) as e:
-        pytest.skip("not a git checkout, so no tracked files to read: %s" % e)
-    for rel in out.decode().split("\0"):
-        path = ROOT / rel
-        if not rel or rel == SELF or not path.is_file():  # deleted in the work tree, not yet committed
-            continue
-        data = path.read_bytes()
-        if b"\0" in data[:8192]:
-            continue
-        try:
-            yield rel, data.decode("utf-8")
-        except UnicodeDecodeError:
-            continue
-
-
 @pytest.mark.slow
 def test_no_tracked_file_points_at_the_tracker_or_at_notes_outside_the_repository():
-    found = ["%s:%d: %r" % (rel, line, what) for rel, text in tracked_texts() for line, what in pointers(text, rel)]
+    found = ["%s:%d: %r" % (rel, line, what) for rel, text in own_texts() for line, what in pointers(text, rel)]
     assert not found, "%d pointer(s) outside the repository; write the reason or fact itself:\n%s" % (
         len(found),
         "\n".join(found),
@@ -82,7 +70,7 @@ def test_no_tracked_file_points_at_the_tracker_or_at_notes_outside_the_repositor
 
 
 def test_the_check_has_files_to_read():
-    rels = {rel for rel, _ in tracked_texts()}
+    rels = {rel for rel, _ in own_texts()}
     assert {"README.md", "docs/design.md", "bench/__main__.py"} <= rels and SELF not in rels
 
 

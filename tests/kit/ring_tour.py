@@ -3,7 +3,20 @@
 The code that includes it defines `view` (app.view) and `screen()`, which is
 called once per screen state: the allocation test renders under heap_lock
 there, the bench measures bytes per frame. One tour, so the test and the
-figure cover the same screens."""
+figure cover the same screens.
+
+current_ma() estimates a frame's LED current on the host, beside the tour,
+for the cap's test and the ring's pictures (docs/render_ring.py): the board
+itself only sums a frame when it may be over its limit (Ring._output)."""
+
+MA_PER_CHANNEL = 20  # a WS2812 channel at 255 (firmware/ring.py caps frames by the same figure)
+IDLE_MA_PER_PIXEL = 1
+
+
+def current_ma(buf):
+    """Estimated LED current of a rendered frame (r, g, b bytes a pixel):
+    20 mA per channel at 255, plus every LED's idle current."""
+    return sum(buf) * MA_PER_CHANNEL // 255 + IDLE_MA_PER_PIXEL * (len(buf) // 3)
 
 RING_TOUR = """
 screen()                       # plain play screen
