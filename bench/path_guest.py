@@ -264,7 +264,10 @@ def board(root="/flash/bk"):
     flash, dev = flash_device()
     mount(dev, "/flash")
     app = App(HW(), Store(root))
-    step = app.step
+    # the loop's own turn: App.turn (firmware/main.py loop_step), or App.step
+    # in a firmware from before the loop's guard moved out of each turn
+    turn = "turn" if hasattr(app, "turn") else "step"
+    step = getattr(app, turn)
     show = app.show
     press = app.press
 
@@ -285,7 +288,7 @@ def board(root="/flash/bk"):
             sync(70, 1 if getattr(app, "_dirty", True) else 0)  # F; 1: redrawn because something changed
 
     _MARK_F = Gate0(mark_f)
-    app.step = marked_step
+    setattr(app, turn, marked_step)
     app.show = marked_show
     app.press = marked_press
     return flash, app
