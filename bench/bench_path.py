@@ -1,7 +1,7 @@
 """The path the board really runs: button release to light and to flash, on a modeled RP2040.
 
 What runs: ``firmware/main.py``'s own loop turn, ``loop_step(app, sleep_ms)``
-(``app.step(); tidy(app); sleep_ms(SLEEP_MS)``), in the MicroPython Unix port at the
+(``app.turn(); tidy(app); sleep_ms(SLEEP_MS)``), in the MicroPython Unix port at the
 Pico's heap (``-X heapsize=240k``), from the firmware's ``.mpy`` bundle; the
 real ``Store`` on real littlefs (``vfs.VfsLfs2`` with the rp2 port's
 settings, on tests/kit/lfs_flash.py's device with the rp2 geometry, mounted

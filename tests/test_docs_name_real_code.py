@@ -127,3 +127,19 @@ def test_a_module_path_with_a_name_must_define_it():
     assert _exists("tests/test_self_contained.ROOT") and _exists("firmware/main")
     assert not _exists("tests/test_docs_name_real_code.no_such_name")
     assert not _exists("firmware/no_such_module.x")
+
+
+def test_the_architecture_page_names_every_folder():
+    """docs/architecture.md is the map a new maintainer reads beside `ls`:
+    every tracked top-level folder, and every folder inside host/ and
+    tests/, is named on it."""
+    folders = set()
+    for rel, _ in tracked_texts():
+        parts = rel.split("/")
+        if len(parts) > 1 and not parts[0].startswith("."):
+            folders.add(parts[0] + "/")
+            if parts[0] in ("host", "tests") and len(parts) > 2:
+                folders.add("/".join(parts[:2]) + "/")
+    page = (ROOT / "docs/architecture.md").read_text()
+    missing = sorted(f for f in folders if f not in page)
+    assert not missing, "folders docs/architecture.md does not name: %s" % ", ".join(missing)
