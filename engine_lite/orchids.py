@@ -8,12 +8,7 @@ tuple of bytes, ~130 bytes a flower on the 64-bit port) is rebuilt from the
 name only where a hash matches and at the final score.
 """
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-
-    def const(x):
-        return x
+from engine_lite import const
 
 
 from engine_lite import errors

@@ -8,19 +8,14 @@ machines in stalk.py and orchids.py only judge the rules. `decode` gives the
 dict back exactly (optional start fields stay absent if they were absent).
 """
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-
-    def const(x):
-        return x
+from engine_lite import const
 
 
 from engine_lite.errors import EngineError, BAD_EVENT, BAD_FIELD, NOT_STARTED
 from engine_lite import tables
 
-STALK = const(0)
-ORCHIDS = const(1)
+STALK: int = const(0)  # annotated: mypy cannot follow const through engine_lite while it is half imported
+ORCHIDS: int = const(1)
 from engine_lite.vocab import GAMES  # by the start record's game byte
 
 OP_START = const(1)  # game, n, flags, S, then n x (len, ascii name)

@@ -6,12 +6,7 @@ anything: a refused record leaves the state exactly as it was.
 Rulings referenced below are in docs/rulings.md.
 """
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-
-    def const(x):
-        return x
+from engine_lite import const
 
 
 from engine_lite import errors

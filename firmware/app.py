@@ -49,12 +49,7 @@ API (the simulator, the serial link and the tests use only this):
   flash, game reloaded).
 """
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-
-    def const(x):
-        return x
+from engine_lite import const
 
 
 from engine_lite import EngineError

@@ -44,12 +44,7 @@ events in a fixed ring buffer; when it is full, new events are dropped and
 counted in `dropped`.
 """
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-
-    def const(x):  # type: ignore[misc]  # the stub's signature is generic
-        return x
+from engine_lite import const
 
 
 from engine_lite.vocab import BUTTONS, DEBOUNCE_MS, LONG_PRESS_MS

@@ -47,12 +47,7 @@ crc32 on both sides.
 import binascii
 import json
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-
-    def const(x):
-        return x
+from engine_lite import const
 
 
 END = const(0x00)

@@ -16,12 +16,7 @@ pixels and clock: boardkit/hw_sim.py), so no simulator ships on a board.
 import os  # module level: an import inside random32 cost ~8 us per game start (Unix port)
 import sys
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-
-    def const(x):  # type: ignore[misc]  # the stub's signature is generic
-        return x
+from engine_lite import const
 
 
 # engine_lite/stamp.py's F_NONCE, F_AT, F_UPTIME (tests/test_start_stamp.py

@@ -37,12 +37,7 @@ from engine_lite.vocab import SETTINGS_KEYS
 from firmware import codec
 from firmware.hw import random32
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-
-    def const(x):
-        return x
+from engine_lite import const
 
 
 MAX_PUSH = const(16)  # live events queued between two polls

@@ -49,12 +49,7 @@ The layouts are drawn for a 24-pixel ring: Ring refuses any other count.
 
 from engine_lite.vocab import DEFAULT_BRIGHTNESS
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-
-    def const(x):
-        return x
+from engine_lite import const
 
 
 # Screens (View.mode)

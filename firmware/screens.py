@@ -30,12 +30,7 @@ __init__ calls Screen.__init__), an instance in App.__init__, its words in
 app_words.TITLES / HINTS.
 """
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-
-    def const(x):  # type: ignore[misc]  # the stub's signature is generic
-        return x
+from engine_lite import const
 
 
 from engine_lite import EngineError
