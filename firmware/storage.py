@@ -287,12 +287,14 @@ class FlashLog:
         segments are left for Store._logs to delete, at the next boot or
         new game."""
         path = self.stem + ext
+        end = 0
         with self.fs.open(path + TMP, "wb") as f:
             for rec in self.records():
-                f.write(frame(rec))
+                end += f.write(frame(rec))
         self.fs.rename(path + TMP, path)
         self.ext = ext
-        self.load()
+        self.end = end
+        self.rebase()  # no index of the file kept in RAM: records() walks it
 
     def records(self, start=0):
         """Effective records from index `start`, oldest first, as bytes."""
