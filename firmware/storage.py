@@ -271,7 +271,7 @@ class FlashLog:
 
     def pop(self):
         if not len(self):
-            raise IndexError("pop from an empty log")
+            raise IndexError  # as list.pop: nothing to undo
         self.append(record.UNDO)
         self.flush()
         self.tail.pop()  # the undo frame's own offset
@@ -580,12 +580,19 @@ class Store:
             if extra <= 0:
                 break
             if synced:
-                self.fs.remove(self._path(gid, SYN))
+                self._remove(gid, SYN)
                 extra -= 1
+
+    def _remove(self, gid, ext):
+        """Delete an archived game: first the segments its finish left (if
+        they outlived the archive file, boot would take them for a game in
+        progress), then the file."""
+        FlashLog(self.fs, self._path(gid, "")).drop()
+        self.fs.remove(self._path(gid, ext))
 
     def _find(self, gid):
         self.flush()  # a frame waiting for a game's file goes there before it is read or renamed
-        for ext in (LOG, FIN, SYN):
+        for ext in (FIN, SYN, LOG):  # the archive file, not the segments a finish left
             p = self._path(gid, ext)
             if _exists(self.fs, p):
                 return p
@@ -616,9 +623,8 @@ class Store:
         cannot be erased."""
         self.flush()
         for ext in (FIN, SYN):
-            p = self._path(game_id, ext)
-            if _exists(self.fs, p):
-                self.fs.remove(p)
+            if _exists(self.fs, self._path(game_id, ext)):
+                self._remove(game_id, ext)
                 return
         raise KeyError(game_id)
 

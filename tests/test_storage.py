@@ -271,6 +271,21 @@ def test_finish_writes_one_file_and_a_cut_after_its_rename_is_finished_at_boot()
     assert sorted(fs.files) == ["/bk/0001.fin", "/bk/0002.log"]
 
 
+def test_a_late_record_and_an_erase_right_after_finish_ignore_its_leftover_segments():
+    """Between finish() and the next new game the segments are still there:
+    the archive file is what records, sync and erase see."""
+    fs, store, game = played(n=len(RECS) - 1)
+    store.finish()
+    store.apply(game, RECS[-1])  # a late record goes to the archive file
+    assert store.records("0001") == RECS
+    assert Store(fs=fs.survivor()).records("0001") == RECS
+    store.mark_synced("0001")
+    store.erase("0001")  # the host synced it: gone, segments and all
+    assert fs.files == {} and store.archived() == []
+    _, g2 = reboot(fs)
+    assert g2 is None  # not taken back for a game in progress
+
+
 def test_torn_start_record_means_no_game():
     fs = MemFS()
     fs.mkdir("/bk")
