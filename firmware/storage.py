@@ -6,13 +6,16 @@ middle of a write. So nothing on flash is ever rewritten in place:
 * the game log is append-only; each record is one frame
   [len][record][crc32 LE], written by ONE write call, so a cut leaves at
   worst a torn LAST frame, which its checksum exposes and boot cuts off;
+  the log is small segment files (FlashLog), each under littlefs's inline
+  limit, so that an append erases no flash block;
 * undo is a frame too (the record.UNDO record), so undo survives a cut exactly
   like any event; the effective log is computed on read (a stack walk);
 * a snapshot (engine state + the log offset it covers) is written to a
   temp file and renamed over the old one (rename is atomic), so boot folds
   only the frames after it: boot time does not grow with the game;
-* finishing a game is a rename (.log -> .fin), syncing one is a rename
-  (.fin -> .syn); settings are temp + rename.
+* finishing a game is a copy of its records into one file, temp +
+  rename (-> .fin), syncing one is a rename (.fin -> .syn); settings are
+  temp + rename.
 
 An event is acknowledged once its frame is on flash: when `Store.apply`
 returns, or with `later=True` (the app: the ring shows the event first)
