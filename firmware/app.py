@@ -364,7 +364,7 @@ class App:
     def finish(self):
         """Archive the game (over, or abandoned) and go to setup."""
         if self.game is not None:
-            self.store.finish(self.game)
+            self.store.finish()
             self.last_game = self.game
         self.game = None
         self.harvest.clear()  # a game (re)loaded, started or ended: nothing half-entered
