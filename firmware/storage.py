@@ -332,6 +332,7 @@ class Store:
     the settings. `fs` is os-like (default: the real flash)."""
 
     _held = 0  # bytes of _buf that are the game in progress's snapshot file (0: none); set only by _buffer
+    _pfin = False  # finish(later=True) waits for flush(), after the frame
 
     def __init__(self, root="/bk", fs=None, keep=20, snapshot_every=8):
         self.root = root.rstrip("/")
@@ -362,6 +363,7 @@ class Store:
         What flush() had not yet written is dropped: the game is what the
         flash holds."""
         self._plog = self._psnap = None
+        self._pfin = False
         fs = self.fs
         names = self._names()
         top = 0
@@ -455,8 +457,9 @@ class Store:
     def flush(self):
         """Write what apply(..., later=True) left waiting: a due snapshot,
         then the event's frame, the last flash op: once this returns the
-        event is durable (acknowledged). Every other Store call that
-        touches the flash flushes first."""
+        event is durable (acknowledged); then a finish(later=True), whose
+        own last op is its commit (the archive's rename). Every other Store
+        call that touches the flash flushes first."""
         snap = self._psnap
         log = self._plog
         self._psnap = self._plog = None
@@ -464,6 +467,10 @@ class Store:
             _write_file(self.fs, self._path(self.game_id, SNP), snap)
         if log is not None:
             log.flush()
+        if self._pfin:
+            self._pfin = False
+            self._archive()
+            self._prune()
 
     def _snapshot_of(self, game):
         """Game.snapshot with room for the file's header and checksum, in
@@ -492,8 +499,7 @@ class Store:
         log = FlashLog(self.fs, self._path(gid, ""))  # no file until its first frame
         game = Game(log)
         game.judge(start_record)  # judged once, first: EngineError, nothing written or archived
-        if self.log is not None:
-            self._archive(self.log)
+        self._archive()
         self._logs(self._names())  # an archived game's segments go before the new game's first frame
         self._buffer(0)  # the buffer holds the archived game's snapshot, if any
         self._next = n + 1
@@ -548,19 +554,24 @@ class Store:
                 return
         game.undo()
 
-    def finish(self):
+    def finish(self, later=False):
         """Archive the game in progress (it may still get records, e.g. a
-        late portfolio; they go to the archived file)."""
-        self.flush()
-        if self.log is not None:
-            self._archive(self.log)
-        self._prune()
+        late portfolio; they go to the archived file). `later` as for
+        apply: queued, written by flush() after the frame before it (the
+        app shows setup first); until then the flash holds the game in
+        progress."""
+        self._pfin = True
+        if not later:
+            self.flush()
 
-    def _archive(self, log):
-        """One .fin file, written whole (FlashLog.archive), so that the
-        directory's metadata holds no finished game's segments. The
-        snapshot goes first (a cut between the two only costs one full
-        refold at boot)."""
+    def _archive(self):
+        """The game in progress, if any, into one .fin file, written whole
+        (FlashLog.archive), so that the directory's metadata holds no
+        finished game's segments. The snapshot goes first (a cut between
+        the two only costs one full refold at boot)."""
+        log = self.log
+        if log is None:
+            return
         try:
             self.fs.remove(log.stem + SNP)
         except OSError:  # no snapshot yet

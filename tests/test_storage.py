@@ -12,7 +12,7 @@ import pytest
 
 import engine_lite
 from engine_lite import record
-from boardkit.memfs import MemFS
+from boardkit.memfs import MemFS, PowerCut
 from firmware import storage
 from firmware.storage import SEG, SNP, FlashLog, Store, default_settings, frame
 from tests.kit.flash_images import flash_literal, orchids_marathon
@@ -259,6 +259,38 @@ def test_finish_writes_one_file_and_a_cut_after_its_rename_is_finished_at_boot()
     assert store2.records("0001") == RECS[:50] and store2.archived() == [("0001", False)]
     store.new_game(RECS[0])
     assert sorted(fs.files) == ["/bk/0001.fin", "/bk/0002.log"]
+
+
+def test_a_finish_later_waits_for_flush_and_a_cut_in_it_leaves_one_game_or_the_other():
+    """finish(later=True) (the app in a loop step) writes nothing until
+    flush(), which writes the frame waiting before it, then the finish.
+    A cut at any op of that flush boots to the game in progress with every
+    event whose apply returned, or to the finished game: never neither."""
+    fs, store, game = played(n=len(RECS) - 1)
+    store.apply(game, RECS[-1], later=True)  # the last event, shown, not yet written
+    before = fs.ops
+    store.finish(later=True)
+    assert fs.ops == before and store.archived() == []  # queued: no flash op yet
+    store.flush()
+    n = fs.ops - before
+    fsk, storek, gamek = played(n=len(RECS) - 1)
+    storek.apply(gamek, RECS[-1], later=True)
+    k = fsk.ops
+    storek.flush()
+    k = fsk.ops - k  # the ops of the event's own write (a snapshot due, the frame), the finish's after them
+    assert n >= k + 3 and store.archived() == [("0001", False)] and store.records("0001") == RECS
+    for cut in range(1, n + 1):
+        fs2, store2, game2 = played(n=len(RECS) - 1)
+        store2.apply(game2, RECS[-1], later=True)
+        store2.finish(later=True)
+        fs2.cut_at = fs2.ops + cut
+        with pytest.raises(PowerCut):
+            store2.flush()
+        store3, g3 = reboot(fs2)  # the cut op does not happen: the rename is the last one
+        assert store3.archived() == [] and g3.events()[: len(RECS) - 1] == EVENTS[: len(RECS) - 1]
+        assert g3.events() == EVENTS[: len(RECS) - (cut <= k)]  # and the shown one, once its frame landed
+    store4, g4 = reboot(fs)  # the whole flush done: finished, with every event
+    assert g4 is None and store4.archived() == [("0001", False)] and store4.records("0001") == RECS
 
 
 def test_a_late_record_and_an_erase_right_after_finish_ignore_its_leftover_segments():
