@@ -17,7 +17,8 @@ the board runs. So:
   player should not wait on it; only then is it acknowledged (the on_event
   hooks: the link tells the host). Called from outside a step (the
   simulator, the link, tests), an event is durable and acknowledged
-  before the call returns;
+  before the call returns; a finish, the same way (settle writes it after
+  the redraw; docs/storage.md);
 * the screens are a stack (`go`, `push`, `pop`, `home`; docs/architecture.md):
   the game's own screen at the bottom (setup without a game), at most one
   overlay over it (the menu, plant entry: `Screen.overlay`), which keeps
