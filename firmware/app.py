@@ -17,7 +17,8 @@ the board runs. So:
   player should not wait on it; only then is it acknowledged (the on_event
   hooks: the link tells the host). Called from outside a step (the
   simulator, the link, tests), an event is durable and acknowledged
-  before the call returns;
+  before the call returns; a finish, the same way (settle writes it after
+  the redraw; docs/storage.md);
 * the screens are a stack (`go`, `push`, `pop`, `home`; docs/architecture.md):
   the game's own screen at the bottom (setup without a game), at most one
   overlay over it (the menu, plant entry: `Screen.overlay`), which keeps
@@ -72,6 +73,7 @@ class App:
         self.on_event = []  # fn(game_id, index, record) after each durable change
         self._defer = False  # in a step's gestures: events are written after the ring shows them
         self._ack = None  # the event shown, not yet durable (settle): its record (_ack_gid, _ack_at: game id, index)
+        self._fin = False  # a finish queued in a step: settle writes it
         self.buttons = Buttons(hw.pins, self.clock)
         self.ev = ButtonEvent()
         self.view = ring.View()
@@ -174,11 +176,13 @@ class App:
         acknowledged (the loop recovers from flash). One event at most is in
         flight: the Store writes the one before when it judges the next."""
         rec = self._ack
-        if rec is not None:
+        if rec is not None or self._fin:
             self._ack = None
-            self.store.flush()
-            for fn in self.on_event:
-                fn(self._ack_gid, self._ack_at, rec)
+            self._fin = False
+            self.store.flush()  # the event, then a finish (after the ring showed setup)
+            if rec is not None:
+                for fn in self.on_event:
+                    fn(self._ack_gid, self._ack_at, rec)
 
     def press(self, button, kind):
         """Handle one gesture (also the simulator's and the link's entry)."""
@@ -362,7 +366,8 @@ class App:
     def finish(self):
         """Archive the game (over, or abandoned) and go to setup."""
         if self.game is not None:
-            self.store.finish(self.game)
+            self.store.finish(self._defer)  # in a step: written by settle, after the redraw
+            self._fin = self._defer
             self.last_game = self.game
         self.game = None
         self.harvest.clear()  # a game (re)loaded, started or ended: nothing half-entered

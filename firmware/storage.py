@@ -6,13 +6,16 @@ middle of a write. So nothing on flash is ever rewritten in place:
 * the game log is append-only; each record is one frame
   [len][record][crc32 LE], written by ONE write call, so a cut leaves at
   worst a torn LAST frame, which its checksum exposes and boot cuts off;
+  the log is small segment files (FlashLog), each under littlefs's inline
+  limit, so that an append erases no flash block;
 * undo is a frame too (the record.UNDO record), so undo survives a cut exactly
   like any event; the effective log is computed on read (a stack walk);
 * a snapshot (engine state + the log offset it covers) is written to a
   temp file and renamed over the old one (rename is atomic), so boot folds
   only the frames after it: boot time does not grow with the game;
-* finishing a game is a rename (.log -> .fin), syncing one is a rename
-  (.fin -> .syn); settings are temp + rename.
+* finishing a game is a copy of its records into one file, temp +
+  rename (-> .fin), syncing one is a rename (.fin -> .syn); settings are
+  temp + rename.
 
 An event is acknowledged once its frame is on flash: when `Store.apply`
 returns, or with `later=True` (the app: the ring shows the event first)
@@ -39,6 +42,7 @@ SETTINGS = "settings.json"
 FAULTS = "faults.txt"  # faults the loop survived (App.recover), newest last; not *.log: boot takes those for games
 FAULTS_MAX = 1024  # bytes kept: the oldest lines go first
 SNAP_MAGIC = b"BKS1"
+SEG = 192  # bytes a live log's segment takes frames up to: littlefs keeps a file this small inline in the directory's metadata, so an append erases no block (docs/storage.md)
 SNAP_ROOM = 512  # bytes for snapshot files before their buffer must grow (a 5-player game: ~110 Stalk Exchange, ~420 Orchids)
 # crc32(data + crc32(data) as 4 LE bytes) is this constant for any data, so
 # a frame checks with one crc32 call and no big-int arithmetic.
@@ -96,9 +100,8 @@ class _OsFS:
 def _write_file(fs, path, data):
     """Write a whole file atomically: temp file, then rename over `path`."""
     tmp = path + TMP
-    with fs.open(tmp, "wb") as f:
+    with fs.open(tmp, "wb") as f:  # close commits it
         f.write(data)
-        f.flush()
     try:
         fs.rename(tmp, path)
     except OSError:  # a filesystem whose rename refuses an existing target (FAT)
@@ -124,154 +127,212 @@ def _exists(fs, path):
 
 
 class FlashLog:
-    """The engine's log interface (append/pop/records/__len__) on one flash file.
+    """The engine's log interface (append/pop/records/__len__) on one game's
+    flash files: its segments, read as one stream of frames.
 
-    RAM holds no records, only: `base` effective records lie before byte
-    `base_off` (known from the snapshot), and `tail` lists the file offsets
-    of the effective records after it (a few dozen at most between
-    snapshots). `records(start)` for start >= base reads just the tail; an
-    earlier start walks the whole file (undo's refold, sync)."""
+    Segments: `stem + ext` (e.g. /bk/0007.log), then `stem.l1`, `stem.l2`...
+    A live log's segment takes frames while they fit in SEG bytes, so each
+    stays small enough for littlefs to keep inside its directory's
+    metadata: an append is then a metadata commit, not a fresh 4 KB block
+    erased and the old last block copied into it, as an append to a larger
+    file is (docs/storage.md "Flash work per event"). An offset is segment
+    << 16 | offset in that segment, so a log written whole in one file by
+    an older firmware (and its snapshot's offset) is just a long segment 0.
 
-    def __init__(self, fs, path):
+    RAM holds no records, only: `base` effective records lie before offset
+    `base_off` (known from the snapshot), and `tail` lists the offsets of
+    the effective records after it (a few dozen at most between
+    snapshots)."""
+
+    def __init__(self, fs, stem, ext=LOG):
         self.fs = fs
-        self.path = path
+        self.stem = stem
+        self.ext = ext
         self.buf = bytearray(260)  # one frame
-        self.base = 0
-        self.base_off = 0
-        self.tail = []
-        self.end = 0  # bytes of valid frames
-        self.size = 0  # bytes in the file when load() read it (more than end: a torn last frame)
-        self.since = 0  # frames written since base_off
-        self.snapped = False  # the snapshot file holds the state after the first `base` records
+        self.base = 0  # > 0: the snapshot file holds the state after that many records
+        self.tail = []  # type: list[int]
+        self.end = 0  # offset after the last intact frame
+        self.since = 0  # frames written since the snapshot's point
         self.pend = None  # a record appended, indexed, not yet on flash (flush)
 
     def __len__(self):
         return self.base + len(self.tail)
 
+    def path(self, k):
+        return self.stem + (".l%d" % k if k else self.ext)
+
     def load(self, off=0, count=0):
-        """Scan the file from `off` (where `count` effective records end).
-        False if that start point is not consistent with the file."""
-        self.size = self.fs.stat(self.path)[6]
-        if off > self.size:
+        """Index the frames from `off` (where `count` effective records
+        end). False if that start point is not consistent with the files
+        (past their end, or an undo reaching back before it)."""
+        try:
+            if self.fs.stat(self.path(off >> 16))[6] < off & 0xFFFF:
+                return False
+        except OSError:  # no such segment (no file yet, if off is 0)
+            if off:
+                return False
+        self.end = off
+        stack = self._index(off)
+        if stack is None:
             return False
-        f = self.fs.open(self.path, "rb")
-        f.seek(off)
-        stack = []  # type: list[int]
-        end, under = self._scan(f, off, stack)
-        f.close()
-        if under:
-            return False
-        self.base, self.base_off, self.tail, self.end = count, off, stack, end
+        self.base, self.tail = count, stack
         self.since = len(stack)
         return True
 
-    def _frame(self, f):
-        """Read one frame at f's position into self.buf; its record length,
-        or 0 if there is no whole, intact frame there (end or torn)."""
-        buf = self.buf
-        mv = memoryview(buf)
-        if f.readinto(mv[:1]) != 1:
-            return 0
-        n = buf[0]
-        if n == 0 or f.readinto(mv[1 : n + 5]) != n + 4:
-            return 0
-        if binascii.crc32(mv[: n + 5]) != CRC_RESIDUE:
-            return 0
-        return n
-
-    def _scan(self, f, off, stack):
-        """Walk frames from `off`, keeping `stack` = offsets of effective
-        records. Returns (end of the last intact frame, underflow) where
-        underflow means an undo reached back before `off`."""
-        while True:
-            n = self._frame(f)
-            if not n:
-                return off, False
+    def _index(self, off):
+        """The offsets of the effective records from `off` on (an undo
+        frame pops one), or None if an undo reaches back before `off`;
+        self.end becomes the end of the last intact frame."""
+        stack = []  # type: list[int]
+        w = self._walk(off)
+        for o, n in w:
+            self.end = o + n + 5
             if n == 1 and self.buf[1] == record.OP_UNDO:
                 if not stack:
-                    return off, True
+                    w.close()
+                    return None
                 stack.pop()
             else:
-                stack.append(off)
-            off += n + 5
-
-    def _offsets(self):
-        stack = []  # type: list[int]
-        with self.fs.open(self.path, "rb") as f:
-            self._scan(f, 0, stack)
+                stack.append(o)
         return stack
 
-    def _put(self, fr):
-        with self.fs.open(self.path, "ab") as f:  # on littlefs/FAT, close commits the data
-            f.write(fr)
-            f.flush()
+    def _walk(self, off):
+        """The one frame walker: (offset, record length) of each intact
+        frame from `off` to the first missing or damaged one, its bytes in
+        self.buf (the frame at buf[0]). A frame never spans two segments."""
+        buf = self.buf
+        mv = memoryview(buf)
+        while True:
+            try:
+                f = self.fs.open(self.path(off >> 16), "rb")
+            except OSError:  # no such segment: the end
+                return
+            try:
+                f.seek(off & 0xFFFF)
+                while f.readinto(mv[:1]):
+                    n = buf[0]
+                    if not n or f.readinto(mv[1 : n + 5]) != n + 4 or binascii.crc32(mv[: n + 5]) != CRC_RESIDUE:
+                        return
+                    yield off, n
+                    off += n + 5
+            finally:
+                f.close()
+            if self.ext != LOG:  # only a live log has more segments
+                return
+            off = ((off >> 16) + 1) << 16
+
+    def drop(self, k=0):
+        """Delete segments k, k+1..., the last first (a cut leaves a
+        shorter log behind, never a gap)."""
+        if _exists(self.fs, self.path(k)):
+            self.drop(k + 1)
+            self.fs.remove(self.path(k))
+
+    def repair(self):
+        """Make the files hold exactly the intact frames load() found: the
+        segment with a torn (or bad) frame keeps its intact prefix (temp +
+        rename: files cannot be truncated in place on MicroPython), the
+        segments after it go. Boot does this before any append, so no frame
+        is ever written after garbage."""
+        k = self.end >> 16
+        n = self.end & 0xFFFF
+        self.drop(k + 1)
+        p = self.path(k)
+        if self.fs.stat(p)[6] > n:
+            _write_file(self.fs, p, _read_file(self.fs, p)[:n])  # one segment: a few hundred bytes
 
     def flush(self):
-        """Write the record append() left waiting, as one frame (the event
-        is durable when this returns)."""
+        """Write the record append() left waiting, as one frame, in one
+        write() (the event is durable when this returns)."""
         rec = self.pend
         if rec is not None:
             self.pend = None
-            self._put(frame(rec))  # framed here: no frame buffer held while the ring is drawn
+            with self.fs.open(self.path(self.end >> 16), "ab") as f:  # on littlefs/FAT, close commits the data
+                f.write(frame(rec))  # framed here: no frame buffer held while the ring is drawn
 
     def append(self, rec):
         """Index `rec` now; its frame waits for flush(), done by the Store
-        (and by any read of the file), so the ring may show the event before
-        the flash work. At most one frame waits."""
+        (and by any read of the files), so the ring may show the event before
+        the flash work. At most one frame waits. A live log's frame that
+        would take its segment past SEG bytes starts the next segment."""
         self.flush()
+        n = len(rec) + 5  # its frame: length byte, record, crc32
+        if self.ext == LOG and self.end & 0xFFFF and (self.end & 0xFFFF) + n > SEG:
+            self.end = ((self.end >> 16) + 1) << 16
         self.tail.append(self.end)
         self.pend = rec
-        self.end += len(rec) + 5  # its frame: length byte, record, crc32
+        self.end += n
         self.since += 1
+
+    def rebase(self):
+        """A snapshot now covers every record: the RAM index restarts at the
+        end. Returns that end (the offset the snapshot file names)."""
+        self.base = len(self)
+        self.tail = []
+        self.since = 0
+        return self.end
 
     def pop(self):
         if not len(self):
-            raise IndexError("pop from an empty log")
+            raise IndexError  # as list.pop: nothing to undo
         self.append(record.UNDO)
         self.flush()
         self.tail.pop()  # the undo frame's own offset
         if self.tail:
             self.tail.pop()
-        else:  # undo reached before the snapshot point: index the whole file
-            self.base = 0
-            self.base_off = 0
-            self.snapped = False
-            self.tail = self._offsets()
+        else:  # undo reached before the snapshot point: index the whole log
+            self.load()
 
-    def _read(self, f, off):
-        f.seek(off)
-        n = self._frame(f)
-        return bytes(self.buf[1 : n + 1])
+    def archive(self, ext):
+        """Copy the effective records into one file `stem + ext` (temp +
+        rename: the rename is the commit point and the last op); the log
+        goes on in that file (a late record is appended to it). The
+        segments are left for Store._logs to delete, at the next boot or
+        new game."""
+        path = self.stem + ext
+        end = 0
+        with self.fs.open(path + TMP, "wb") as f:
+            for rec in self.records():
+                end += f.write(frame(rec))
+        self.fs.rename(path + TMP, path)
+        self.ext = ext
+        self.end = end
+        self.rebase()  # no index of the file kept in RAM: records() walks it
 
     def records(self, start=0):
         """Effective records from index `start`, oldest first, as bytes."""
         self.flush()
-        if start < self.base and start == 0:
-            # The start record is the first frame and is never undone, so
-            # reading it (snapshot/restore do) needs no walk of the file.
-            f = self.fs.open(self.path, "rb")
-            rec = self._read(f, 0)
-            f.close()
-            yield rec
+        if start == 0 and len(self):
+            # the start record, never undone: reading it (snapshot and
+            # restore do) needs no walk of the log
+            w = self._walk(0)
+            n = next(w)[1]
+            w.close()
+            yield bytes(self.buf[1 : n + 1])
             start = 1
         if start < self.base:
-            offs = self._offsets()
+            offs = self._index(0)
         else:
             offs = self.tail
             start -= self.base
-        f = None
-        for k in range(start, len(offs)):
-            if f is None:
-                f = self.fs.open(self.path, "rb")
-            yield self._read(f, offs[k])
-        if f is not None:
-            f.close()
+        if start < len(offs):
+            w = self._walk(offs[start])
+            for o, n in w:
+                if o == offs[start]:
+                    start += 1
+                    yield bytes(self.buf[1 : n + 1])
+                    if start == len(offs):
+                        break
+            w.close()
 
 
 class Store:
     """Games on flash under `root`: the game in progress, the archive of
     finished games (the newest `keep`; unsynced ones are never pruned) and
     the settings. `fs` is os-like (default: the real flash)."""
+
+    _held = 0  # bytes of _buf that are the game in progress's snapshot file (0: none); set only by _buffer
+    _pfin = False  # finish(later=True) waits for flush(), after the frame
 
     def __init__(self, root="/bk", fs=None, keep=20, snapshot_every=8):
         self.root = root.rstrip("/")
@@ -281,7 +342,6 @@ class Store:
         # The snapshot file's bytes, built or read: one buffer, reused, made
         # while the heap is still whole (see _buffer).
         self._buf = bytearray(SNAP_ROOM)
-        self._held = 0  # bytes of _buf that are the game in progress's snapshot file (0: none)
         self.game_id = None  # id of the current game (kept after finish)
         self.log = None  # type: FlashLog | None  # the game in progress
         self._next = None  # type: int | None  # next game number (after boot)
@@ -298,14 +358,12 @@ class Store:
             self.fs.mkdir(self.root)
             return []
 
-    def _ids(self, names, ext):
-        return sorted(n[: -len(ext)] for n in names if n.endswith(ext))
-
     def boot(self):
         """Clean up after a cut and restore the game in progress (or None).
         What flush() had not yet written is dropped: the game is what the
         flash holds."""
         self._plog = self._psnap = None
+        self._pfin = False
         fs = self.fs
         names = self._names()
         top = 0
@@ -315,38 +373,45 @@ class Store:
             elif n[:1].isdigit():
                 top = max(top, int(n.split(".")[0]))
         self._next = top + 1
-        logs = self._ids(names, LOG)
-        for gid in self._ids(names, SNP):
-            if gid not in logs:
-                fs.remove(self._path(gid, SNP))
+        logs = self._logs(names)
         self.log = None
         if not logs:
             return None
         gid = logs[-1]
+        log = FlashLog(fs, self._path(gid, ""))
         self.game_id = gid
-        log = FlashLog(fs, self._path(gid, LOG))
         snap = self._read_snapshot(gid)
         if snap is None or not log.load(_u32(snap, 4), _u32(snap, 8)):
             snap = None
             log.load()
-        if log.end < log.size:  # torn last frame: keep only the intact prefix
-            self._truncate(log.path, log.end)
+        log.repair()  # a torn last frame: keep only the intact prefix
         if not len(log):  # even the start record never made it
-            fs.remove(log.path)
+            log.drop()
             return None
         self.log = log
-        game = None
         if snap is not None:
             try:
-                game = Game(log, snap[12 : len(snap) - 4])
+                return Game(log, snap[12 : len(snap) - 4])
             except ValueError:  # the snapshot does not belong to this log
-                game = None
-        if game is None:
-            log.load()
-            game = Game(log)
-        else:
-            log.snapped = True
-        return game
+                pass
+        log.load()
+        return Game(log)
+
+    def _logs(self, names):
+        """Ids of the games in progress (one, unless a cut came at the wrong
+        moment; oldest first). The segments of a game that also has its
+        archive file are what archiving left after its commit point: they
+        are deleted here."""
+        out = []
+        for n in sorted(names):
+            gid = n[:-4]
+            if not n.endswith(LOG):
+                pass
+            elif gid + FIN in names or gid + SYN in names:
+                FlashLog(self.fs, self._path(gid, "")).drop()
+            else:
+                out.append(gid)
+        return out
 
     def _read_snapshot(self, gid):
         """The snapshot file of game `gid` (a view of the snapshot buffer,
@@ -363,35 +428,20 @@ class Store:
         n = size - 4
         if n < 12 or bytes(b[:4]) != SNAP_MAGIC or _crc(b[:n]) != _u32(b, n):
             return None
-        self._held = size
-        return b
+        return self._buffer(size, size)
 
-    def _buffer(self, size):
+    def _buffer(self, size, held=0):
         """The first `size` bytes of the snapshot buffer. One buffer for every
         snapshot, written or read: a snapshot grows a little with each event,
         so one allocated per snapshot would rarely fit the hole the previous
         one left, and those holes fragment a small heap. An outgrown buffer
-        is replaced by one 64 bytes roomier than needed."""
-        self._held = 0
+        is replaced by one 64 bytes roomier than needed. `held`: how many
+        of its bytes are now the game in progress's snapshot file (the one
+        place that says so)."""
+        self._held = held
         if len(self._buf) < size:
             self._buf = bytearray(size + 64)
         return memoryview(self._buf)[:size]
-
-    def _truncate(self, path, size):
-        """Rewrite the first `size` bytes of `path` (temp + rename): files
-        cannot be truncated in place on MicroPython."""
-        buf = bytearray(256)
-        left = size
-        with self.fs.open(path, "rb") as src:
-            with self.fs.open(path + TMP, "wb") as dst:
-                while left:
-                    k = src.readinto(memoryview(buf)[: min(left, 256)])
-                    if not k:
-                        break
-                    dst.write(memoryview(buf)[:k])
-                    left -= k
-                dst.flush()
-        self.fs.rename(path + TMP, path)
 
     def _snapshot(self, log, b):
         """Snapshot file: magic, log offset, records covered, engine
@@ -399,22 +449,17 @@ class Store:
         restarts there now; the file is written by flush()."""
         n = len(b) - 4
         b[:4] = SNAP_MAGIC
-        _put32(b, 4, log.end)
         _put32(b, 8, len(log))
+        _put32(b, 4, log.rebase())
         _put32(b, n, _crc(b[:n]))
-        self._psnap = b
-        log.base = len(log)
-        log.base_off = log.end
-        log.tail = []
-        log.since = 0
-        log.snapped = True
-        self._held = len(b)
+        self._psnap = self._buffer(n + 4, n + 4)
 
     def flush(self):
         """Write what apply(..., later=True) left waiting: a due snapshot,
         then the event's frame, the last flash op: once this returns the
-        event is durable (acknowledged). Every other Store call that
-        touches the flash flushes first."""
+        event is durable (acknowledged); then a finish(later=True), whose
+        own last op is its commit (the archive's rename). Every other Store
+        call that touches the flash flushes first."""
         snap = self._psnap
         log = self._plog
         self._psnap = self._plog = None
@@ -422,22 +467,26 @@ class Store:
             _write_file(self.fs, self._path(self.game_id, SNP), snap)
         if log is not None:
             log.flush()
+        if self._pfin:
+            self._pfin = False
+            self._archive()
+            self._prune()
 
     def _snapshot_of(self, game):
         """Game.snapshot with room for the file's header and checksum, in
         the snapshot buffer (see _buffer)."""
-        self._held = 0  # overwritten: no longer the file's
+        self._buffer(0)  # overwritten: no longer the file's
         b = game.snapshot(12, 4, self._buf)
         if type(b) is not memoryview:  # it did not fit
-            n = len(b)
-            self._buffer(n)[:] = b
-            b = memoryview(self._buf)[:n]
+            m = self._buffer(len(b))
+            m[:] = b
+            b = m
         return b
 
     def _due(self, game):
         """True if a snapshot is due before the next frame of `game`."""
-        log = self.log
-        return log is not None and game.log is log and log.since >= self.snapshot_every
+        log = game.log  # type: FlashLog
+        return log is self.log and log.since >= self.snapshot_every
 
     def new_game(self, start_record, later=False):
         """Start a new game (a game still in progress is archived first);
@@ -447,12 +496,12 @@ class Store:
         self.flush()
         n = self._next or 1
         gid = "%04d" % n
-        log = FlashLog(self.fs, self._path(gid, LOG))  # no file until its first frame
+        log = FlashLog(self.fs, self._path(gid, ""))  # no file until its first frame
         game = Game(log)
         game.judge(start_record)  # judged once, first: EngineError, nothing written or archived
-        if self.log is not None:
-            self._archive(self.log)
-        self._held = 0  # the buffer holds the archived game's snapshot, if any
+        self._archive()
+        self._logs(self._names())  # an archived game's segments go before the new game's first frame
+        self._buffer(0)  # the buffer holds the archived game's snapshot, if any
         self._next = n + 1
         self.log = self._plog = log
         self.game_id = gid
@@ -494,8 +543,8 @@ class Store:
         if len(game.log) > 1 and self._due(game):  # else Game.undo refuses: write nothing
             self._snapshot(self.log, self._snapshot_of(game))
             self.flush()
-        log = self.log
-        if log is not None and game.log is log and log.snapped and log.tail and len(log) > 1:
+        log = game.log  # type: FlashLog
+        if log is self.log and log.base and log.tail:  # a snapshot, and a record after it
             # the file's bytes are still in the buffer unless a refused
             # record's snapshot overwrote them: then read the file back
             snap = memoryview(self._buf)[: self._held] if self._held else self._read_snapshot(self.game_id)
@@ -505,25 +554,29 @@ class Store:
                 return
         game.undo()
 
-    def finish(self, game=None):
+    def finish(self, later=False):
         """Archive the game in progress (it may still get records, e.g. a
-        late portfolio; they go to the archived file)."""
-        self.flush()
-        if self.log is not None:
-            self._archive(self.log)
-        self._prune()
+        late portfolio; they go to the archived file). `later` as for
+        apply: queued, written by flush() after the frame before it (the
+        app shows setup first); until then the flash holds the game in
+        progress."""
+        self._pfin = True
+        if not later:
+            self.flush()
 
-    def _archive(self, log):
-        """The rename is the commit point and the last op: the snapshot goes
-        first (a cut between the two only costs one full refold at boot)."""
-        gid = log.path[len(self.root) + 1 : -len(LOG)]
+    def _archive(self):
+        """The game in progress, if any, into one .fin file, written whole
+        (FlashLog.archive), so that the directory's metadata holds no
+        finished game's segments. The snapshot goes first (a cut between
+        the two only costs one full refold at boot)."""
+        log = self.log
+        if log is None:
+            return
         try:
-            self.fs.remove(self._path(gid, SNP))
+            self.fs.remove(log.stem + SNP)
         except OSError:  # no snapshot yet
             pass
-        fin = self._path(gid, FIN)
-        self.fs.rename(log.path, fin)
-        log.path = fin
+        log.archive(FIN)
         self.log = None
 
     def archived(self):
@@ -541,12 +594,19 @@ class Store:
             if extra <= 0:
                 break
             if synced:
-                self.fs.remove(self._path(gid, SYN))
+                self._remove(gid, SYN)
                 extra -= 1
+
+    def _remove(self, gid, ext):
+        """Delete an archived game: first the segments its finish left (if
+        they outlived the archive file, boot would take them for a game in
+        progress), then the file."""
+        FlashLog(self.fs, self._path(gid, "")).drop()
+        self.fs.remove(self._path(gid, ext))
 
     def _find(self, gid):
         self.flush()  # a frame waiting for a game's file goes there before it is read or renamed
-        for ext in (LOG, FIN, SYN):
+        for ext in (FIN, SYN, LOG):  # the archive file, not the segments a finish left
             p = self._path(gid, ext)
             if _exists(self.fs, p):
                 return p
@@ -557,7 +617,7 @@ class Store:
         p = self._find(game_id)
         if p is None:
             raise KeyError(game_id)
-        log = FlashLog(self.fs, p)
+        log = FlashLog(self.fs, p[:-4], p[-4:])
         log.load()
         return list(log.records())
 
@@ -577,9 +637,8 @@ class Store:
         cannot be erased."""
         self.flush()
         for ext in (FIN, SYN):
-            p = self._path(game_id, ext)
-            if _exists(self.fs, p):
-                self.fs.remove(p)
+            if _exists(self.fs, self._path(game_id, ext)):
+                self._remove(game_id, ext)
                 return
         raise KeyError(game_id)
 

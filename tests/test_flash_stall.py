@@ -163,6 +163,43 @@ def test_the_ring_answers_before_the_flash_work_and_the_ack_after_it():
     assert len(slow) >= 10
 
 
+def test_the_press_that_finishes_the_game_lights_setup_before_the_finish_is_written():
+    """finish() copies the game into its archive file (a new file's block
+    erased, a rename: ~200 ms on the chip); in a loop step it is queued, as
+    an event is, and written by settle after the redraw: the ring shows
+    setup first, then the finish's flash work, all in the press's step."""
+    run = Run(60)
+    app, fs = run.app, run.fs
+    order = []  # ("lit", screen) and ("op", name, path), as they happen
+    write = run.hw.strip.write
+
+    def lit():
+        order.append(("lit", app.screen))
+        write()
+
+    run.hw.strip.write = lit
+    for name in ("open", "rename", "remove"):
+        def op(*a, _f=getattr(fs, name), _name=name):
+            if _name != "open" or "w" in a[1] or "a" in a[1]:
+                order.append(("op", _name, a[0]))
+            return _f(*a)
+
+        setattr(fs, name, op)
+    run.play()
+    assert app.store.archived() == [("0001", False)] and app.faults == 0
+    tmp = [i for i, e in enumerate(order) if e[0] == "op" and e[2].endswith(".fin.tmp")]
+    assert tmp, "the finish copied the game into .fin.tmp"
+    first = tmp[0]
+    done = [i for i, e in enumerate(order) if e == ("op", "rename", "/bk/0001.fin.tmp")][0]
+    results = max(i for i, e in enumerate(order[:first]) if e == ("lit", "results"))
+    setup = [i for i, e in enumerate(order) if e[0] == "lit" and e[1].startswith("setup") and i > results][0]
+    # results, then setup lit with no flash op in between, then the finish's ops
+    assert results < setup < first < done
+    assert all(e[0] == "lit" for e in order[results:setup])
+    assert all(e[0] == "op" for e in order[setup + 1 : done + 1])  # then the work, in the same step
+    assert ("op", "remove", "/bk/0001.snp") in order[setup + 1 : first]  # the snapshot goes first
+
+
 def test_presses_shorter_than_a_stall_inside_it_all_arrive_once_through_the_latch():
     """Taps of 30 ms, 100 ms apart, on a flash whose stalls last 8/3 of the
     typical times (a 45 ms erase takes 120 ms, within the datasheet's

@@ -12,8 +12,9 @@ import pytest
 
 import engine_lite
 from engine_lite import record
-from boardkit.memfs import MemFS
-from firmware.storage import SNP, FlashLog, Store, default_settings, frame
+from boardkit.memfs import MemFS, PowerCut
+from firmware import storage
+from firmware.storage import SEG, SNP, FlashLog, Store, default_settings, frame
 from tests.kit.flash_images import flash_literal, orchids_marathon
 from tests.kit.mpy_harness import run_mpy
 from tests.kit.storage_script import Shadow, load_events, play, session
@@ -41,6 +42,18 @@ def played(fs=None, n=len(RECS), **kw):
     for rec in RECS[1:n]:
         store.apply(game, rec)
     return fs, store, game
+
+
+def segments(fs, gid="0001"):
+    """The paths of a live log's segments, in order."""
+    out = []
+    while "/bk/%s%s" % (gid, ".l%d" % len(out) if out else ".log") in fs.files:
+        out.append("/bk/%s%s" % (gid, ".l%d" % len(out) if out else ".log"))
+    return out
+
+
+def log_bytes(fs, gid="0001"):
+    return b"".join(bytes(fs.files[p]) for p in segments(fs, gid))
 
 
 def reboot(fs, **kw):
@@ -72,8 +85,7 @@ def test_record_framing_is_length_record_crc32():
     assert f[:2] == bytes((1, record.OP_PLANT))
     assert int.from_bytes(f[2:], "little") == binascii.crc32(bytes((1, record.OP_PLANT)))
     fs, store, game = played(n=3)
-    log = fs.files["/bk/0001.log"]
-    assert bytes(log) == b"".join(bytes(frame(r)) for r in RECS[:3])
+    assert log_bytes(fs) == b"".join(bytes(frame(r)) for r in RECS[:3])
 
 
 def test_refused_event_writes_nothing():
@@ -110,10 +122,10 @@ def test_refused_event_writes_nothing_even_when_a_snapshot_is_due(n):
 
 def test_undo_is_durable_and_an_undo_frame():
     fs, store, game = played(n=10)
-    size = len(fs.files["/bk/0001.log"])
+    size = len(log_bytes(fs))
     store.undo(game)
     store.apply(game, record.UNDO)  # the same thing, as a record
-    assert bytes(fs.files["/bk/0001.log"][size:]) == bytes(frame(record.UNDO)) * 2
+    assert log_bytes(fs)[size:] == bytes(frame(record.UNDO)) * 2
     _, g2 = reboot(fs)
     assert g2.events() == EVENTS[:8]
     with pytest.raises(engine_lite.EngineError):  # the start cannot be undone
@@ -168,13 +180,132 @@ def test_broken_snapshot_falls_back_to_a_full_refold():
 
 def test_torn_tail_is_cut_off_and_later_frames_survive():
     fs, store, game = played(n=30)
-    fs.files["/bk/0001.log"] += bytes(frame(record.SWAP))[:3]  # torn last frame
+    assert len(segments(fs)) > 1
+    fs.files[segments(fs)[-1]] += bytes(frame(record.SWAP))[:3]  # torn last frame
     store2, g2 = reboot(fs)
     assert g2.events() == EVENTS[:30]
     for rec in RECS[30:40]:
         store2.apply(g2, rec)
     _, g3 = reboot(store2.fs)
     assert g3.events() == g2.events() == EVENTS[:40]
+
+
+def test_a_live_log_is_small_segments_that_read_as_one():
+    """littlefs keeps a file under its inline limit inside the directory's
+    metadata: appending to it erases no block. So a live log is segments of
+    at most SEG bytes (a frame never spans two), read back as one stream."""
+    fs, store, game = played()
+    segs = segments(fs)
+    assert len(segs) == -(-len(log_bytes(fs)) // SEG) or len(segs) > 3
+    assert all(0 < len(fs.files[p]) <= SEG for p in segs)
+    assert log_bytes(fs) == b"".join(bytes(frame(r)) for r in RECS)
+    _, g2 = reboot(fs)
+    assert g2.events() == EVENTS and [bytes(r) for r in g2.log.records()] == RECS
+
+
+def test_a_bad_frame_in_a_middle_segment_ends_the_log_there():
+    fs, store, game = played(n=60, snapshot_every=1000)  # boot walks the whole log
+    segs = segments(fs)
+    assert len(segs) >= 3
+    fs.files[segs[1]][len(fs.files[segs[1]]) // 2] ^= 0xFF  # bit rot in the middle of the second segment
+    store2, g2 = reboot(fs, snapshot_every=1000)
+    k = len(g2.log)
+    assert g2.events() == game.events()[:k] and k < 60
+    assert segments(store2.fs) == segs[:2] and len(store2.fs.files[segs[1]]) < len(fs.files[segs[1]])
+    assert bytes(store2.fs.files[segs[0]]) == bytes(fs.files[segs[0]])
+    for rec in RECS[k : k + 5]:  # later frames land after the intact prefix
+        store2.apply(g2, rec)
+    _, g3 = reboot(store2.fs, snapshot_every=1000)
+    assert g3.events() == g2.events() == EVENTS[: k + 5]
+
+
+def test_a_game_in_progress_written_by_the_old_firmware_boots_and_goes_on(monkeypatch):
+    """The previous firmware kept the whole log in one file, <gid>.log, with
+    snapshots naming offsets in it. That file is simply a long first
+    segment: boot reads it as it is (no migration), appends go to the
+    next segment, finish archives it as usual."""
+    monkeypatch.setattr(storage, "SEG", 1 << 15)  # one file, snapshots naming its byte offsets: the old layout
+    fs, store, game = played(n=80, snapshot_every=8)
+    monkeypatch.undo()
+    assert segments(fs) == ["/bk/0001.log"] and len(fs.files["/bk/0001.log"]) > 2 * SEG
+    whole = log_bytes(fs)
+    snap = bytes(fs.files["/bk/0001" + SNP])
+    assert 2 * SEG < int.from_bytes(snap[4:8], "little") < len(whole)
+    store2, g2 = reboot(fs)
+    assert g2.events() == EVENTS[:80]
+    assert bytes(fs.files["/bk/0001" + SNP]) == snap  # restored from the old snapshot
+    for rec in RECS[80:90]:
+        store2.apply(g2, rec)
+    assert bytes(store2.fs.files["/bk/0001.log"]) == whole and "/bk/0001.l1" in store2.fs.files
+    store3, g3 = reboot(store2.fs)
+    assert g3.events() == EVENTS[:90]
+    store3.undo(g3)
+    store3.finish()
+    assert store3.records("0001") == RECS[:89]
+    store3.new_game(RECS[0])
+    assert sorted(store3.fs.files) == ["/bk/0001.fin", "/bk/0002.log"]
+
+
+def test_finish_writes_one_file_and_a_cut_after_its_rename_is_finished_at_boot():
+    """The rename of the archive file is finish()'s last op (its commit
+    point); the segments it leaves go at the next new game, or boot."""
+    fs, store, game = played(n=50)
+    segs = segments(fs)
+    store.finish()
+    assert sorted(fs.files) == sorted(segs + ["/bk/0001.fin"])
+    assert store.records("0001") == RECS[:50] and store.archived() == [("0001", False)]
+    store2, g2 = reboot(fs)
+    assert g2 is None and sorted(store2.fs.files) == ["/bk/0001.fin"]
+    assert store2.records("0001") == RECS[:50] and store2.archived() == [("0001", False)]
+    store.new_game(RECS[0])
+    assert sorted(fs.files) == ["/bk/0001.fin", "/bk/0002.log"]
+
+
+def test_a_finish_later_waits_for_flush_and_a_cut_in_it_leaves_one_game_or_the_other():
+    """finish(later=True) (the app in a loop step) writes nothing until
+    flush(), which writes the frame waiting before it, then the finish.
+    A cut at any op of that flush boots to the game in progress with every
+    event whose apply returned, or to the finished game: never neither."""
+    fs, store, game = played(n=len(RECS) - 1)
+    store.apply(game, RECS[-1], later=True)  # the last event, shown, not yet written
+    before = fs.ops
+    store.finish(later=True)
+    assert fs.ops == before and store.archived() == []  # queued: no flash op yet
+    store.flush()
+    n = fs.ops - before
+    fsk, storek, gamek = played(n=len(RECS) - 1)
+    storek.apply(gamek, RECS[-1], later=True)
+    k = fsk.ops
+    storek.flush()
+    k = fsk.ops - k  # the ops of the event's own write (a snapshot due, the frame), the finish's after them
+    assert n >= k + 3 and store.archived() == [("0001", False)] and store.records("0001") == RECS
+    for cut in range(1, n + 1):
+        fs2, store2, game2 = played(n=len(RECS) - 1)
+        store2.apply(game2, RECS[-1], later=True)
+        store2.finish(later=True)
+        fs2.cut_at = fs2.ops + cut
+        with pytest.raises(PowerCut):
+            store2.flush()
+        store3, g3 = reboot(fs2)  # the cut op does not happen: the rename is the last one
+        assert store3.archived() == [] and g3.events()[: len(RECS) - 1] == EVENTS[: len(RECS) - 1]
+        assert g3.events() == EVENTS[: len(RECS) - (cut <= k)]  # and the shown one, once its frame landed
+    store4, g4 = reboot(fs)  # the whole flush done: finished, with every event
+    assert g4 is None and store4.archived() == [("0001", False)] and store4.records("0001") == RECS
+
+
+def test_a_late_record_and_an_erase_right_after_finish_ignore_its_leftover_segments():
+    """Between finish() and the next new game the segments are still there:
+    the archive file is what records, sync and erase see."""
+    fs, store, game = played(n=len(RECS) - 1)
+    store.finish()
+    store.apply(game, RECS[-1])  # a late record goes to the archive file
+    assert store.records("0001") == RECS
+    assert Store(fs=fs.survivor()).records("0001") == RECS
+    store.mark_synced("0001")
+    store.erase("0001")  # the host synced it: gone, segments and all
+    assert fs.files == {} and store.archived() == []
+    _, g2 = reboot(fs)
+    assert g2 is None  # not taken back for a game in progress
 
 
 def test_torn_start_record_means_no_game():
@@ -191,7 +322,7 @@ def test_finish_archives_and_records_gives_effective_records():
     fs, store, game = played()
     store.undo(game)
     store.apply(game, RECS[-1])
-    store.finish(game)
+    store.finish()
     assert store.archived() == [("0001", False)]
     assert store.records("0001") == RECS
     assert "/bk/0001" + SNP not in fs.files
@@ -218,7 +349,7 @@ def test_archive_keeps_the_last_20_and_never_prunes_unsynced_games():
     for _ in range(23):
         g = store.new_game(RECS[0])
         store.apply(g, RECS[1])
-        store.finish(g)
+        store.finish()
     assert len(store.archived()) == 23  # none synced: none pruned
     for gid, _ in store.archived()[:22]:
         assert store.mark_synced(gid)
@@ -235,7 +366,7 @@ def test_archive_keeps_the_last_20_and_never_prunes_unsynced_games():
 
 def test_erase_an_archived_game_only():
     fs, store, game = played(n=6)
-    store.finish(game)
+    store.finish()
     g = store.new_game(RECS[0])
     with pytest.raises(KeyError):
         store.erase("0002")  # in progress
@@ -274,7 +405,7 @@ def test_real_os_filesystem(tmp_path):
     store.save_settings({"brightness": 9})
     g2 = Store(root=root).boot()
     assert g2.events() == EVENTS[:39]
-    store.finish(game)
+    store.finish()
     assert Store(root=root).archived() == [("0001", False)]
     assert Store(root=root).settings()["brightness"] == 9
 
@@ -282,7 +413,7 @@ def test_real_os_filesystem(tmp_path):
 def test_flashlog_is_an_engine_log():
     fs = MemFS()
     fs.mkdir("/x")
-    log = FlashLog(fs, "/x/a.log")
+    log = FlashLog(fs, "/x/a")
     g = engine_lite.Game(log)
     for rec in RECS[:15]:
         g.apply_record(rec)
@@ -290,7 +421,7 @@ def test_flashlog_is_an_engine_log():
     assert len(log) == 14
     assert [bytes(r) for r in log.records()] == RECS[:14]
     assert [bytes(r) for r in log.records(10)] == RECS[10:14]
-    log2 = FlashLog(fs, "/x/a.log")
+    log2 = FlashLog(fs, "/x/a")
     log2.load()
     assert engine_lite.Game(log2).events() == EVENTS[:14]
 

@@ -83,7 +83,7 @@ class RamStore:
     def undo(self, game):
         game.undo()
 
-    def finish(self, game):
+    def finish(self):
         pass
 
 

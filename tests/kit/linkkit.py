@@ -102,7 +102,7 @@ class StoreBoard:
         return engine_lite.Game().encode(ev)
 
     def finish(self):
-        self.store.finish(self.game)
+        self.store.finish()
         self.game = None
 
     def load(self, lines, finish=False):

@@ -84,7 +84,7 @@ def play(store, steps, shadow, game=None):
             else:
                 raise AssertionError("an illegal record was accepted")
         elif kind == "finish":
-            store.finish(game)
+            store.finish()
             shadow.finished.append(shadow.game.events())
             shadow.game = None
         done += 1
