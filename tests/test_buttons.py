@@ -237,6 +237,23 @@ def test_any_bounce_shorter_than_debounce_gives_one_event(press_bounce, hold, re
     assert kinds[0] == (LONG if hold - 1 >= 600 else SHORT)
 
 
+# Both guests' buttons and their driver: B on PINS, `step(ms)` polls each
+# millisecond and writes every event into OUT (button * 16 + kind).
+DRIVE = """
+B = Buttons(PINS, clock)
+EV = ButtonEvent()
+OUT = bytearray(64)
+N = [0]
+def step(ms):
+    for _ in range(ms):
+        T[0] += 1
+        B.poll()
+        while B.get_into(EV):
+            OUT[N[0]] = EV.button * 16 + EV.kind
+            N[0] += 1
+"""
+
+
 MPY_SETUP = """
 import micropython, gc
 from firmware.buttons import Buttons, ButtonEvent
@@ -249,18 +266,7 @@ T = [0]
 def clock():
     return T[0]
 PINS = [Pin() for _ in range(8)]
-B = Buttons(PINS, clock)
-EV = ButtonEvent()
-OUT = bytearray(64)
-N = [0]
-def step(ms):
-    for _ in range(ms):
-        T[0] += 1
-        B.poll()
-        while B.get_into(EV):
-            OUT[N[0]] = EV.button * 16 + EV.kind
-            N[0] += 1
-def script():
+""" + DRIVE + """def script():
     PINS[0].v = 0
     step(5)
     PINS[0].v = 1
@@ -317,18 +323,7 @@ T = [0]
 def clock():
     return T[0]
 PINS = [machine.Pin(n, machine.Pin.IN, machine.Pin.PULL_UP) for n in range(2, 10)]
-B = Buttons(PINS, clock)
-EV = ButtonEvent()
-OUT = bytearray(64)
-N = [0]
-def step(ms):
-    for _ in range(ms):
-        T[0] += 1
-        B.poll()
-        while B.get_into(EV):
-            OUT[N[0]] = EV.button * 16 + EV.kind
-            N[0] += 1
-def stall(ms, edges):
+""" + DRIVE + """def stall(ms, edges):
     # the chip runs no code for ms; (at ms, pin, level) happen meanwhile
     s = machine.disable_irq()
     t0 = T[0]

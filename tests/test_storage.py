@@ -15,7 +15,7 @@ from engine_lite import record
 from boardkit.memfs import MemFS, PowerCut
 from firmware import storage
 from firmware.storage import SEG, SNP, FlashLog, Store, default_settings, frame
-from tests.kit.flash_images import flash_literal, orchids_marathon
+from tests.kit.flash_images import flash_literal, marathon_on_flash
 from tests.kit.mpy_harness import run_mpy
 from tests.kit.storage_script import Shadow, load_events, play, session
 
@@ -152,13 +152,7 @@ def test_snapshot_makes_boot_read_a_bounded_number_of_bytes():
     snapshot only: the same few hundred bytes for 100 or 2,000 records."""
     read = {}
     for n in (100, 2000):
-        fs = MemFS()
-        store = Store(fs=fs)
-        store.boot()
-        recs = orchids_marathon(n)
-        game = store.new_game(recs[0])
-        for rec in recs[1:]:
-            store.apply(game, rec)
+        fs, game = marathon_on_flash(n)
         fs2 = fs.survivor()
         g2 = Store(fs=fs2).boot()
         assert len(g2.log) == n and g2.state() == game.state()

@@ -22,9 +22,9 @@ def orchids_marathon(n):
     return [bytes(r) for r in g.log.records()][:n]
 
 
-def flash_literal(n):
-    """Guest source that rebuilds, in a MemFS called `fs`, the flash of a
-    game of n records (an Oh My. Orchids! take/end_turn marathon)."""
+def marathon_on_flash(n):
+    """(fs, game): a MemFS whose Store holds the game in progress of
+    orchids_marathon(n), written event by event as the board writes it."""
     fs = MemFS()
     store = Store(fs=fs)
     store.boot()
@@ -32,6 +32,13 @@ def flash_literal(n):
     game = store.new_game(recs[0])
     for rec in recs[1:]:
         store.apply(game, rec)
+    return fs, game
+
+
+def flash_literal(n):
+    """Guest source that rebuilds, in a MemFS called `fs`, the flash of a
+    game of n records (an Oh My. Orchids! take/end_turn marathon)."""
+    fs = marathon_on_flash(n)[0]
     return (
         "from boardkit.memfs import MemFS\n"
         "fs = MemFS()\n"
