@@ -42,6 +42,7 @@ SETTINGS = "settings.json"
 FAULTS = "faults.txt"  # faults the loop survived (App.recover), newest last; not *.log: boot takes those for games
 FAULTS_MAX = 1024  # bytes kept: the oldest lines go first
 SNAP_MAGIC = b"BKS1"
+LIVE = "/live"  # the live directory, under the root: the game in progress's last segment and its snapshot (FlashLog)
 SEG = 192  # bytes a live log's segment takes frames up to: littlefs keeps a file this small inline in the directory's metadata, so an append erases no block (docs/storage.md)
 SNAP_ROOM = 512  # bytes for snapshot files before their buffer must grow (a 5-player game: ~110 Stalk Exchange, ~420 Orchids)
 # crc32(data + crc32(data) as 4 LE bytes) is this constant for any data, so
@@ -135,46 +136,61 @@ class FlashLog:
     stays small enough for littlefs to keep inside its directory's
     metadata: an append is then a metadata commit, not a fresh 4 KB block
     erased and the old last block copied into it, as an append to a larger
-    file is (docs/storage.md "Flash work per event"). An offset is segment
-    << 16 | offset in that segment, so a log written whole in one file by
-    an older firmware (and its snapshot's offset) is just a long segment 0.
+    file is (docs/storage.md "Flash work per event"). The last segment is
+    written under `live` (the live directory, e.g. /bk/live/0007.l3); once
+    the next one has its first frame, it moves under `stem` (the games
+    directory): the directory every event commits to holds one segment and
+    the snapshot, so littlefs's compaction of it stays small. A segment is
+    read wherever it is (a cut can leave two under `live`; an older
+    firmware left all under `stem`). An offset is segment << 16 | offset
+    in that segment, so a log written whole in one file by an older
+    firmware (and its snapshot's offset) is just a long segment 0.
 
     RAM holds no records, only: `base` effective records lie before offset
     `base_off` (known from the snapshot), and `tail` lists the offsets of
     the effective records after it (a few dozen at most between
     snapshots)."""
 
-    def __init__(self, fs, stem, ext=LOG):
+    def __init__(self, fs, stem, ext=LOG, live=None):
         self.fs = fs
         self.stem = stem
         self.ext = ext
+        self.live = live  # a live log's stem in the live directory (None: one file, e.g. an archive)
+        self.tip = live or stem  # the stem the last segment is under: appends go there
         self.buf = bytearray(260)  # one frame
         self.base = 0  # > 0: the snapshot file holds the state after that many records
         self.tail = []  # type: list[int]
         self.end = 0  # offset after the last intact frame
         self.since = 0  # frames written since the snapshot's point
         self.pend = None  # a record appended, indexed, not yet on flash (flush)
+        self.first = None  # the start record (never undone), once read or written
 
     def __len__(self):
         return self.base + len(self.tail)
 
-    def path(self, k):
-        return self.stem + (".l%d" % k if k else self.ext)
+    def path(self, k, stem=None):
+        return (stem or self.stem) + (".l%d" % k if k else self.ext)
+
+    def _seg(self, k):
+        """The stem segment k is under, or None if it does not exist."""
+        for s in (self.stem, self.live):
+            if s and _exists(self.fs, self.path(k, s)):
+                return s
+        return None
 
     def load(self, off=0, count=0):
         """Index the frames from `off` (where `count` effective records
         end). False if that start point is not consistent with the files
         (past their end, or an undo reaching back before it)."""
-        try:
-            if self.fs.stat(self.path(off >> 16))[6] < off & 0xFFFF:
-                return False
-        except OSError:  # no such segment (no file yet, if off is 0)
-            if off:
-                return False
+        k = off >> 16
+        s = self._seg(k)
+        if off and (s is None or self.fs.stat(self.path(k, s))[6] < off & 0xFFFF):
+            return False  # no such segment, or a shorter one (no file yet is fine if off is 0)
         self.end = off
         stack = self._index(off)
         if stack is None:
             return False
+        self.tip = self._seg(self.end >> 16) or self.tip
         self.base, self.tail = count, stack
         self.since = len(stack)
         return True
@@ -203,10 +219,10 @@ class FlashLog:
         buf = self.buf
         mv = memoryview(buf)
         while True:
-            try:
-                f = self.fs.open(self.path(off >> 16), "rb")
-            except OSError:  # no such segment: the end
+            s = self._seg(off >> 16)
+            if s is None:  # no such segment: the end
                 return
+            f = self.fs.open(self.path(off >> 16, s), "rb")
             try:
                 f.seek(off & 0xFFFF)
                 while f.readinto(mv[:1]):
@@ -217,16 +233,17 @@ class FlashLog:
                     off += n + 5
             finally:
                 f.close()
-            if self.ext != LOG:  # only a live log has more segments
+            if self.live is None:  # only a live log has more segments
                 return
             off = ((off >> 16) + 1) << 16
 
     def drop(self, k=0):
         """Delete segments k, k+1..., the last first (a cut leaves a
         shorter log behind, never a gap)."""
-        if _exists(self.fs, self.path(k)):
+        s = self._seg(k)
+        if s:
             self.drop(k + 1)
-            self.fs.remove(self.path(k))
+            self.fs.remove(self.path(k, s))
 
     def repair(self):
         """Make the files hold exactly the intact frames load() found: the
@@ -237,7 +254,7 @@ class FlashLog:
         k = self.end >> 16
         n = self.end & 0xFFFF
         self.drop(k + 1)
-        p = self.path(k)
+        p = self.path(k, self.tip)
         if self.fs.stat(p)[6] > n:
             _write_file(self.fs, p, _read_file(self.fs, p)[:n])  # one segment: a few hundred bytes
 
@@ -247,7 +264,13 @@ class FlashLog:
         rec = self.pend
         if rec is not None:
             self.pend = None
-            with self.fs.open(self.path(self.end >> 16), "ab") as f:  # on littlefs/FAT, close commits the data
+            k = self.end >> 16
+            if k and self.end & 0xFFFF == len(rec) + 5:  # a new segment's first frame: the one before leaves the live directory first
+                try:
+                    self.fs.rename(self.path(k - 1, self.live), self.path(k - 1))
+                except OSError:  # an older firmware's, already there (or left where it is: it is read there too)
+                    pass
+            with self.fs.open(self.path(k, self.tip), "ab") as f:  # on littlefs/FAT, close commits the data
                 f.write(frame(rec))  # framed here: no frame buffer held while the ring is drawn
 
     def append(self, rec):
@@ -257,8 +280,11 @@ class FlashLog:
         would take its segment past SEG bytes starts the next segment."""
         self.flush()
         n = len(rec) + 5  # its frame: length byte, record, crc32
-        if self.ext == LOG and self.end & 0xFFFF and (self.end & 0xFFFF) + n > SEG:
+        if self.live and self.end & 0xFFFF and (self.end & 0xFFFF) + n > SEG:
+            self.tip = self.live
             self.end = ((self.end >> 16) + 1) << 16
+        if not self.end:
+            self.first = bytes(rec)
         self.tail.append(self.end)
         self.pend = rec
         self.end += n
@@ -290,26 +316,32 @@ class FlashLog:
         segments are left for Store._logs to delete, at the next boot or
         new game."""
         path = self.stem + ext
+        self.flush()
         end = 0
         with self.fs.open(path + TMP, "wb") as f:
-            for rec in self.records():
-                end += f.write(frame(rec))
+            for o, n in self._walk(0):  # every frame, undo frames too: no index, nothing held
+                end += f.write(memoryview(self.buf)[: n + 5])
         self.fs.rename(path + TMP, path)
         self.ext = ext
+        self.live = None
+        self.tip = self.stem
         self.end = end
         self.rebase()  # no index of the file kept in RAM: records() walks it
 
     def records(self, start=0):
         """Effective records from index `start`, oldest first, as bytes."""
-        self.flush()
         if start == 0 and len(self):
-            # the start record, never undone: reading it (snapshot and
-            # restore do) needs no walk of the log
-            w = self._walk(0)
-            n = next(w)[1]
-            w.close()
-            yield bytes(self.buf[1 : n + 1])
+            # the start record, never undone (snapshot and restore ask for
+            # it): read once, and given without writing a waiting frame
+            if self.first is None:
+                self.flush()
+                w = self._walk(0)
+                n = next(w)[1]
+                w.close()
+                self.first = bytes(self.buf[1 : n + 1])
+            yield self.first
             start = 1
+        self.flush()
         if start < self.base:
             offs = self._index(0)
         else:
@@ -334,8 +366,9 @@ class Store:
     _held = 0  # bytes of _buf that are the game in progress's snapshot file (0: none); set only by _buffer
     _pfin = False  # finish(later=True) waits for flush(), after the frame
 
-    def __init__(self, root="/bk", fs=None, keep=20, snapshot_every=8):
+    def __init__(self, root="/bk", fs=None, keep=20, snapshot_every=16):
         self.root = root.rstrip("/")
+        self.live = self.root + LIVE
         self.fs = _OsFS() if fs is None else fs
         self.keep = keep
         self.snapshot_every = snapshot_every
@@ -345,49 +378,56 @@ class Store:
         self.game_id = None  # id of the current game (kept after finish)
         self.log = None  # type: FlashLog | None  # the game in progress
         self._next = None  # type: int | None  # next game number (after boot)
-        self._plog = None  # type: FlashLog | None  # the log whose last frame waits for flush()
-        self._psnap = None  # the snapshot that waits for flush(), before that frame
+        self._pgame = None  # type: Game | None  # the game whose log's last frame waits for flush()
 
-    def _path(self, gid, ext):
-        return "%s/%s%s" % (self.root, gid, ext)
+    def _path(self, gid, ext, d=None):
+        return "%s/%s%s" % (d or self.root, gid, ext)
 
-    def _names(self):
+    def _log(self, gid, ext=LOG):
+        return FlashLog(self.fs, self._path(gid, ""), ext, self._path(gid, "", self.live) if ext == LOG else None)
+
+    def _names(self, d=None):
+        d = d or self.root
         try:
-            return self.fs.listdir(self.root)
+            return self.fs.listdir(d)
         except OSError:
-            self.fs.mkdir(self.root)
+            self.fs.mkdir(d)
             return []
 
     def boot(self):
         """Clean up after a cut and restore the game in progress (or None).
         What flush() had not yet written is dropped: the game is what the
         flash holds."""
-        self._plog = self._psnap = None
+        self._pgame = None
         self._pfin = False
         fs = self.fs
         names = self._names()
+        live = self._names(self.live)
         top = 0
-        for n in names:
-            if n.endswith(TMP):
-                fs.remove(self._path(n, ""))
-            elif n[:1].isdigit():
-                top = max(top, int(n.split(".")[0]))
+        for d, ns in ((self.root, names), (self.live, live)):
+            for n in ns:
+                if n.endswith(TMP) or d == self.root and n.endswith(SNP):  # half-made; a snapshot where an older firmware kept it
+                    fs.remove(self._path(n, "", d))
+                elif n[:1].isdigit():
+                    top = max(top, int(n.split(".")[0]))
         self._next = top + 1
-        logs = self._logs(names)
+        logs = self._logs(names + live)
         self.log = None
         if not logs:
             return None
         gid = logs[-1]
-        log = FlashLog(fs, self._path(gid, ""))
+        log = self._log(gid)
         self.game_id = gid
         snap = self._read_snapshot(gid)
         if snap is None or not log.load(_u32(snap, 4), _u32(snap, 8)):
+            if snap is not None:  # it covers a frame a cut kept off the flash: a later frame could take that frame's place
+                fs.remove(self._path(gid, SNP, self.live))
             snap = None
             log.load()
-        log.repair()  # a torn last frame: keep only the intact prefix
         if not len(log):  # even the start record never made it
             log.drop()
             return None
+        log.repair()  # a torn last frame: keep only the intact prefix
         self.log = log
         if snap is not None:
             try:
@@ -408,7 +448,7 @@ class Store:
             if not n.endswith(LOG):
                 pass
             elif gid + FIN in names or gid + SYN in names:
-                FlashLog(self.fs, self._path(gid, "")).drop()
+                self._log(gid).drop()
             else:
                 out.append(gid)
         return out
@@ -416,7 +456,7 @@ class Store:
     def _read_snapshot(self, gid):
         """The snapshot file of game `gid` (a view of the snapshot buffer,
         grown if the file is larger), or None if it is missing or damaged."""
-        path = self._path(gid, SNP)
+        path = self._path(gid, SNP, self.live)
         try:
             size = self.fs.stat(path)[6]
             b = self._buffer(size)
@@ -443,30 +483,39 @@ class Store:
             self._buf = bytearray(size + 64)
         return memoryview(self._buf)[:size]
 
-    def _snapshot(self, log, b):
-        """Snapshot file: magic, log offset, records covered, engine
-        snapshot, crc32; `b` is from _snapshot_of. The log's RAM index
-        restarts there now; the file is written by flush()."""
+    def _snapshot(self, game):
+        """Write the snapshot file of `game` (its log is the game in
+        progress): magic, log offset, records covered, engine snapshot,
+        crc32. Written in place, not temp + rename: one metadata commit
+        instead of three, and a cut that tears it costs only boot time (its
+        crc fails, boot refolds the log). It covers the log to its end, a
+        frame still waiting included. The log's RAM index restarts."""
+        b = self._snapshot_of(game)
+        log = game.log
         n = len(b) - 4
         b[:4] = SNAP_MAGIC
         _put32(b, 8, len(log))
         _put32(b, 4, log.rebase())
         _put32(b, n, _crc(b[:n]))
-        self._psnap = self._buffer(n + 4, n + 4)
+        self._buffer(n + 4, n + 4)
+        with self.fs.open(self._path(self.game_id, SNP, self.live), "wb") as f:
+            f.write(b)
 
     def flush(self):
-        """Write what apply(..., later=True) left waiting: a due snapshot,
-        then the event's frame, the last flash op: once this returns the
-        event is durable (acknowledged); then a finish(later=True), whose
-        own last op is its commit (the archive's rename). Every other Store
-        call that touches the flash flushes first."""
-        snap = self._psnap
-        log = self._plog
-        self._psnap = self._plog = None
-        if snap is not None:
-            _write_file(self.fs, self._path(self.game_id, SNP), snap)
-        if log is not None:
-            log.flush()
+        """Write what apply(..., later=True) left waiting: a due snapshot of
+        the game with the event in it, then the event's frame, the LAST flash
+        op: once it is written the event is durable (acknowledged). A cut
+        between the two leaves a snapshot that covers a frame the flash does
+        not hold: boot finds it inconsistent and deletes it. Both are built
+        here, after the ring showed the event. Then a finish(later=True),
+        whose own last op is its commit (the archive's rename). Every other
+        Store call that touches the flash flushes first."""
+        game = self._pgame
+        self._pgame = None
+        if game is not None:
+            if self._due(game):
+                self._snapshot(game)
+            game.log.flush()
         if self._pfin:
             self._pfin = False
             self._archive()
@@ -484,7 +533,8 @@ class Store:
         return b
 
     def _due(self, game):
-        """True if a snapshot is due before the next frame of `game`."""
+        """True if `game` is the game in progress and snapshot_every frames
+        have gone since its snapshot."""
         log = game.log  # type: FlashLog
         return log is self.log and log.since >= self.snapshot_every
 
@@ -496,16 +546,17 @@ class Store:
         self.flush()
         n = self._next or 1
         gid = "%04d" % n
-        log = FlashLog(self.fs, self._path(gid, ""))  # no file until its first frame
+        log = self._log(gid)  # no file until its first frame
         game = Game(log)
         game.judge(start_record)  # judged once, first: EngineError, nothing written or archived
         self._archive()
         self._logs(self._names())  # an archived game's segments go before the new game's first frame
         self._buffer(0)  # the buffer holds the archived game's snapshot, if any
         self._next = n + 1
-        self.log = self._plog = log
+        self.log = log
         self.game_id = gid
         log.append(start_record)
+        self._pgame = game
         if not later:
             self.flush()
         return game
@@ -518,15 +569,9 @@ class Store:
         if rec[0] == record.OP_UNDO:
             return self.undo(game)
         self.flush()  # the event before, if it waits: at most one in flight
-        snap = self._snapshot_of(game) if self._due(game) else None  # the state before rec
         game.judge(rec)  # EngineError: nothing written, nothing changed
-        # A due snapshot goes BEFORE the frame, so the frame stays the last
-        # flash op. (Judging rec on the game itself, not on a copy restored
-        # from the snapshot: no second state in RAM.)
-        if snap is not None:
-            self._snapshot(self.log, snap)
         game.log.append(rec)
-        self._plog = game.log
+        self._pgame = game
         if not later:
             try:
                 self.flush()
@@ -541,8 +586,7 @@ class Store:
         the game's length), else from the start (Game.undo)."""
         self.flush()
         if len(game.log) > 1 and self._due(game):  # else Game.undo refuses: write nothing
-            self._snapshot(self.log, self._snapshot_of(game))
-            self.flush()
+            self._snapshot(game)
         log = game.log  # type: FlashLog
         if log is self.log and log.base and log.tail:  # a snapshot, and a record after it
             # the file's bytes are still in the buffer unless a refused
@@ -573,7 +617,7 @@ class Store:
         if log is None:
             return
         try:
-            self.fs.remove(log.stem + SNP)
+            self.fs.remove(log.live + SNP)
         except OSError:  # no snapshot yet
             pass
         log.archive(FIN)
@@ -601,23 +645,25 @@ class Store:
         """Delete an archived game: first the segments its finish left (if
         they outlived the archive file, boot would take them for a game in
         progress), then the file."""
-        FlashLog(self.fs, self._path(gid, "")).drop()
+        self._log(gid).drop()
         self.fs.remove(self._path(gid, ext))
 
     def _find(self, gid):
         self.flush()  # a frame waiting for a game's file goes there before it is read or renamed
-        for ext in (FIN, SYN, LOG):  # the archive file, not the segments a finish left
+        for ext in (FIN, SYN):  # the archive file, not the segments a finish left
             p = self._path(gid, ext)
             if _exists(self.fs, p):
                 return p
-        return None
+        log = self._log(gid)  # the game in progress: its first segment, in either directory
+        s = log._seg(0)
+        return s and log.path(0, s)
 
     def records(self, game_id):
         """Effective records (bytes) of any stored game; KeyError if unknown."""
         p = self._find(game_id)
         if p is None:
             raise KeyError(game_id)
-        log = FlashLog(self.fs, p[:-4], p[-4:])
+        log = self._log(game_id, p[-4:])
         log.load()
         return list(log.records())
 

@@ -90,7 +90,7 @@ def test_a_torn_tail_cut_off_at_boot_is_never_read_back():
     recs = TITLES["orchids"]
     store, game = restored(recs, 6, 4)
     longest = max(recs, key=len)
-    f = store.fs.open(store.log.path(store.log.end >> 16), "ab")
+    f = store.fs.open(store.log.path(store.log.end >> 16, store.log.tip), "ab")
     f.write(frame(longest)[:-1])  # a long frame, torn one byte short
     f.close()
     store = Store(fs=store.fs.survivor(), snapshot_every=1000)

@@ -45,11 +45,15 @@ def played(fs=None, n=len(RECS), **kw):
 
 
 def segments(fs, gid="0001"):
-    """The paths of a live log's segments, in order."""
+    """The paths of a live log's segments, in order: the full ones in the
+    root, the last (or, after a cut, the last two) in the live directory."""
     out = []
-    while "/bk/%s%s" % (gid, ".l%d" % len(out) if out else ".log") in fs.files:
-        out.append("/bk/%s%s" % (gid, ".l%d" % len(out) if out else ".log"))
-    return out
+    while True:
+        name = "%s%s" % (gid, ".l%d" % len(out) if out else ".log")
+        p = [d + name for d in ("/bk/", "/bk/live/") if d + name in fs.files]
+        if not p:
+            return out
+        out.append(p[0])
 
 
 def log_bytes(fs, gid="0001"):
@@ -135,7 +139,7 @@ def test_undo_is_durable_and_an_undo_frame():
 
 def test_undo_reaching_back_before_the_snapshot():
     fs, store, game = played(n=20, snapshot_every=4)
-    assert "/bk/0001" + SNP in fs.files
+    assert "/bk/live/0001" + SNP in fs.files
     for _ in range(9):
         store.undo(game)
     assert game.events() == EVENTS[:11]
@@ -161,13 +165,39 @@ def test_snapshot_makes_boot_read_a_bounded_number_of_bytes():
     assert read[2000] < 1000
 
 
+def test_a_snapshot_written_before_its_frame_landed_is_dropped_at_boot():
+    """flush writes a due snapshot of the game WITH the waiting event, then
+    the event's frame (the last op: durable = acknowledged). A cut between
+    the two leaves a snapshot that covers a frame the flash does not hold:
+    boot must not restore it (the game would hold an event it never
+    acknowledged), and must delete it, or a later frame of the same length
+    would land where that one was meant to and make it look consistent."""
+    fs, store, game = played(n=15, snapshot_every=16)
+    assert store.log.since == 15
+    store.apply(game, RECS[15], later=True)  # the 16th frame since: a snapshot is due in flush
+    fs.cut_at = fs.ops + 3  # open-wb, write of the snapshot; the frame's open-ab is cut
+    with pytest.raises(PowerCut):
+        store.flush()
+    survivor = fs.survivor()
+    assert "/bk/live/0001" + SNP in survivor.files
+    store2, g2 = reboot(survivor, snapshot_every=16)
+    want = engine_lite.Game()
+    for rec in RECS[:15]:
+        want.apply_record(rec)
+    assert g2.events() == EVENTS[:15] and g2.state() == want.state()
+    assert "/bk/live/0001" + SNP not in store2.fs.files
+    store2.apply(g2, RECS[15])
+    _, g3 = reboot(store2.fs)
+    assert g3.events() == EVENTS[:16]
+
+
 def test_broken_snapshot_falls_back_to_a_full_refold():
     fs, store, game = played(snapshot_every=8)
-    snap = fs.files["/bk/0001" + SNP]
+    snap = fs.files["/bk/live/0001" + SNP]
     snap[20] ^= 0x40  # crc32 no longer matches
     _, g2 = reboot(fs)
     assert g2.events() == EVENTS and g2.state() == game.state()
-    del fs.files["/bk/0001" + SNP]
+    del fs.files["/bk/live/0001" + SNP]
     _, g3 = reboot(fs)
     assert g3.events() == EVENTS
 
@@ -214,30 +244,31 @@ def test_a_bad_frame_in_a_middle_segment_ends_the_log_there():
 
 
 def test_a_game_in_progress_written_by_the_old_firmware_boots_and_goes_on(monkeypatch):
-    """The previous firmware kept the whole log in one file, <gid>.log, with
-    snapshots naming offsets in it. That file is simply a long first
-    segment: boot reads it as it is (no migration), appends go to the
-    next segment, finish archives it as usual."""
+    """The firmware before the live directory kept every file of a game in
+    the root, and the one before that the whole log in one file, <gid>.log,
+    with snapshots naming offsets in it. That file is simply a long first
+    segment: boot reads it where it is (no migration), appends go to the
+    next segment, in the live directory, finish archives it as usual. A
+    snapshot in the root is dropped (one full refold)."""
     monkeypatch.setattr(storage, "SEG", 1 << 15)  # one file, snapshots naming its byte offsets: the old layout
     fs, store, game = played(n=80, snapshot_every=8)
     monkeypatch.undo()
+    for name in ("0001.log", "0001" + SNP):  # where the older firmware kept them
+        fs.files["/bk/" + name] = fs.files.pop("/bk/live/" + name)
     assert segments(fs) == ["/bk/0001.log"] and len(fs.files["/bk/0001.log"]) > 2 * SEG
     whole = log_bytes(fs)
-    snap = bytes(fs.files["/bk/0001" + SNP])
-    assert 2 * SEG < int.from_bytes(snap[4:8], "little") < len(whole)
     store2, g2 = reboot(fs)
-    assert g2.events() == EVENTS[:80]
-    assert bytes(fs.files["/bk/0001" + SNP]) == snap  # restored from the old snapshot
+    assert g2.events() == EVENTS[:80] and "/bk/0001" + SNP not in store2.fs.files
     for rec in RECS[80:90]:
         store2.apply(g2, rec)
-    assert bytes(store2.fs.files["/bk/0001.log"]) == whole and "/bk/0001.l1" in store2.fs.files
+    assert bytes(store2.fs.files["/bk/0001.log"]) == whole and "/bk/live/0001.l1" in store2.fs.files
     store3, g3 = reboot(store2.fs)
     assert g3.events() == EVENTS[:90]
     store3.undo(g3)
     store3.finish()
     assert store3.records("0001") == RECS[:89]
     store3.new_game(RECS[0])
-    assert sorted(store3.fs.files) == ["/bk/0001.fin", "/bk/0002.log"]
+    assert sorted(store3.fs.files) == ["/bk/0001.fin", "/bk/live/0002.log"]
 
 
 def test_finish_writes_one_file_and_a_cut_after_its_rename_is_finished_at_boot():
@@ -252,7 +283,7 @@ def test_finish_writes_one_file_and_a_cut_after_its_rename_is_finished_at_boot()
     assert g2 is None and sorted(store2.fs.files) == ["/bk/0001.fin"]
     assert store2.records("0001") == RECS[:50] and store2.archived() == [("0001", False)]
     store.new_game(RECS[0])
-    assert sorted(fs.files) == ["/bk/0001.fin", "/bk/0002.log"]
+    assert sorted(fs.files) == ["/bk/0001.fin", "/bk/live/0002.log"]
 
 
 def test_a_finish_later_waits_for_flush_and_a_cut_in_it_leaves_one_game_or_the_other():
@@ -308,7 +339,7 @@ def test_torn_start_record_means_no_game():
     fs.files["/bk/0001.log"] = bytearray(bytes(frame(RECS[0]))[:7])
     store = Store(fs=fs)
     assert store.boot() is None
-    assert fs.listdir("/bk") == []
+    assert fs.listdir("/bk") == ["live"] and fs.listdir("/bk/live") == []
     assert store.new_game(RECS[0]).events() == EVENTS[:1]
 
 
@@ -319,7 +350,7 @@ def test_finish_archives_and_records_gives_effective_records():
     store.finish()
     assert store.archived() == [("0001", False)]
     assert store.records("0001") == RECS
-    assert "/bk/0001" + SNP not in fs.files
+    assert "/bk/live/0001" + SNP not in fs.files
     store2, g2 = reboot(fs)
     assert g2 is None and store2.archived() == [("0001", False)]
     g = store2.new_game(RECS[0])
