@@ -649,15 +649,18 @@ class Campaign:
         return len(want) - i, len(got) - i
 
     def check(self, fs, shadow, kind, keep_playing=True):
-        """Boot on `fs` (a survivor) and count what is lost."""
+        """Boot on `fs` (a survivor) and count what is lost: acknowledged
+        events not restored, and restored events beyond what was
+        acknowledged plus the apply in flight (extra)."""
         powercut = self.powercut
         lost = extra = 0
         try:
             store = self.Store(fs=fs, snapshot_every=powercut.SNAP)
             game = store.boot()
             got = None if game is None else game.events()
-            a, b = self._lost_between(shadow.events(), got)
-            lost, extra = lost + a, extra + b
+            if not shadow.holds(game):  # neither what was acknowledged nor that plus the apply in flight
+                a, b = self._lost_between(shadow.events(), got)
+                lost, extra = lost + a, extra + (b or not a)  # the same events in another state counts as extra
             arch = powercut.archived_events(store)
             for i, want in enumerate(shadow.finished):
                 a, b = self._lost_between(want, arch[i] if i < len(arch) else None)

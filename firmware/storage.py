@@ -1,7 +1,8 @@
 """Crash-safe game storage on the board's flash (layout: docs/storage.md).
 
 Why this shape: a power cut can come at any instant, including in the
-middle of a write. So nothing on flash is ever rewritten in place:
+middle of a write. So nothing that holds an event is ever rewritten in
+place:
 
 * the game log is append-only; each record is one frame
   [len][record][crc32 LE], written by ONE write call, so a cut leaves at
@@ -10,21 +11,22 @@ middle of a write. So nothing on flash is ever rewritten in place:
   limit, so that an append erases no flash block;
 * undo is a frame too (the record.UNDO record), so undo survives a cut exactly
   like any event; the effective log is computed on read (a stack walk);
-* a snapshot (engine state + the log offset it covers) is written to a
-  temp file and renamed over the old one (rename is atomic), so boot folds
-  only the frames after it: boot time does not grow with the game;
-* finishing a game is a copy of its records into one file, temp +
+* a snapshot (engine state + the log offset it covers) is written over
+  the old one, so boot folds only the frames after it: boot time does not
+  grow with the game; a cut that tears it fails its crc32 and costs one
+  full refold, never a game;
+* finishing a game is a copy of its frames into one file, temp +
   rename (-> .fin), syncing one is a rename (.fin -> .syn); settings are
   temp + rename.
 
 An event is acknowledged once its frame is on flash: when `Store.apply`
 returns, or with `later=True` (the app: the ring shows the event first)
-when `Store.flush` returns. The frame write is the LAST flash op of that
-(a due snapshot is written before it), so after a cut the board boots
-holding every acknowledged event, plus at most the one whose frame landed
-before the cut but which was not yet acknowledged (legal, shown on the
-ring after the restore, undoable), and minus at most the one event the
-ring showed whose frame had not landed (docs/storage.md).
+when `Store.flush` returns. The frame goes first; a due snapshot (of the
+game with the event) after it. So after a cut the board boots holding
+every acknowledged event, plus at most the one whose frame landed before
+the cut but which was not yet acknowledged (legal, shown on the ring after
+the restore, undoable), and minus at most the one event the ring showed
+whose frame had not landed (docs/storage.md).
 """
 
 import binascii
@@ -420,8 +422,6 @@ class Store:
         self.game_id = gid
         snap = self._read_snapshot(gid)
         if snap is None or not log.load(_u32(snap, 4), _u32(snap, 8)):
-            if snap is not None:  # it covers a frame a cut kept off the flash: a later frame could take that frame's place
-                fs.remove(self._path(gid, SNP, self.live))
             snap = None
             log.load()
         if not len(log):  # even the start record never made it
@@ -488,8 +488,8 @@ class Store:
         progress): magic, log offset, records covered, engine snapshot,
         crc32. Written in place, not temp + rename: one metadata commit
         instead of three, and a cut that tears it costs only boot time (its
-        crc fails, boot refolds the log). It covers the log to its end, a
-        frame still waiting included. The log's RAM index restarts."""
+        crc fails, boot refolds the log). It covers the log to its end. The
+        log's RAM index restarts."""
         b = self._snapshot_of(game)
         log = game.log
         n = len(b) - 4
@@ -502,20 +502,22 @@ class Store:
             f.write(b)
 
     def flush(self):
-        """Write what apply(..., later=True) left waiting: a due snapshot of
-        the game with the event in it, then the event's frame, the LAST flash
-        op: once it is written the event is durable (acknowledged). A cut
-        between the two leaves a snapshot that covers a frame the flash does
-        not hold: boot finds it inconsistent and deletes it. Both are built
-        here, after the ring showed the event. Then a finish(later=True),
-        whose own last op is its commit (the archive's rename). Every other
-        Store call that touches the flash flushes first."""
+        """Write what apply(..., later=True) left waiting: the event's frame
+        (once it is on flash the event is durable), then a due snapshot of
+        the game with the event in it (built here, after the ring showed
+        the event: its work delays no light), then a finish(later=True),
+        whose own last op is its commit (the archive's rename). The event is
+        acknowledged when this returns: a cut in the snapshot's write keeps
+        an event that is durable but was not yet acknowledged (the one in
+        flight, docs/storage.md). A snapshot never covers a frame the flash
+        does not hold. Every other Store call that touches the flash
+        flushes first."""
         game = self._pgame
         self._pgame = None
         if game is not None:
+            game.log.flush()
             if self._due(game):
                 self._snapshot(game)
-            game.log.flush()
         if self._pfin:
             self._pfin = False
             self._archive()

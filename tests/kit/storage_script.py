@@ -7,7 +7,9 @@ ones, a run of three that crosses a snapshot, and an undo sent as an
 R.UNDO record), an illegal event that must write nothing, `finish`, and the
 start of a second game. `play(store, steps, shadow)` runs it while keeping
 `shadow` = what the board has ACKNOWLEDGED (a step counts only once its
-Store call returned).
+Store call returned), and the apply in flight: its frame is the first of
+its flash ops (a due snapshot follows), so a cut after the frame keeps an
+event that is durable but not yet acknowledged (`Shadow.flown`).
 """
 
 import json
@@ -54,9 +56,31 @@ class Shadow:
     def __init__(self):
         self.game = None
         self.finished = []
+        self.flight = None  # the record of the apply under way
 
     def events(self):
         return None if self.game is None else self.game.events()
+
+    def flown(self):
+        """The game as it is with the apply in flight (its frame landed, its
+        call did not return), or None when no apply is under way."""
+        if self.flight is None or self.game is None:
+            return None
+        g = engine_lite.Game()
+        for rec in self.game.log.records():
+            g.apply_record(rec)
+        g.apply_record(self.flight)
+        return g
+
+    def holds(self, game):
+        """True if the booted `game` (or None) holds exactly what was
+        acknowledged, or that plus the apply in flight (never more)."""
+        if self.game is None or game is None:
+            return game is self.game
+        for want in (self.game, self.flown()):
+            if want is not None and game.events() == want.events() and game.state() == want.state():
+                return True
+        return False
 
 
 def play(store, steps, shadow, game=None):
@@ -71,7 +95,9 @@ def play(store, steps, shadow, game=None):
             shadow.game = engine_lite.Game()
             shadow.game.apply_record(rec)
         elif kind == "apply":
+            shadow.flight = rec
             store.apply(game, rec)
+            shadow.flight = None
             shadow.game.apply_record(rec)
         elif kind == "undo":
             store.undo(game)
