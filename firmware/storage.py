@@ -44,7 +44,7 @@ SETTINGS = "settings.json"
 FAULTS = "faults.txt"  # faults the loop survived (App.recover), newest last; not *.log: boot takes those for games
 FAULTS_MAX = 1024  # bytes kept: the oldest lines go first
 SNAP_MAGIC = b"BKS1"
-LIVE = "/live"  # the live directory, under the root: the game in progress's last segment and its snapshot (FlashLog)
+LIVE = "-live"  # the live directory, beside the root (/bk-live): the game in progress's last segment and its snapshot (FlashLog)
 SEG = 192  # bytes a live log's segment takes frames up to: littlefs keeps a file this small inline in the directory's metadata, so an append erases no block (docs/storage.md)
 SNAP_ROOM = 512  # bytes for snapshot files before their buffer must grow (a 5-player game: ~110 Stalk Exchange, ~420 Orchids)
 # crc32(data + crc32(data) as 4 LE bytes) is this constant for any data, so
@@ -139,7 +139,7 @@ class FlashLog:
     metadata: an append is then a metadata commit, not a fresh 4 KB block
     erased and the old last block copied into it, as an append to a larger
     file is (docs/storage.md "Flash work per event"). The last segment is
-    written under `live` (the live directory, e.g. /bk/live/0007.l3); once
+    written under `live` (the live directory, e.g. /bk-live/0007.l3); once
     the next one has its first frame, it moves under `stem` (the games
     directory): the directory every event commits to holds one segment and
     the snapshot, so littlefs's compaction of it stays small. A segment is

@@ -50,7 +50,7 @@ def segments(fs, gid="0001"):
     out = []
     while True:
         name = "%s%s" % (gid, ".l%d" % len(out) if out else ".log")
-        p = [d + name for d in ("/bk/", "/bk/live/") if d + name in fs.files]
+        p = [d + name for d in ("/bk/", "/bk-live/") if d + name in fs.files]
         if not p:
             return out
         out.append(p[0])
@@ -69,7 +69,7 @@ def test_empty_flash_boots_to_no_game():
     fs = MemFS()
     store = Store(fs=fs)
     assert store.boot() is None
-    assert fs.listdir("/") == ["bk"] and store.archived() == []
+    assert fs.listdir("/") == ["bk", "bk-live"] and store.archived() == []
 
 
 def test_a_full_game_survives_a_reboot_with_identical_state():
@@ -139,7 +139,7 @@ def test_undo_is_durable_and_an_undo_frame():
 
 def test_undo_reaching_back_before_the_snapshot():
     fs, store, game = played(n=20, snapshot_every=4)
-    assert "/bk/live/0001" + SNP in fs.files
+    assert "/bk-live/0001" + SNP in fs.files
     for _ in range(9):
         store.undo(game)
     assert game.events() == EVENTS[:11]
@@ -178,7 +178,7 @@ def test_a_due_snapshot_is_written_after_the_frame_and_a_cut_in_it_keeps_the_eve
     store.apply(game, RECS[15], later=True)  # the 16th frame since the start: a snapshot is due
     before = fs.ops
     store.flush()
-    assert "/bk/live/0001" + SNP in fs.files and store.log.since == 0
+    assert "/bk-live/0001" + SNP in fs.files and store.log.since == 0
     for cut in range(1, fs.ops - before + 1):
         fs2, store2, game2 = played(n=15, snapshot_every=16)
         store2.apply(game2, RECS[15], later=True)
@@ -192,11 +192,11 @@ def test_a_due_snapshot_is_written_after_the_frame_and_a_cut_in_it_keeps_the_eve
 
 def test_broken_snapshot_falls_back_to_a_full_refold():
     fs, store, game = played(snapshot_every=8)
-    snap = fs.files["/bk/live/0001" + SNP]
+    snap = fs.files["/bk-live/0001" + SNP]
     snap[20] ^= 0x40  # crc32 no longer matches
     _, g2 = reboot(fs)
     assert g2.events() == EVENTS and g2.state() == game.state()
-    del fs.files["/bk/live/0001" + SNP]
+    del fs.files["/bk-live/0001" + SNP]
     _, g3 = reboot(fs)
     assert g3.events() == EVENTS
 
@@ -253,21 +253,21 @@ def test_a_game_in_progress_written_by_the_old_firmware_boots_and_goes_on(monkey
     fs, store, game = played(n=80, snapshot_every=8)
     monkeypatch.undo()
     for name in ("0001.log", "0001" + SNP):  # where the older firmware kept them
-        fs.files["/bk/" + name] = fs.files.pop("/bk/live/" + name)
+        fs.files["/bk/" + name] = fs.files.pop("/bk-live/" + name)
     assert segments(fs) == ["/bk/0001.log"] and len(fs.files["/bk/0001.log"]) > 2 * SEG
     whole = log_bytes(fs)
     store2, g2 = reboot(fs)
     assert g2.events() == EVENTS[:80] and "/bk/0001" + SNP not in store2.fs.files
     for rec in RECS[80:90]:
         store2.apply(g2, rec)
-    assert bytes(store2.fs.files["/bk/0001.log"]) == whole and "/bk/live/0001.l1" in store2.fs.files
+    assert bytes(store2.fs.files["/bk/0001.log"]) == whole and "/bk-live/0001.l1" in store2.fs.files
     store3, g3 = reboot(store2.fs)
     assert g3.events() == EVENTS[:90]
     store3.undo(g3)
     store3.finish()
     assert store3.records("0001") == RECS[:89]
     store3.new_game(RECS[0])
-    assert sorted(store3.fs.files) == ["/bk/0001.fin", "/bk/live/0002.log"]
+    assert sorted(store3.fs.files) == ["/bk-live/0002.log", "/bk/0001.fin"]
 
 
 def test_finish_writes_one_file_and_a_cut_after_its_rename_is_finished_at_boot():
@@ -282,7 +282,7 @@ def test_finish_writes_one_file_and_a_cut_after_its_rename_is_finished_at_boot()
     assert g2 is None and sorted(store2.fs.files) == ["/bk/0001.fin"]
     assert store2.records("0001") == RECS[:50] and store2.archived() == [("0001", False)]
     store.new_game(RECS[0])
-    assert sorted(fs.files) == ["/bk/0001.fin", "/bk/live/0002.log"]
+    assert sorted(fs.files) == ["/bk-live/0002.log", "/bk/0001.fin"]
 
 
 def test_a_finish_later_waits_for_flush_and_a_cut_in_it_leaves_one_game_or_the_other():
@@ -338,7 +338,7 @@ def test_torn_start_record_means_no_game():
     fs.files["/bk/0001.log"] = bytearray(bytes(frame(RECS[0]))[:7])
     store = Store(fs=fs)
     assert store.boot() is None
-    assert fs.listdir("/bk") == ["live"] and fs.listdir("/bk/live") == []
+    assert fs.listdir("/bk") == [] and fs.listdir("/bk-live") == []
     assert store.new_game(RECS[0]).events() == EVENTS[:1]
 
 
@@ -349,7 +349,7 @@ def test_finish_archives_and_records_gives_effective_records():
     store.finish()
     assert store.archived() == [("0001", False)]
     assert store.records("0001") == RECS
-    assert "/bk/live/0001" + SNP not in fs.files
+    assert "/bk-live/0001" + SNP not in fs.files
     store2, g2 = reboot(fs)
     assert g2 is None and store2.archived() == [("0001", False)]
     g = store2.new_game(RECS[0])
