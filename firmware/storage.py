@@ -31,7 +31,7 @@ whose frame had not landed (docs/storage.md).
 
 import binascii
 
-from engine_lite import Game
+from engine_lite import Game, const
 from engine_lite import record
 from engine_lite.vocab import DEFAULT_BRIGHTNESS
 
@@ -44,8 +44,10 @@ SETTINGS = "settings.json"
 FAULTS = "faults.txt"  # faults the loop survived (App.recover), newest last; not *.log: boot takes those for games
 FAULTS_MAX = 1024  # bytes kept: the oldest lines go first
 SNAP_MAGIC = b"BKS1"
-LIVE = "-live"  # the live directory, beside the root (/bk-live): the game in progress's last segment and its snapshot (FlashLog)
+LIVE = "-live"  # the live directory, beside the root (/bk-live): the game in progress's last segment (FlashLog)
+SNAPS = "-snap"  # the snapshot's directory, beside it (/bk-snap): in the live one, it made each compaction of it read 3x the flash
 SEG = 192  # bytes a live log's segment takes frames up to: littlefs keeps a file this small inline in the directory's metadata, so an append erases no block (docs/storage.md)
+STALL_MS = const(20)  # a frame's write this long erased a block: its due snapshot waits for the next flush (docs/storage.md)
 SNAP_ROOM = 512  # bytes for snapshot files before their buffer must grow (a 5-player game: ~110 Stalk Exchange, ~420 Orchids)
 # crc32(data + crc32(data) as 4 LE bytes) is this constant for any data, so
 # a frame checks with one crc32 call and no big-int arithmetic.
@@ -141,8 +143,9 @@ class FlashLog:
     file is (docs/storage.md "Flash work per event"). The last segment is
     written under `live` (the live directory, e.g. /bk-live/0007.l3); once
     the next one has its first frame, it moves under `stem` (the games
-    directory): the directory every event commits to holds one segment and
-    the snapshot, so littlefs's compaction of it stays small. A segment is
+    directory): the directory every event commits to holds one segment (the
+    snapshot has a directory of its own), so littlefs's compaction of it
+    stays small. A segment is
     read wherever it is (a cut can leave two under `live`; an older
     firmware left all under `stem`). An offset is segment << 16 | offset
     in that segment, so a log written whole in one file by an older
@@ -367,10 +370,12 @@ class Store:
 
     _held = 0  # bytes of _buf that are the game in progress's snapshot file (0: none); set only by _buffer
     _pfin = False  # finish(later=True) waits for flush(), after the frame
+    clock = None  # the board's ticks_ms (the App sets it); None: every due snapshot is written at once
 
     def __init__(self, root="/bk", fs=None, keep=20, snapshot_every=16):
         self.root = root.rstrip("/")
         self.live = self.root + LIVE
+        self.snaps = self.root + SNAPS
         self.fs = _OsFS() if fs is None else fs
         self.keep = keep
         self.snapshot_every = snapshot_every
@@ -406,9 +411,9 @@ class Store:
         names = self._names()
         live = self._names(self.live)
         top = 0
-        for d, ns in ((self.root, names), (self.live, live)):
+        for d, ns in ((self.root, names), (self.live, live), (self.snaps, self._names(self.snaps))):
             for n in ns:
-                if n.endswith(TMP) or d == self.root and n.endswith(SNP):  # half-made; a snapshot where an older firmware kept it
+                if n.endswith(TMP) or d != self.snaps and n.endswith(SNP):  # half-made; a snapshot where an older firmware kept it
                     fs.remove(self._path(n, "", d))
                 elif n[:1].isdigit():
                     top = max(top, int(n.split(".")[0]))
@@ -456,7 +461,7 @@ class Store:
     def _read_snapshot(self, gid):
         """The snapshot file of game `gid` (a view of the snapshot buffer,
         grown if the file is larger), or None if it is missing or damaged."""
-        path = self._path(gid, SNP, self.live)
+        path = self._path(gid, SNP, self.snaps)
         try:
             size = self.fs.stat(path)[6]
             b = self._buffer(size)
@@ -498,14 +503,16 @@ class Store:
         _put32(b, 4, log.rebase())
         _put32(b, n, _crc(b[:n]))
         self._buffer(n + 4, n + 4)
-        with self.fs.open(self._path(self.game_id, SNP, self.live), "wb") as f:
+        with self.fs.open(self._path(self.game_id, SNP, self.snaps), "wb") as f:
             f.write(b)
 
     def flush(self):
         """Write what apply(..., later=True) left waiting: the event's frame
         (once it is on flash the event is durable), then a due snapshot of
         the game with the event in it (built here, after the ring showed
-        the event: its work delays no light), then a finish(later=True),
+        the event: its work delays no light; left to the next flush when
+        the frame's write stalled on an erase, so that one write never
+        stacks a second erase on the first), then a finish(later=True),
         whose own last op is its commit (the archive's rename). The event is
         acknowledged when this returns: a cut in the snapshot's write keeps
         an event that is durable but was not yet acknowledged (the one in
@@ -515,8 +522,10 @@ class Store:
         game = self._pgame
         self._pgame = None
         if game is not None:
+            clock = self.clock
+            t = clock and clock()
             game.log.flush()
-            if self._due(game):
+            if self._due(game) and (not clock or (clock() - t) & 0x3FFFFFFF < STALL_MS):
                 self._snapshot(game)
         if self._pfin:
             self._pfin = False
@@ -619,7 +628,7 @@ class Store:
         if log is None:
             return
         try:
-            self.fs.remove(log.live + SNP)
+            self.fs.remove(self._path(self.game_id, SNP, self.snaps))
         except OSError:  # no snapshot yet
             pass
         log.archive(FIN)

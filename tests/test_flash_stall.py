@@ -197,7 +197,7 @@ def test_the_press_that_finishes_the_game_lights_setup_before_the_finish_is_writ
     assert results < setup < first < done
     assert all(e[0] == "lit" for e in order[results:setup])
     assert all(e[0] == "op" for e in order[setup + 1 : done + 1])  # then the work, in the same step
-    assert ("op", "remove", "/bk-live/0001.snp") in order[setup + 1 : first]  # the snapshot goes first
+    assert ("op", "remove", "/bk-snap/0001.snp") in order[setup + 1 : first]  # the snapshot goes first
 
 
 def test_presses_shorter_than_a_stall_inside_it_all_arrive_once_through_the_latch():

@@ -69,7 +69,7 @@ def test_empty_flash_boots_to_no_game():
     fs = MemFS()
     store = Store(fs=fs)
     assert store.boot() is None
-    assert fs.listdir("/") == ["bk", "bk-live"] and store.archived() == []
+    assert fs.listdir("/") == ["bk", "bk-live", "bk-snap"] and store.archived() == []
 
 
 def test_a_full_game_survives_a_reboot_with_identical_state():
@@ -139,7 +139,7 @@ def test_undo_is_durable_and_an_undo_frame():
 
 def test_undo_reaching_back_before_the_snapshot():
     fs, store, game = played(n=20, snapshot_every=4)
-    assert "/bk-live/0001" + SNP in fs.files
+    assert "/bk-snap/0001" + SNP in fs.files
     for _ in range(9):
         store.undo(game)
     assert game.events() == EVENTS[:11]
@@ -178,7 +178,7 @@ def test_a_due_snapshot_is_written_after_the_frame_and_a_cut_in_it_keeps_the_eve
     store.apply(game, RECS[15], later=True)  # the 16th frame since the start: a snapshot is due
     before = fs.ops
     store.flush()
-    assert "/bk-live/0001" + SNP in fs.files and store.log.since == 0
+    assert "/bk-snap/0001" + SNP in fs.files and store.log.since == 0
     for cut in range(1, fs.ops - before + 1):
         fs2, store2, game2 = played(n=15, snapshot_every=16)
         store2.apply(game2, RECS[15], later=True)
@@ -190,13 +190,38 @@ def test_a_due_snapshot_is_written_after_the_frame_and_a_cut_in_it_keeps_the_eve
         assert g3.events() == kept and (cut <= 2 or g3.state() == want.state())
 
 
+def test_a_flush_whose_frame_stalled_on_an_erase_leaves_its_snapshot_to_the_next():
+    """A frame's write that took STALL_MS or more erased a block (littlefs
+    compacted the live directory: 45 ms on the Pico); the snapshot due in
+    that flush waits for the next flush, so one event's write does not
+    stack the snapshot's commit (and perhaps a second erase) on the first."""
+    fs, store, game = played(n=15, snapshot_every=16)
+    now = [1000]
+    store.clock = lambda: now[0]
+    fs_open = fs.open
+
+    def stalling_open(path, mode="r"):
+        if "a" in mode:
+            now[0] += 45  # the frame's commit erased a sector
+        return fs_open(path, mode)
+
+    fs.open = stalling_open
+    store.apply(game, RECS[15])  # a snapshot is due: not written
+    assert "/bk-snap/0001" + SNP not in fs.files and store.log.since == 16
+    fs.open = fs_open
+    store.apply(game, RECS[16])  # no stall: written now
+    assert "/bk-snap/0001" + SNP in fs.files and store.log.since == 0
+    _, g2 = reboot(fs)
+    assert g2.events() == EVENTS[:17]
+
+
 def test_broken_snapshot_falls_back_to_a_full_refold():
     fs, store, game = played(snapshot_every=8)
-    snap = fs.files["/bk-live/0001" + SNP]
+    snap = fs.files["/bk-snap/0001" + SNP]
     snap[20] ^= 0x40  # crc32 no longer matches
     _, g2 = reboot(fs)
     assert g2.events() == EVENTS and g2.state() == game.state()
-    del fs.files["/bk-live/0001" + SNP]
+    del fs.files["/bk-snap/0001" + SNP]
     _, g3 = reboot(fs)
     assert g3.events() == EVENTS
 
@@ -252,8 +277,8 @@ def test_a_game_in_progress_written_by_the_old_firmware_boots_and_goes_on(monkey
     monkeypatch.setattr(storage, "SEG", 1 << 15)  # one file, snapshots naming its byte offsets: the old layout
     fs, store, game = played(n=80, snapshot_every=8)
     monkeypatch.undo()
-    for name in ("0001.log", "0001" + SNP):  # where the older firmware kept them
-        fs.files["/bk/" + name] = fs.files.pop("/bk-live/" + name)
+    fs.files["/bk/0001.log"] = fs.files.pop("/bk-live/0001.log")  # where the older firmware kept them
+    fs.files["/bk/0001" + SNP] = fs.files.pop("/bk-snap/0001" + SNP)
     assert segments(fs) == ["/bk/0001.log"] and len(fs.files["/bk/0001.log"]) > 2 * SEG
     whole = log_bytes(fs)
     store2, g2 = reboot(fs)
@@ -349,7 +374,7 @@ def test_finish_archives_and_records_gives_effective_records():
     store.finish()
     assert store.archived() == [("0001", False)]
     assert store.records("0001") == RECS
-    assert "/bk-live/0001" + SNP not in fs.files
+    assert "/bk-snap/0001" + SNP not in fs.files
     store2, g2 = reboot(fs)
     assert g2 is None and store2.archived() == [("0001", False)]
     g = store2.new_game(RECS[0])
