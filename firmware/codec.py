@@ -76,14 +76,12 @@ def _put(out, b):
 
 def encode(payload):
     """The wire bytes of one frame carrying `payload` (bytes-like)."""
-    c = crc(payload)
     out = bytearray()
     out.append(END)
     for b in payload:
         _put(out, b)
-    for _ in range(4):
-        _put(out, c & 0xFF)
-        c >>= 8
+    for b in crc(payload).to_bytes(4, "little"):
+        _put(out, b)
     out.append(END)
     return bytes(out)
 
@@ -118,10 +116,8 @@ class Deframer:
             if bad or n < 5:
                 self.dropped += 1
                 return None
-            buf = self.buf
-            want = buf[n - 4] | buf[n - 3] << 8 | buf[n - 2] << 16 | buf[n - 1] << 24
-            payload = bytes(buf[: n - 4])
-            if crc(payload) != want:
+            payload = bytes(self.buf[: n - 4])
+            if crc(payload) != int.from_bytes(self.buf[n - 4 : n], "little"):
                 self.dropped += 1
                 return None
             self.frames += 1

@@ -279,7 +279,7 @@ class Link:
 
     def op_press(self, req):
         if not getattr(self.board, "remote_buttons", False):
-            raise LinkError("unknown_op", "unknown request press")
+            raise LinkError("unknown_op", "unknown request %s" % req["op"])  # as handle says it
         self.board.press(_int(req, "button", 0, 7), _int(req, "kind", 1, 2, 1))
         return {"screen": self.board.status().get("screen")}
 
