@@ -9,8 +9,7 @@ undo is an exact inverse by construction.
 
 import json
 
-from engine_lite import errors
-from engine_lite import record
+from engine_lite import errors, record
 from engine_lite.log import RamLog
 from engine_lite.stalk import StalkState
 from engine_lite.orchids import OrchidsState

@@ -8,12 +8,7 @@ tuple of bytes, ~130 bytes a flower on the 64-bit port) is rebuilt from the
 name only where a hash matches and at the final score.
 """
 
-from engine_lite import const
-
-
-from engine_lite import errors
-from engine_lite import record
-from engine_lite import tables
+from engine_lite import const, errors, record, tables
 from engine_lite.ranking import ranked
 
 NONE = const(0)  # what the player has done this turn: nothing, a take,

@@ -8,11 +8,8 @@ machines in stalk.py and orchids.py only judge the rules. `decode` gives the
 dict back exactly (optional start fields stay absent if they were absent).
 """
 
-from engine_lite import const
-
-
+from engine_lite import const, tables
 from engine_lite.errors import EngineError, BAD_EVENT, BAD_FIELD, NOT_STARTED
-from engine_lite import tables
 
 STALK: int = const(0)  # annotated: mypy cannot follow const through engine_lite while it is half imported
 ORCHIDS: int = const(1)

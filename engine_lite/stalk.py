@@ -6,12 +6,7 @@ anything: a refused record leaves the state exactly as it was.
 Rulings referenced below are in docs/rulings.md.
 """
 
-from engine_lite import const
-
-
-from engine_lite import errors
-from engine_lite import record
-from engine_lite import tables
+from engine_lite import const, errors, record, tables
 from engine_lite.ranking import ranked
 
 NO_TRIGGER = const(0)

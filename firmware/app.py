@@ -50,11 +50,7 @@ API (the simulator, the serial link and the tests use only this):
   flash, game reloaded).
 """
 
-from engine_lite import const
-
-
-from engine_lite import EngineError
-from engine_lite import record
+from engine_lite import const, EngineError, record
 from engine_lite.vocab import SETTINGS_KEYS, brightness
 from firmware import ring
 from firmware.buttons import Buttons, ButtonEvent, ticks_diff
