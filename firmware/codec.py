@@ -50,9 +50,9 @@ import json
 from engine_lite import const
 
 
-END = const(0x00)
-ESC = const(0x10)
-FLIP = const(0x40)
+_END = const(0x00)
+_ESC = const(0x10)
+_FLIP = const(0x40)
 MAX_PAYLOAD = const(600)  # bytes of payload a reader accepts (board RAM: one buffer)
 PROTO = const(1)  # the link protocol's version (hello answer)
 K_REQ = const(0x51)  # 'Q'
@@ -67,9 +67,9 @@ def crc(data):
 
 
 def _put(out, b):
-    if b <= 5 or b == ESC:
-        out.append(ESC)
-        out.append(b ^ FLIP)
+    if b <= 5 or b == _ESC:
+        out.append(_ESC)
+        out.append(b ^ _FLIP)
     else:
         out.append(b)
 
@@ -77,12 +77,12 @@ def _put(out, b):
 def encode(payload):
     """The wire bytes of one frame carrying `payload` (bytes-like)."""
     out = bytearray()
-    out.append(END)
+    out.append(_END)
     for b in payload:
         _put(out, b)
     for b in crc(payload).to_bytes(4, "little"):
         _put(out, b)
-    out.append(END)
+    out.append(_END)
     return bytes(out)
 
 
@@ -96,7 +96,7 @@ class Deframer:
         self.buf = bytearray(max_payload + 4)
         self.n = 0
         self.esc = False
-        self.bad = False  # this frame is lost: skip to the next END
+        self.bad = False  # this frame is lost: skip to the next 0x00 (_END)
         self.dropped = 0  # frames thrown away (checksum, size, bad bytes)
         self.frames = 0  # good frames returned
 
@@ -107,7 +107,7 @@ class Deframer:
 
     def feed_byte(self, b):
         """Take one byte; the payload (bytes) when it completes a good frame, else None."""
-        if b == END:
+        if b == _END:
             n = self.n
             bad = self.bad or self.esc
             self.reset()
@@ -126,11 +126,11 @@ class Deframer:
             return None
         if self.esc:
             self.esc = False
-            b ^= FLIP
-            if not (b <= 5 or b == ESC):
+            b ^= _FLIP
+            if not (b <= 5 or b == _ESC):
                 self.bad = True
                 return None
-        elif b == ESC:
+        elif b == _ESC:
             self.esc = True
             return None
         elif b <= 5:
