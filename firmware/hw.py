@@ -136,8 +136,7 @@ def random32():
     """A random u32: a new game's nonce, the link's confirm tokens. The
     clock's milliseconds where a port has no random device."""
     try:
-        r = os.urandom(4)
-        return r[0] | r[1] << 8 | r[2] << 16 | r[3] << 24
+        return int.from_bytes(os.urandom(4), "little")
     except Exception:
         import time
 
@@ -158,6 +157,5 @@ def stamp(rec, hw):
     if t is None:
         t = hw.uptime()
     for v in (random32(), t):
-        for i in (0, 8, 16, 24):
-            b.append(v >> i & 255)
+        b.extend((v & 0xFFFFFFFF).to_bytes(4, "little"))
     return bytes(b)
