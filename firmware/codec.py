@@ -94,16 +94,15 @@ class Deframer:
 
     def __init__(self, max_payload=MAX_PAYLOAD):
         self.buf = bytearray(max_payload + 4)
-        self.n = 0
-        self.esc = False
-        self.bad = False  # this frame is lost: skip to the next 0x00 (_END)
+        self.reset()
         self.dropped = 0  # frames thrown away (checksum, size, bad bytes)
         self.frames = 0  # good frames returned
 
     def reset(self):
-        self.n = 0
+        """Start a frame: nothing in it yet."""
+        self.n = 0  # bytes of it in buf
         self.esc = False
-        self.bad = False
+        self.bad = False  # this frame is lost: skip to the next 0x00 (_END)
 
     def feed_byte(self, b):
         """Take one byte; the payload (bytes) when it completes a good frame, else None."""
