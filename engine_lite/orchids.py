@@ -68,18 +68,20 @@ class OrchidsState:
         op = rec[0]
         p = self.player
         code = self.refused(op, op == record.OP_END_TURN and len(rec) > 1)
-        if code == errors.GAME_OVER:
-            raise errors.EngineError(code, "the game is over")
-        if code == errors.LAST_ROUND:
-            raise errors.EngineError(code, "last round: plant only")
-        if code == errors.MIXED_TURN:
-            if op == record.OP_SOW:
-                raise errors.EngineError(code, "no planting after a take this turn")
-            raise errors.EngineError(code, "took seeds already" if self.done == _TOOK else "planted: no take now")
-        if code == errors.TURN_INCOMPLETE:
-            raise errors.EngineError(code, "a turn takes seeds or plants first")
-        if code is not None:
-            raise errors.EngineError(code, "record %d is not an Oh My. Orchids! event" % op)
+        if code is not None:  # in words
+            if code == errors.GAME_OVER:
+                why = "the game is over"
+            elif code == errors.LAST_ROUND:
+                why = "last round: plant only"
+            elif code == errors.MIXED_TURN and op == record.OP_SOW:
+                why = "no planting after a take this turn"
+            elif code == errors.MIXED_TURN:
+                why = "took seeds already" if self.done == _TOOK else "planted: no take now"
+            elif code == errors.TURN_INCOMPLETE:
+                why = "a turn takes seeds or plants first"
+            else:
+                why = "record %d is not an Oh My. Orchids! event" % op
+            raise errors.EngineError(code, why)
         if op == record.OP_TAKE:
             over = self.cost(op, rec[1])  # composted at once
             self.composted[p] += over
