@@ -234,7 +234,7 @@ def json_body(p, seq):
     on the board (requests) and on the host (replies)."""
     try:
         obj = json.loads(str(p[3:], "utf-8"))
-    except (ValueError, UnicodeError):
+    except ValueError:  # a UnicodeError too (its subclass, in every Python)
         obj = None
     if type(obj) is not dict:
         raise FrameError("body is not a JSON object", seq)
