@@ -9,8 +9,7 @@ undo is an exact inverse by construction.
 
 import json
 
-from engine_lite import errors
-from engine_lite import record
+from engine_lite import errors, record
 from engine_lite.log import RamLog
 from engine_lite.stalk import StalkState
 from engine_lite.orchids import OrchidsState
@@ -116,7 +115,8 @@ class Game:
         k = len(start)
         n = pre + 5 + k + self.table.dump_size() + post
         out = memoryview(spare)[:n] if spare is not None and len(spare) >= n else bytearray(n)
-        out[pre : pre + 5] = bytes((count & 255, count >> 8 & 255, count >> 16 & 255, count >> 24, k))
+        out[pre : pre + 4] = count.to_bytes(4, "little")
+        out[pre + 4] = k
         out[pre + 5 : pre + 5 + k] = start
         self.table.dump_into(out, pre + 5 + k)
         return out
@@ -125,7 +125,7 @@ class Game:
         """The snapshot must belong to this log (same start record, no more
         records than the log holds); anything else raises ValueError and the
         caller falls back to a full refold."""
-        count = snap[0] | snap[1] << 8 | snap[2] << 16 | snap[3] << 24
+        count = int.from_bytes(snap[:4], "little")
         k = snap[4]
         start = bytes(snap[5 : 5 + k])
         if count < 1 or count > len(self.log) or bytes(next(iter(self.log.records()))) != start:

@@ -8,16 +8,11 @@ tuple of bytes, ~130 bytes a flower on the 64-bit port) is rebuilt from the
 name only where a hash matches and at the final score.
 """
 
-from engine_lite import const
-
-
-from engine_lite import errors
-from engine_lite import record
-from engine_lite import tables
+from engine_lite import const, errors, record, tables
 from engine_lite.ranking import ranked
 
-NONE = const(0)  # what the player has done this turn: nothing, a take,
-TOOK = const(1)  # or TOOK + k for k plants (their cards are the last k of the
+_NONE = const(0)  # what the player has done this turn: nothing, a take,
+_TOOK = const(1)  # or _TOOK + k for k plants (their cards are the last k of the
 # seat's flowers: the display bound, ruling R14, counts them by kind)
 
 
@@ -32,7 +27,7 @@ class OrchidsState:
         self.flowers = [[] for _ in range(n)]
         self.player = 0
         self.turn = 1
-        self.done = NONE
+        self.done = _NONE
         self.last_round = False
         self.remaining = 0  # last-round turns still to play
         self.over = False
@@ -46,13 +41,13 @@ class OrchidsState:
         if op == record.OP_TAKE:
             if self.last_round:  # "one last turn ... plant only"
                 return errors.LAST_ROUND
-            if self.done != NONE:  # R9: one take, or plants, per turn
+            if self.done != _NONE:  # R9: one take, or plants, per turn
                 return errors.MIXED_TURN
         elif op == record.OP_SOW:
-            if self.done == TOOK:
+            if self.done == _TOOK:
                 return errors.MIXED_TURN
         elif op == record.OP_END_TURN:
-            if self.done == NONE and not self.last_round and not early:
+            if self.done == _NONE and not self.last_round and not early:
                 return errors.TURN_INCOMPLETE
         else:
             return errors.BAD_EVENT
@@ -73,23 +68,25 @@ class OrchidsState:
         op = rec[0]
         p = self.player
         code = self.refused(op, op == record.OP_END_TURN and len(rec) > 1)
-        if code == errors.GAME_OVER:
-            raise errors.EngineError(code, "the game is over")
-        if code == errors.LAST_ROUND:
-            raise errors.EngineError(code, "last round: plant only")
-        if code == errors.MIXED_TURN:
-            if op == record.OP_SOW:
-                raise errors.EngineError(code, "no planting after a take this turn")
-            raise errors.EngineError(code, "took seeds already" if self.done == TOOK else "planted: no take now")
-        if code == errors.TURN_INCOMPLETE:
-            raise errors.EngineError(code, "a turn takes seeds or plants first")
-        if code is not None:
-            raise errors.EngineError(code, "record %d is not an Oh My. Orchids! event" % op)
+        if code is not None:  # in words
+            if code == errors.GAME_OVER:
+                why = "the game is over"
+            elif code == errors.LAST_ROUND:
+                why = "last round: plant only"
+            elif code == errors.MIXED_TURN and op == record.OP_SOW:
+                why = "no planting after a take this turn"
+            elif code == errors.MIXED_TURN:
+                why = "took seeds already" if self.done == _TOOK else "planted: no take now"
+            elif code == errors.TURN_INCOMPLETE:
+                why = "a turn takes seeds or plants first"
+            else:
+                why = "record %d is not an Oh My. Orchids! event" % op
+            raise errors.EngineError(code, why)
         if op == record.OP_TAKE:
             over = self.cost(op, rec[1])  # composted at once
             self.composted[p] += over
             self.hand[p] += rec[1] - over
-            self.done = TOOK
+            self.done = _TOOK
         elif op == record.OP_SOW:
             name = record.sow_name(rec)
             kind = record.KINDS[rec[1]]
@@ -99,7 +96,7 @@ class OrchidsState:
             # replenished to 3 and 4 ... after" the action (ruling R14)
             row = self.flowers[p]
             cap = left = tables.DISPLAYS[rec[1]]
-            for f in row[len(row) + TOOK - self.done :]:  # this turn's plants
+            for f in row[len(row) + _TOOK - self.done :]:  # this turn's plants
                 if f[1] == kind:
                     left -= 1
             if not left:
@@ -107,7 +104,7 @@ class OrchidsState:
             key = clash(self.flowers, name, kind, "plant")
             self.hand[p] -= self.cost(op, rec[3])
             row.append((name, kind, rec[2], key))
-            self.done = (self.done or TOOK) + 1
+            self.done = (self.done or _TOOK) + 1
         else:  # OP_END_TURN
             if self.last_round:
                 self.remaining -= 1
@@ -119,7 +116,7 @@ class OrchidsState:
             if not self.over:
                 self.player = (p + 1) % self.n
                 self.turn += 1
-            self.done = NONE
+            self.done = _NONE
 
     def planted(self, seat):
         return len(self.flowers[seat])

@@ -8,11 +8,8 @@ machines in stalk.py and orchids.py only judge the rules. `decode` gives the
 dict back exactly (optional start fields stay absent if they were absent).
 """
 
-from engine_lite import const
-
-
+from engine_lite import const, tables
 from engine_lite.errors import EngineError, BAD_EVENT, BAD_FIELD, NOT_STARTED
-from engine_lite import tables
 
 STALK: int = const(0)  # annotated: mypy cannot follow const through engine_lite while it is half imported
 ORCHIDS: int = const(1)
@@ -37,9 +34,7 @@ F_TRACK = const(4)  # `track_start` was given
 # Flags 8 (nonce), 16 (at), 32 (uptime): the game's identity and start time
 # after the names (written by firmware/hw.py, read by engine_lite/stamp.py).
 
-KIND_ORCHID = const(0)
-KIND_FLORA = const(1)
-KINDS = ("orchid", "flora")
+KINDS = ("orchid", "flora")  # a sow record's kind byte indexes it: 0 orchid, 1 flora
 FLOWER_NAME_MAX = 48  # characters of an Orchids flower name
 POINTS_MAX = 99  # flower points printed on a card (docs/rulings.md)
 
@@ -116,7 +111,7 @@ def flower_counts(counts, where, hi=tables.TOKENS_PER_FLOWER):
         i = flower_index(k, where)
         v = counts[k]
         if type(v) is not int or v < 0 or v > hi:
-            _bad("%s: %s must be a whole number from 0 to %d" % (where, k, hi))
+            _bad("%s: %s must be a whole number from %d to %d" % (where, k, 0, hi))  # _whole's words
         out[0] |= 1 << i
         out[1 + i] = v
     return out

@@ -6,17 +6,14 @@ anything: a refused record leaves the state exactly as it was.
 Rulings referenced below are in docs/rulings.md.
 """
 
-from engine_lite import const
-
-
-from engine_lite import errors
-from engine_lite import record
-from engine_lite import tables
+from engine_lite import const, errors, record, tables
 from engine_lite.ranking import ranked
 
-NO_TRIGGER = const(0)
-CRASH = const(1)
-BAG = const(2)
+# What triggered the game's end (StalkState.trigger; the readout names it
+# by TRIGGERS). Private: the compiler folds them into the code, no globals.
+_NO_TRIGGER = const(0)
+_CRASH = const(1)
+_BAG = const(2)
 TRIGGERS = (None, "crash", "bag")
 
 
@@ -40,7 +37,7 @@ class StalkState:
         self.turn = 1  # turns started, counting every seat's turns
         self.actions = 0  # basic actions (plant/swap) done this turn
         self.upkeep = False  # the first harvest closed the action phase
-        self.trigger = NO_TRIGGER
+        self.trigger = _NO_TRIGGER
         self.over = False
         self.portfolios = bytearray(5 * n)
         self.entered = bytearray(n)
@@ -66,8 +63,8 @@ class StalkState:
         """Draw up to `wanted` tokens from the bag; emptying it triggers the end."""
         k = wanted if wanted < self.bag else self.bag
         self.bag -= k
-        if self.bag == 0 and self.trigger == NO_TRIGGER:
-            self.trigger = BAG
+        if self.bag == 0 and self.trigger == _NO_TRIGGER:
+            self.trigger = _BAG
         return k
 
     def refused(self, op, early=False):
@@ -92,7 +89,7 @@ class StalkState:
             if not (self.turn_done() or early):
                 return errors.TURN_INCOMPLETE
         elif op == record.OP_CRASH:
-            if self.trigger != NO_TRIGGER:
+            if self.trigger != _NO_TRIGGER:
                 return errors.TRIGGERED
         else:
             return errors.BAD_EVENT
@@ -153,18 +150,18 @@ class StalkState:
             self.upkeep = True
             self.values[f] += rec[2]
             self.harvested += rec[2]
-            if self.trigger == NO_TRIGGER and self.crash_distance() == 0:
-                self.trigger = CRASH
+            if self.trigger == _NO_TRIGGER and self.crash_distance() == 0:
+                self.trigger = _CRASH
         elif op == record.OP_STUCK:  # ruling R3: straight to the upkeep
             self.upkeep = True
         elif op == record.OP_CRASH:
-            self.trigger = CRASH
+            self.trigger = _CRASH
         else:  # OP_END_TURN
             # Upkeep step 4: compost the rightmost token, shift, refill.
             if self.exchange > 0:
                 self.exchange -= 1
             self.exchange += self._draw(tables.EXCHANGE_SLOTS - self.exchange)
-            if self.trigger != NO_TRIGGER:
+            if self.trigger != _NO_TRIGGER:
                 self.over = True
             else:
                 self.player = (self.player + 1) % self.n

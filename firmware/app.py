@@ -50,18 +50,14 @@ API (the simulator, the serial link and the tests use only this):
   flash, game reloaded).
 """
 
-from engine_lite import const
-
-
-from engine_lite import EngineError
-from engine_lite import record
+from engine_lite import const, EngineError, record
 from engine_lite.vocab import SETTINGS_KEYS, brightness
 from firmware import ring
 from firmware.buttons import Buttons, ButtonEvent, ticks_diff
 from firmware.hw import stamp
 from firmware.screens import Setup, Menu, StalkPlay, PortfolioEntry, OrchidsPlay, PlantEntry, Results
 
-FRAME_MS = const(20)  # the ring is redrawn every 20 ms (buttons: every step)
+_FRAME_MS = const(20)  # the ring is redrawn every 20 ms (buttons: every step)
 
 
 class App:
@@ -166,7 +162,7 @@ class App:
         if self.link is not None:
             self.link.poll()
         # a press or an event shows at once; animations need no more than 50 frames/s
-        if self._dirty or ticks_diff(self.clock(), self._frame_at) >= FRAME_MS:
+        if self._dirty or ticks_diff(self.clock(), self._frame_at) >= _FRAME_MS:
             self.show()
         self.settle()  # then the flash: the player does not wait on it
 

@@ -50,9 +50,9 @@ import json
 from engine_lite import const
 
 
-END = const(0x00)
-ESC = const(0x10)
-FLIP = const(0x40)
+_END = const(0x00)
+_ESC = const(0x10)
+_FLIP = const(0x40)
 MAX_PAYLOAD = const(600)  # bytes of payload a reader accepts (board RAM: one buffer)
 PROTO = const(1)  # the link protocol's version (hello answer)
 K_REQ = const(0x51)  # 'Q'
@@ -67,24 +67,22 @@ def crc(data):
 
 
 def _put(out, b):
-    if b <= 5 or b == ESC:
-        out.append(ESC)
-        out.append(b ^ FLIP)
+    if b <= 5 or b == _ESC:
+        out.append(_ESC)
+        out.append(b ^ _FLIP)
     else:
         out.append(b)
 
 
 def encode(payload):
     """The wire bytes of one frame carrying `payload` (bytes-like)."""
-    c = crc(payload)
     out = bytearray()
-    out.append(END)
+    out.append(_END)
     for b in payload:
         _put(out, b)
-    for _ in range(4):
-        _put(out, c & 0xFF)
-        c >>= 8
-    out.append(END)
+    for b in crc(payload).to_bytes(4, "little"):
+        _put(out, b)
+    out.append(_END)
     return bytes(out)
 
 
@@ -96,20 +94,19 @@ class Deframer:
 
     def __init__(self, max_payload=MAX_PAYLOAD):
         self.buf = bytearray(max_payload + 4)
-        self.n = 0
-        self.esc = False
-        self.bad = False  # this frame is lost: skip to the next END
+        self.reset()
         self.dropped = 0  # frames thrown away (checksum, size, bad bytes)
         self.frames = 0  # good frames returned
 
     def reset(self):
-        self.n = 0
+        """Start a frame: nothing in it yet."""
+        self.n = 0  # bytes of it in buf
         self.esc = False
-        self.bad = False
+        self.bad = False  # this frame is lost: skip to the next 0x00 (_END)
 
     def feed_byte(self, b):
         """Take one byte; the payload (bytes) when it completes a good frame, else None."""
-        if b == END:
+        if b == _END:
             n = self.n
             bad = self.bad or self.esc
             self.reset()
@@ -118,10 +115,8 @@ class Deframer:
             if bad or n < 5:
                 self.dropped += 1
                 return None
-            buf = self.buf
-            want = buf[n - 4] | buf[n - 3] << 8 | buf[n - 2] << 16 | buf[n - 1] << 24
-            payload = bytes(buf[: n - 4])
-            if crc(payload) != want:
+            payload = bytes(self.buf[: n - 4])
+            if crc(payload) != int.from_bytes(self.buf[n - 4 : n], "little"):
                 self.dropped += 1
                 return None
             self.frames += 1
@@ -130,11 +125,11 @@ class Deframer:
             return None
         if self.esc:
             self.esc = False
-            b ^= FLIP
-            if not (b <= 5 or b == ESC):
+            b ^= _FLIP
+            if not (b <= 5 or b == _ESC):
                 self.bad = True
                 return None
-        elif b == ESC:
+        elif b == _ESC:
             self.esc = True
             return None
         elif b <= 5:
@@ -239,7 +234,7 @@ def json_body(p, seq):
     on the board (requests) and on the host (replies)."""
     try:
         obj = json.loads(str(p[3:], "utf-8"))
-    except (ValueError, UnicodeError):
+    except ValueError:  # a UnicodeError too (its subclass, in every Python)
         obj = None
     if type(obj) is not dict:
         raise FrameError("body is not a JSON object", seq)

@@ -27,8 +27,9 @@ _F_NONCE = const(8)
 _F_AT = const(16)
 _F_UPTIME = const(32)
 
-BACKENDS = ("micropython", "circuitpython")
-DEFAULT_BOARD = {"micropython": "pico", "circuitpython": "feather_rp2040"}
+# The backends (by sys.implementation.name), each with the board make_hw
+# builds when it is given none.
+BACKENDS = {"micropython": "pico", "circuitpython": "feather_rp2040"}
 
 
 def pinmap_path():
@@ -83,7 +84,7 @@ def make_hw(board_name=None, backend="auto", spec=None):
         backend = pick_backend(board_name, backend)
     if spec is None:
         if board_name is None:
-            board_name = DEFAULT_BOARD.get(backend, "pico")
+            board_name = BACKENDS.get(backend, "pico")
             if backend == "circuitpython" and sys.implementation.name != "circuitpython":
                 board_name = "rpi_blinka"
         spec = board_spec(board_name)
@@ -135,8 +136,7 @@ def random32():
     """A random u32: a new game's nonce, the link's confirm tokens. The
     clock's milliseconds where a port has no random device."""
     try:
-        r = os.urandom(4)
-        return r[0] | r[1] << 8 | r[2] << 16 | r[3] << 24
+        return int.from_bytes(os.urandom(4), "little")
     except Exception:
         import time
 
@@ -157,6 +157,5 @@ def stamp(rec, hw):
     if t is None:
         t = hw.uptime()
     for v in (random32(), t):
-        for i in (0, 8, 16, 24):
-            b.append(v >> i & 255)
+        b.extend((v & 0xFFFFFFFF).to_bytes(4, "little"))
     return bytes(b)

@@ -40,8 +40,8 @@ from firmware.hw import random32
 from engine_lite import const
 
 
-MAX_PUSH = const(16)  # live events queued between two polls
-READ_MAX = const(256)  # bytes read per poll
+_MAX_PUSH = const(16)  # live events queued between two polls
+_READ_MAX = const(256)  # bytes read per poll
 
 
 
@@ -126,7 +126,7 @@ class Link:
         port = self.port
         if port is None:
             return
-        data = port.read(READ_MAX)
+        data = port.read(_READ_MAX)
         if data or self.pushes:
             port.write(self.feed(data or b""))
 
@@ -142,7 +142,7 @@ class Link:
         return bytes(out)
 
     def on_event(self, gid, index, rec):
-        if not self.sub or len(self.pushes) >= MAX_PUSH:
+        if not self.sub or len(self.pushes) >= _MAX_PUSH:
             return  # the host sees the gap in index and asks for the events
         self.pushes.append(codec.push(self.push_seq, gid, index, rec))
         self.push_seq = (self.push_seq + 1) & 0xFFFF
@@ -279,7 +279,7 @@ class Link:
 
     def op_press(self, req):
         if not getattr(self.board, "remote_buttons", False):
-            raise LinkError("unknown_op", "unknown request press")
+            raise LinkError("unknown_op", "unknown request %s" % req["op"])  # as handle says it
         self.board.press(_int(req, "button", 0, 7), _int(req, "kind", 1, 2, 1))
         return {"screen": self.board.status().get("screen")}
 
