@@ -263,7 +263,12 @@ def board(root="/flash/bk"):
 
     flash, dev = flash_device()
     mount(dev, "/flash")
-    app = App(HW(), Store(root))
+    hw = HW()
+    try:
+        store = Store(root, clock=hw.ticks_ms)
+    except TypeError:  # a firmware from before the Store took the clock (--calibrate)
+        store = Store(root)
+    app = App(hw, store)
     # the loop's own turn: App.turn (firmware/main.py loop_step), or App.step
     # in a firmware from before the loop's guard moved out of each turn
     turn = "turn" if hasattr(app, "turn") else "step"

@@ -65,7 +65,6 @@ class App:
         self.hw = hw
         self.store = store
         self.clock = clock if clock is not None else hw.ticks_ms
-        store.clock = self.clock  # so a flush that stalled on an erase leaves its snapshot to the next one
         self.link = link
         self.on_event = []  # fn(game_id, index, record) after each durable change
         self._defer = False  # in a step's gestures: events are written after the ring shows them

@@ -95,7 +95,7 @@ def main(board=None, root="/bk"):
     from firmware.app import App
 
     hw = make_hw(board)
-    store = Store(root)
+    store = Store(root, clock=hw.ticks_ms)
     app = App(hw, store)
     app.link = make_link(app, store, board)
     import time

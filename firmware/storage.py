@@ -47,7 +47,8 @@ SNAP_MAGIC = b"BKS1"
 LIVE = "-live"  # the live directory, beside the root (/bk-live): the game in progress's last segment (FlashLog)
 SNAPS = "-snap"  # the snapshot's directory, beside it (/bk-snap): in the live one, it made each compaction of it read 3x the flash
 SEG = 192  # bytes a live log's segment takes frames up to: littlefs keeps a file this small inline in the directory's metadata, so an append erases no block (docs/storage.md)
-STALL_MS = const(20)  # a frame's write this long erased a block: its due snapshot waits for the next flush (docs/storage.md)
+STALL_MS = const(20)  # a frame's write this long erased a block (docs/storage.md)
+QUIET_MS = const(250)  # so a due snapshot waits this long after it: one gesture's writes never stack two erases
 SNAP_ROOM = 512  # bytes for snapshot files before their buffer must grow (a 5-player game: ~110 Stalk Exchange, ~420 Orchids)
 # crc32(data + crc32(data) as 4 LE bytes) is this constant for any data, so
 # a frame checks with one crc32 call and no big-int arithmetic.
@@ -168,7 +169,6 @@ class FlashLog:
         self.end = 0  # offset after the last intact frame
         self.since = 0  # frames written since the snapshot's point
         self.pend = None  # a record appended, indexed, not yet on flash (flush)
-        self.first = None  # the start record (never undone), once read or written
 
     def __len__(self):
         return self.base + len(self.tail)
@@ -288,8 +288,6 @@ class FlashLog:
         if self.live and self.end & 0xFFFF and (self.end & 0xFFFF) + n > SEG:
             self.tip = self.live
             self.end = ((self.end >> 16) + 1) << 16
-        if not self.end:
-            self.first = bytes(rec)
         self.tail.append(self.end)
         self.pend = rec
         self.end += n
@@ -335,18 +333,15 @@ class FlashLog:
 
     def records(self, start=0):
         """Effective records from index `start`, oldest first, as bytes."""
-        if start == 0 and len(self):
-            # the start record, never undone (snapshot and restore ask for
-            # it): read once, and given without writing a waiting frame
-            if self.first is None:
-                self.flush()
-                w = self._walk(0)
-                n = next(w)[1]
-                w.close()
-                self.first = bytes(self.buf[1 : n + 1])
-            yield self.first
-            start = 1
         self.flush()
+        if start == 0 and len(self):
+            # the start record, never undone: reading it (snapshot and
+            # restore do) needs no walk of the log
+            w = self._walk(0)
+            n = next(w)[1]
+            w.close()
+            yield bytes(self.buf[1 : n + 1])
+            start = 1
         if start < self.base:
             offs = self._index(0)
         else:
@@ -366,14 +361,16 @@ class FlashLog:
 class Store:
     """Games on flash under `root`: the game in progress, the archive of
     finished games (the newest `keep`; unsynced ones are never pruned) and
-    the settings. `fs` is os-like (default: the real flash)."""
+    the settings. `fs` is os-like (default: the real flash); `clock`, the
+    board's ticks_ms."""
 
     _held = 0  # bytes of _buf that are the game in progress's snapshot file (0: none); set only by _buffer
     _pfin = False  # finish(later=True) waits for flush(), after the frame
-    clock = None  # the board's ticks_ms (the App sets it); None: every due snapshot is written at once
 
-    def __init__(self, root="/bk", fs=None, keep=20, snapshot_every=16):
+    def __init__(self, root="/bk", fs=None, keep=20, snapshot_every=16, clock=None):
         self.root = root.rstrip("/")
+        self.clock = clock  # ticks_ms, to keep snapshots out of an erase's wake (None: never kept out)
+        self._erased = None  # ticks_ms when a frame's write last stalled on an erase
         self.live = self.root + LIVE
         self.snaps = self.root + SNAPS
         self.fs = _OsFS() if fs is None else fs
@@ -510,9 +507,10 @@ class Store:
         """Write what apply(..., later=True) left waiting: the event's frame
         (once it is on flash the event is durable), then a due snapshot of
         the game with the event in it (built here, after the ring showed
-        the event: its work delays no light; left to the next flush when
-        the frame's write stalled on an erase, so that one write never
-        stacks a second erase on the first), then a finish(later=True),
+        the event: its work delays no light; left to a later flush for
+        QUIET_MS after a frame's write stalled on an erase, so that one
+        gesture's writes never stack a second erase on the first), then a
+        finish(later=True),
         whose own last op is its commit (the archive's rename). The event is
         acknowledged when this returns: a cut in the snapshot's write keeps
         an event that is durable but was not yet acknowledged (the one in
@@ -525,7 +523,10 @@ class Store:
             clock = self.clock
             t = clock and clock()
             game.log.flush()
-            if self._due(game) and (not clock or (clock() - t) & 0x3FFFFFFF < STALL_MS):
+            if clock and (clock() - t) & 0x3FFFFFFF >= STALL_MS:
+                self._erased = t
+            e = self._erased
+            if self._due(game) and (e is None or (clock() - e) & 0x3FFFFFFF >= QUIET_MS):
                 self._snapshot(game)
         if self._pfin:
             self._pfin = False

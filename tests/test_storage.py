@@ -190,11 +190,12 @@ def test_a_due_snapshot_is_written_after_the_frame_and_a_cut_in_it_keeps_the_eve
         assert g3.events() == kept and (cut <= 2 or g3.state() == want.state())
 
 
-def test_a_flush_whose_frame_stalled_on_an_erase_leaves_its_snapshot_to_the_next():
+def test_a_snapshot_waits_out_an_erase_s_wake():
     """A frame's write that took STALL_MS or more erased a block (littlefs
-    compacted the live directory: 45 ms on the Pico); the snapshot due in
-    that flush waits for the next flush, so one event's write does not
-    stack the snapshot's commit (and perhaps a second erase) on the first."""
+    compacted the live directory: 45 ms on the Pico); a snapshot due within
+    QUIET_MS of it waits for a later flush, so one gesture's writes (its
+    events' frames, then the snapshot) never stack a second erase on the
+    first. Without a clock (most tests) it is written at once."""
     fs, store, game = played(n=15, snapshot_every=16)
     now = [1000]
     store.clock = lambda: now[0]
@@ -209,10 +210,14 @@ def test_a_flush_whose_frame_stalled_on_an_erase_leaves_its_snapshot_to_the_next
     store.apply(game, RECS[15])  # a snapshot is due: not written
     assert "/bk-snap/0001" + SNP not in fs.files and store.log.since == 16
     fs.open = fs_open
-    store.apply(game, RECS[16])  # no stall: written now
+    now[0] += 100
+    store.apply(game, RECS[16])  # in the same gesture's wake: still not
+    assert "/bk-snap/0001" + SNP not in fs.files and store.log.since == 17
+    now[0] += storage.QUIET_MS
+    store.apply(game, RECS[17])  # later, no stall: written now
     assert "/bk-snap/0001" + SNP in fs.files and store.log.since == 0
     _, g2 = reboot(fs)
-    assert g2.events() == EVENTS[:17]
+    assert g2.events() == EVENTS[:18]
 
 
 def test_broken_snapshot_falls_back_to_a_full_refold():
