@@ -270,13 +270,13 @@ class FlashLog:
         if rec is not None:
             self.pend = None
             k = self.end >> 16
-            if k and self.end & 0xFFFF == len(rec) + 5:  # a new segment's first frame: the one before leaves the live directory first
-                try:
+            with self.fs.open(self.path(k, self.tip), "ab") as f:  # on littlefs/FAT, close commits the data
+                f.write(frame(rec))  # framed here: no frame buffer held while the ring is drawn
+            if k and self.end & 0xFFFF == len(rec) + 5:  # a new segment's first frame: the one before leaves the live directory
+                try:  # (after the frame: moved first, littlefs erased both blocks of the live pair in one commit, once a game)
                     self.fs.rename(self.path(k - 1, self.live), self.path(k - 1))
                 except OSError:  # an older firmware's, already there (or left where it is: it is read there too)
                     pass
-            with self.fs.open(self.path(k, self.tip), "ab") as f:  # on littlefs/FAT, close commits the data
-                f.write(frame(rec))  # framed here: no frame buffer held while the ring is drawn
 
     def append(self, rec):
         """Index `rec` now; its frame waits for flush(), done by the Store

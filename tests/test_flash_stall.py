@@ -77,6 +77,8 @@ class Run:
             hw.now = end
             machine.enable_irq(s)  # the latched edges interrupt now
 
+        self.edges = []  # (scheduled time, button, level)
+        self.k = 0  # the next edge to happen (the boot's own flash work stalls too)
         self.fs = MemFS(stall=stall)
         self.app = app = App(hw, Store(fs=self.fs))
         self.delivered = []
@@ -97,14 +99,12 @@ class Run:
         hw.strip.write = lit
         self.acks = []  # (time of the ack, time of the last light before it)
         app.on_event.append(lambda gid, i, rec: self.acks.append((hw.now, self.lit[-1])))
-        self.edges = []  # (scheduled time, button, level)
         t = 100
         for b, kind in presses():
             hold = script.LONG_HOLD_MS if kind == LONG else hold_ms
             self.edges += [(t, b, 0), (t + hold, b, 1)]
             t += LONG_PERIOD_MS if kind == LONG else period_ms
         self.end = t + 2000
-        self.k = 0  # the next edge to happen
 
     def play(self):
         hw = self.hw
