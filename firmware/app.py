@@ -269,8 +269,10 @@ class App:
         """Render the view now and push changed pixels to the strip."""
         now = self.clock()
         self._frame_at = now
-        self._dirty = False
-        buf = self.ring.render(self.view, now)
+        if self._dirty:  # the view changed: what no clock moves, drawn once (Ring.prepare)
+            self._dirty = False
+            self.ring.prepare(self.view)
+        buf = self.ring.draw(self.view, now)
         shown = self.shown
         first = self._first
         if not first and buf == shown:  # compared in C: most frames end here
@@ -388,6 +390,7 @@ class App:
                     s[k] = d[k]
         self.store.save_settings(s)
         self.view.brightness = brightness(s.get("brightness"))
+        self._dirty = True  # (from the host: no press redraws the view)
         if self.current is self.setup:
             self.setup.show()
 

@@ -536,13 +536,8 @@ class PortfolioEntry(Screen):
     def show(self):
         t = self.app.game.table
         v = self.app.view
-        seat = 0
-        for s in range(t.n):
-            v.entered[s] = t.entered[s]
-        for s in range(t.n):
-            if not t.entered[s]:
-                seat = s
-                break
+        v.entered[0 : t.n] = t.entered  # in C: both are n bytes
+        seat = t.entered.find(b"\0")  # the first seat whose portfolio is missing
         if seat != self.seat:
             self.counts.start(0)
             self.seat = seat
