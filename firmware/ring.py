@@ -450,13 +450,6 @@ class Ring:
             self.px[:] = _DARK
             self._fill(3, 3 * _RING_PIXELS + 3, 6)  # every other pixel from px 1 dark
 
-    def _portfolio(self, v, now):
-        """Portfolio entry: the tokens entered (still), the seats (moving)."""
-        if now == _STILL:
-            self._counts(v)
-        else:
-            self._entered(v, now)
-
     def _error(self, view, now):
         """Refused: the whole ring blinks red, once long (E_NOTHING) or
         `code` short blinks (on-off), for error_ms(code)."""
@@ -708,9 +701,13 @@ class Ring:
         if i >= _COUNTS_PX - 1 and sum(v.counts) + 4 > _COUNTS_PX - 1:  # sum of a bytearray: in C
             self._put(_COUNTS_PX - 1, _C_RED, 255)  # its last pixel red: more than fits
 
-    def _entered(self, v, now):
-        """Portfolio entry, the seats (px 19-23): being entered = blinking
-        white, entered = green."""
+    def _portfolio(self, v, now):
+        """Portfolio entry: the tokens entered (still: _counts); the seats
+        (px 19-23, moving): being entered = blinking white, entered =
+        green."""
+        if now == _STILL:
+            self._counts(v)
+            return
         for s in range(v.n):
             if v.entered[s]:
                 w = _S_ENTERED
