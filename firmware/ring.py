@@ -666,10 +666,14 @@ class Ring:
     # -- end of a Stalk Exchange game --------------------------------------
 
     def _stalk_end(self, v, now):
-        """Final (busted) values on the market arc (still); the busted
-        flowers' first pixel blinks red, winner seats gold and pulsing."""
+        """Final (busted) values on the market arc, the seats that did not
+        win faint white (still); the busted flowers' first pixel blinks
+        red, the winners' seats pulse gold (moving)."""
         if now == _STILL:
             self._market(v.values)
+            for f in range(v.n):
+                if not v.winner[f]:
+                    self._sw(_SEATS + f, _S_IDLE)
             return
         if (now // 300) & 1:
             for f in range(5):
@@ -679,8 +683,6 @@ class Ring:
         for f in range(v.n):
             if v.winner[f]:
                 self._put(_SEATS + f, _C_GOLD, now)
-            else:
-                self._put(_SEATS + f, _C_WHITE, 30)
 
     def _counts(self, v):
         """Portfolio entry: the tokens entered so far as coloured runs in
