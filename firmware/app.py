@@ -269,10 +269,8 @@ class App:
         """Render the view now and push changed pixels to the strip."""
         now = self.clock()
         self._frame_at = now
-        if self._dirty:  # the view changed: what no clock moves, drawn once (Ring.prepare)
-            self._dirty = False
-            self.ring.prepare(self.view)
-        buf = self.ring.draw(self.view, now)
+        buf = self.ring.draw(self.view, now, self._dirty)  # changed: its still part drawn again (Ring.prepare)
+        self._dirty = False
         shown = self.shown
         first = self._first
         if not first and buf == shown:  # compared in C: most frames end here

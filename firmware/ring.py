@@ -404,8 +404,7 @@ class Ring:
 
     def render(self, view, now_ms):
         """The frame for `view` at `now_ms`: returns self.buf (reused)."""
-        self.prepare(view)
-        return self.draw(view, now_ms)
+        return self.draw(view, now_ms, True)
 
     def prepare(self, view):
         """Draw what no clock moves of the view's frame into self.base
@@ -418,11 +417,14 @@ class Ring:
         self.screens[view.mode](view, _STILL)
         self.base[:] = self.buf
 
-    def draw(self, view, now_ms):
-        """The frame at `now_ms` of the view last prepared (after any
-        change of the view, its brightness too): a copy of
-        self.base, then what moves (blinks, pulses, the comet, the
-        warnings) and the overlays. Returns self.buf (reused)."""
+    def draw(self, view, now_ms, changed):
+        """The frame for `view` at `now_ms`, `changed`: the view is not
+        the one last drawn (any change, its brightness too), so it is
+        prepared first (App.show: its _dirty). A copy of self.base, then
+        what moves (blinks, pulses, the comet, the warnings) and the
+        overlays. Returns self.buf (reused)."""
+        if changed:
+            self.prepare(view)
         self.buf[:] = self.base
         if view.peek >= 0 and _since(now_ms, view.peek_at) < PEEK_MS:
             self.buf[:] = self.zero
