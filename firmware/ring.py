@@ -506,8 +506,8 @@ class Ring:
         # Tokens of the active player, px 20-23 (_tokens draws them); after
         # the two basic actions the token the next extra action costs blinks.
         t = v.tokens[v.player]
-        hide = v.extra_cost and not v.upkeep and t > 0 and not v.trigger and (now // 400) & 1
-        t = 2 * (t if t < 5 else 5) + (1 if hide else 0)
+        hide = v.extra_cost and not v.upkeep and t > 0 and not v.trigger and (now // 400) & 1  # 0 (False) or 1
+        t = 2 * (t if t < 5 else 5) + hide
         self.buf[3 * _TOKENS : 3 * _RING_PIXELS] = self.toks[t]
         if v.trigger:
             self._comet(now)

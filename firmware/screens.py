@@ -376,11 +376,8 @@ class Menu(Screen):
                 app.finish()
             else:
                 app.pop()
-        elif b < 5 and kind == SHORT:  # brightness: flower = that level
-            v.sel = b
-            v.brightness = BRIGHT_LEVELS[b]
-        elif b == B_MENU and kind == SHORT:
-            v.sel = (v.sel + 1) % 5
+        elif (b < 5 or b == B_MENU) and kind == SHORT:  # brightness: flower = that level, MENU the next
+            v.sel = b if b < 5 else (v.sel + 1) % 5
             v.brightness = BRIGHT_LEVELS[v.sel]
         elif b == B_OK:
             app.push_settings({"brightness": v.brightness})
