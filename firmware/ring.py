@@ -12,9 +12,14 @@ same pixels, always. Integer arithmetic only: a float would be a heap object
 on the Pico.
 
 Speed (bench/bench_speed.py, bench/bench_path.py; interpreted bytecode,
-since the tests load the same .mpy files on other machines): a frame is
-drawn straight into the output buffer with the brightness folded into the
-palette (once per change); the market segments, the swatches, the token
+since the tests load the same .mpy files on other machines): what no
+clock moves (the market, the waiting seats, the sectors, the choices, a
+number, the bars) is drawn once per change of the view (`prepare`, into
+`base`), and a frame (`draw`) is a copy of it plus what moves (blinks,
+pulses, the comet, the warnings, the overlays): `App.show` says whether
+the view changed. A frame is drawn straight into the output buffer with
+the brightness folded into the palette (once per change); the market
+segments, the swatches, the token
 rows and a waiting Orchids seat's sector are precomputed per brightness
 and copied with slice stores; a run of one colour (also every n-th pixel:
 the gaps, the dashes, every fifth of a number) is one call with the colour
@@ -345,19 +350,16 @@ class Ring:
 
     def _run(self, i, n, k, level, step=1):
         """n pixels = colour k at level: i, i + step, i + 2 step, ... The
-        colour is computed once (_pen) and each pixel is one slice store
-        (_fill): a call per pixel (_put) was most of a frame's time."""
-        if n > 0:  # one call: every local and stack slot counted (no frame on the heap: <= 11)
-            level += level >> 7  # 0..256: >> 8 below is exact at full level
-            k *= 3
-            self.px[0] = self.pal[k] * level >> 8
-            self.px[1] = self.pal[k + 1] * level >> 8
-            self.px[2] = self.pal[k + 2] * level >> 8
+        colour is computed once (_pen) and each pixel is one slice store:
+        a call per pixel (_put) was most of a frame's time."""
+        if n > 0:  # every local and stack slot counted (no frame on the heap: <= 11): k and level are reused
+            k = self._pen(k, level)  # k: the pen from here on
+            level = self.buf  # level: the frame's buffer
             i *= 3
             step *= 3
             n = i + n * step
             while i < n:
-                self.buf[i : i + 3] = self.px
+                level[i : i + 3] = k
                 i += step
 
     def _pen(self, k, level):
@@ -424,8 +426,9 @@ class Ring:
         what moves (blinks, pulses, the comet, the warnings) and the
         overlays. Returns self.buf (reused)."""
         if changed:
-            self.prepare(view)
-        self.buf[:] = self.base
+            self.prepare(view)  # (which leaves self.buf = self.base)
+        else:
+            self.buf[:] = self.base
         if view.peek >= 0 and _since(now_ms, view.peek_at) < PEEK_MS:
             self.buf[:] = self.zero
             self._number(view.values[view.peek], view.peek)
