@@ -103,6 +103,9 @@ _HARVEST_PX = const(9)
 _COUNTS_PX = const(19)  # portfolio entry: the tokens entered (px 0-18), then
 _ENTERED = const(19)  # the seats (px 19-23)
 _SECTOR_PX = const(5)  # Orchids, menus, results: seat/option s = px 5s..5s+3, gap px 5s+4
+_UNITS = const(0)  # a number: its units from px 0 (all of it up to 24)
+_TENS = const(12)  # a number above 24: its tens in white, px 12-23
+_TENS_PX = const(12)
 _ACK_MS = const(250)
 FAULT_MS = const(3000)  # six blinks of the fault cross (App.recover)
 _TICKS_MASK = const(0x3FFFFFFF)  # time.ticks_ms() wraps at 2**30
@@ -783,11 +786,11 @@ class Ring:
         if value > _RING_PIXELS:
             tens = value // 10
             value %= 10
-        self._run(0, value, k, 110)
-        self._run(4, value // 5, k, 255, 5)  # every fifth brighter
-        tens = tens if tens < 12 else 12
-        self._run(12, tens, _C_WHITE, 110)
-        self._run(16, tens // 5, _C_WHITE, 255, 5)
+        self._run(_UNITS, value, k, 110)
+        self._run(_UNITS + 4, value // 5, k, 255, 5)  # every fifth brighter
+        tens = tens if tens < _TENS_PX else _TENS_PX
+        self._run(_TENS, tens, _C_WHITE, 110)
+        self._run(_TENS + 4, tens // 5, _C_WHITE, 255, 5)
 
     # -- fault, and the current budget ----------------------------------------
 

@@ -29,13 +29,13 @@ def bk(*args):
 
 
 def ring_fault_once(sb, msg):
-    real = sb.app.ring.render
+    real = sb.app.ring.draw  # what App.show calls every frame
 
-    def render(*a):
-        sb.app.ring.render = real
+    def draw(*a):
+        sb.app.ring.draw = real
         raise RuntimeError(msg)
 
-    sb.app.ring.render = render
+    sb.app.ring.draw = draw
 
 
 @pytest.fixture
