@@ -413,9 +413,9 @@ class Ring:
 
     def prepare(self, view):
         """Draw what no clock moves of the view's frame into self.base
-        (App.show: once per change of the view, not per frame): the
-        market, the waiting seats, the sectors, choices, numbers and bars.
-        draw() starts every frame from a copy of it."""
+        (draw, when the view changed: once per change, not per frame):
+        the market, the waiting seats, the sectors, choices, numbers and
+        bars. draw() starts every other frame from a copy of it."""
         if view.brightness != self.bright:
             self._scale(view.brightness)
         self.buf[:] = self.zero  # equal-length slice copy: no allocation
