@@ -116,6 +116,7 @@ hw.strip = NeoPixel(24)
 app = App(hw, RamStore())
 def full(_):
     app._first = True
+    app._dirty = True  # a full redraw: the view changed (Ring.prepare, then the frame)
     app.show()
 """
 

@@ -265,8 +265,8 @@ class App:
         """Render the view now and push changed pixels to the strip."""
         now = self.clock()
         self._frame_at = now
+        buf = self.ring.draw(self.view, now, self._dirty)  # changed: its still part drawn again (Ring.prepare)
         self._dirty = False
-        buf = self.ring.render(self.view, now)
         shown = self.shown
         first = self._first
         if not first and buf == shown:  # compared in C: most frames end here
@@ -384,6 +384,7 @@ class App:
                     s[k] = d[k]
         self.store.save_settings(s)
         self.view.brightness = brightness(s.get("brightness"))
+        self._dirty = True  # (from the host: no press redraws the view)
         if self.current is self.setup:
             self.setup.show()
 

@@ -12,9 +12,14 @@ same pixels, always. Integer arithmetic only: a float would be a heap object
 on the Pico.
 
 Speed (bench/bench_speed.py, bench/bench_path.py; interpreted bytecode,
-since the tests load the same .mpy files on other machines): a frame is
-drawn straight into the output buffer with the brightness folded into the
-palette (once per change); the market segments, the swatches, the token
+since the tests load the same .mpy files on other machines): what no
+clock moves (the market, the waiting seats, the sectors, the choices, a
+number, the bars) is drawn once per change of the view (`prepare`, into
+`base`), and a frame (`draw`) is a copy of it plus what moves (blinks,
+pulses, the comet, the warnings, the overlays): `App.show` says whether
+the view changed. A frame is drawn straight into the output buffer with
+the brightness folded into the palette (once per change); the market
+segments, the swatches, the token
 rows and a waiting Orchids seat's sector are precomputed per brightness
 and copied with slice stores; a run of one colour (also every n-th pixel:
 the gaps, the dashes, every fifth of a number) is one call with the colour
@@ -98,10 +103,14 @@ _HARVEST_PX = const(9)
 _COUNTS_PX = const(19)  # portfolio entry: the tokens entered (px 0-18), then
 _ENTERED = const(19)  # the seats (px 19-23)
 _SECTOR_PX = const(5)  # Orchids, menus, results: seat/option s = px 5s..5s+3, gap px 5s+4
+_UNITS = const(0)  # a number: its units from px 0 (all of it up to 24)
+_TENS = const(12)  # a number above 24: its tens in white, px 12-23
+_TENS_PX = const(12)
 _ACK_MS = const(250)
 FAULT_MS = const(3000)  # six blinks of the fault cross (App.recover)
 _TICKS_MASK = const(0x3FFFFFFF)  # time.ticks_ms() wraps at 2**30
 _DARK = b"\0\0\0"  # an unlit pixel
+_STILL = const(-1)  # the time of prepare(): a screen draws what no clock moves
 
 # Colours as RGB triples in bytes (a tuple literal could be built at run time).
 # Flowers in button order: dahlia, daffodil, globemaster, snowdrop, tulip.
@@ -206,6 +215,11 @@ def _since(now, at):
     return (now - at) & _TICKS_MASK
 
 
+def _rows(n, size):
+    """n preallocated rows of `size` bytes."""
+    return [bytearray(size) for _ in range(n)]
+
+
 def _tri(now, period, peak):
     """Triangle wave 0..peak..0 over `period` ms (ints only)."""
     t = now % period
@@ -266,9 +280,10 @@ class Ring:
     def __init__(self, count=_RING_PIXELS, limit_ma=DEFAULT_LIMIT_MA, order=None, bright=255):
         if count != _RING_PIXELS:
             raise ValueError("pixel_count %d: the ring's screens need 24 pixels" % count)
-        self.count = count
         self.limit_ma = limit_ma
         self.buf = bytearray(3 * count)  # what goes to the LEDs
+        self.base = bytearray(3 * count)  # what no clock moves of the view's frame (prepare)
+        self.top = 1  # Orchids results: the best score (prepare)
         self.zero = bytes(3 * count)
         self.order = order
         self.pal = bytearray(len(PALETTE))  # the palette x brightness, in the strip's byte order
@@ -278,10 +293,14 @@ class Ring:
         # Row 9 f + look: indexed by the segment's first byte, so a frame
         # needs no multiplication per flower (slots 9 f + 5..8 are unused).
         self.segs = [bytearray(9) if i % 9 < 5 else None for i in range(45)]
-        self.sws = [bytearray(3) for _ in range(len(SWATCH) // 2)]
-        self.toks = [bytearray(12) for _ in range(12)]  # px 20-23 per (tokens 0-5, blink hidden)
+        self.sws = _rows(len(SWATCH) // 2, 3)
+        self.toks = _rows(12, 12)  # px 20-23 per (tokens 0-5, blink hidden)
         self.px = bytearray(3)  # the pen: one pixel's colour (_pen)
-        self.secs = [bytearray(12) for _ in range(18)]  # Orchids: a waiting seat's sector, 0-8+ flowers, then the same gold (ending)
+        self.secs = _rows(18, 12)  # Orchids: a waiting seat's sector, 0-8+ flowers, then the same gold (ending)
+        # The screens by View.mode (_M_OFF .. M_ORCHIDS_END): each draws the
+        # view's still part when `now` is _STILL (prepare), else what moves
+        # at `now` (draw).
+        self.screens = (self._dark, self._stalk, self._orchids, self._choice, self._entry, self._portfolio, self._stalk_end, self._orchids_end)
         self.bright = -1
         # the brightness the first frame will use (the app passes its
         # setting): folding it in costs ~25 ms on the Pico, which belongs to
@@ -307,8 +326,7 @@ class Ring:
                     self._put(j, f, 255 if look == 4 else BAR_LEVEL[j])
                 self.segs[9 * f + look][:] = buf[0:9]
         for n in range(len(SWATCH) // 2):
-            self._put(0, SWATCH[2 * n], SWATCH[2 * n + 1])
-            self.sws[n][:] = buf[0:3]
+            self.sws[n][:] = self._pen(SWATCH[2 * n], SWATCH[2 * n + 1])
         for look in range(12):
             buf[:] = self.zero
             self._tokens(look >> 1, look & 1)
@@ -320,44 +338,31 @@ class Ring:
 
     def _tokens(self, t, hide):
         """px 20-23: t Seedy Business tokens, one amber pip each (a 5th
-        token turns the first pip white); `hide`: the last one is dark (the
-        token the next extra action costs, blinking)."""
-        lit = t if t < 4 else 4
-        nxt = lit - 1 if hide else -1
-        for j in range(lit):
-            if j != nxt:
-                self._put(20 + j, _C_AMBER, 200)
-        if t > 4 and nxt != 0:
-            self._put(20, _C_WHITE, 200)
+        token turns the first pip white); `hide` 1: the last one is dark
+        (the token the next extra action costs, blinking)."""
+        self._run(_TOKENS, (t if t < 4 else 4) - hide, _C_AMBER, 200)
+        if t > 4:
+            self._put(_TOKENS, _C_WHITE, 200)
 
     # -- drawing primitives (all write self.buf) ---------------------------
 
     def _put(self, i, k, level):
         """Pixel i = palette colour k (flower 0-4 or C_*) at level/255."""
-        level += level >> 7
-        j = 3 * i
-        k *= 3
-        buf = self.buf
-        pal = self.pal
-        buf[j] = pal[k] * level >> 8
-        buf[j + 1] = pal[k + 1] * level >> 8
-        buf[j + 2] = pal[k + 2] * level >> 8
+        i *= 3
+        self.buf[i : i + 3] = self._pen(k, level)
 
     def _run(self, i, n, k, level, step=1):
         """n pixels = colour k at level: i, i + step, i + 2 step, ... The
-        colour is computed once (_pen) and each pixel is one slice store
-        (_fill): a call per pixel (_put) was most of a frame's time."""
-        if n > 0:  # one call: every local and stack slot counted (no frame on the heap: <= 11)
-            level += level >> 7  # 0..256: >> 8 below is exact at full level
-            k *= 3
-            self.px[0] = self.pal[k] * level >> 8
-            self.px[1] = self.pal[k + 1] * level >> 8
-            self.px[2] = self.pal[k + 2] * level >> 8
+        colour is computed once (_pen) and each pixel is one slice store:
+        a call per pixel (_put) was most of a frame's time."""
+        if n > 0:  # every local and stack slot counted (no frame on the heap: <= 11): k and level are reused
+            k = self._pen(k, level)  # k: the pen from here on
+            level = self.buf  # level: the frame's buffer
             i *= 3
             step *= 3
             n = i + n * step
             while i < n:
-                self.buf[i : i + 3] = self.px
+                level[i : i + 3] = k
                 i += step
 
     def _pen(self, k, level):
@@ -400,35 +405,38 @@ class Ring:
         """The four gap pixels between the sectors (px 4, 9, 14, 19)."""
         self._run(_SECTOR_PX - 1, 4, k, level, _SECTOR_PX)
 
-    # -- the render entry point ------------------------------------------
+    # -- the entry points ------------------------------------------------
 
     def render(self, view, now_ms):
         """The frame for `view` at `now_ms`: returns self.buf (reused)."""
+        return self.draw(view, now_ms, True)
+
+    def prepare(self, view):
+        """Draw what no clock moves of the view's frame into self.base
+        (draw, when the view changed: once per change, not per frame):
+        the market, the waiting seats, the sectors, choices, numbers and
+        bars. draw() starts every other frame from a copy of it."""
         if view.brightness != self.bright:
             self._scale(view.brightness)
         self.buf[:] = self.zero  # equal-length slice copy: no allocation
-        mode = view.mode
+        self.screens[view.mode](view, _STILL)
+        self.base[:] = self.buf
+
+    def draw(self, view, now_ms, changed):
+        """The frame for `view` at `now_ms`, `changed`: the view is not
+        the one last drawn (any change, its brightness too), so it is
+        prepared first (App.show: its _dirty). A copy of self.base, then
+        what moves (blinks, pulses, the comet, the warnings) and the
+        overlays. Returns self.buf (reused)."""
+        if changed:
+            self.prepare(view)  # (which leaves self.buf = self.base)
+        else:
+            self.buf[:] = self.base
         if view.peek >= 0 and _since(now_ms, view.peek_at) < PEEK_MS:
-            mode = _M_OFF
+            self.buf[:] = self.zero
             self._number(view.values[view.peek], view.peek)
-        if mode == M_STALK:
-            self._stalk(view, now_ms)
-        elif mode == M_ORCHIDS:
-            self._orchids(view, now_ms)
-        elif mode == M_CHOICE:
-            self._choice(view, now_ms)
-        elif mode == M_NUMBER:
-            self._number(view.number, NUM_COLOUR[view.num_kind])
-            if view.unconfirmed and (now_ms // 500) & 1:  # dashed, blinking: "read your Market board"
-                self.px[:] = _DARK
-                self._fill(3, 3 * _RING_PIXELS + 3, 6)  # every other pixel from px 1 dark
-        elif mode == M_PORTFOLIO:
-            self._counts(view)
-            self._entered(view, now_ms)
-        elif mode == M_STALK_END:
-            self._stalk_end(view, now_ms)
-        elif mode == M_ORCHIDS_END:
-            self._orchids_end(view, now_ms)
+        else:
+            self.screens[view.mode](view, now_ms)
         if view.error_at >= 0:
             self._error(view, now_ms)
         at = view.fault_at
@@ -437,6 +445,18 @@ class Ring:
         if self.capped:
             self._output()
         return self.buf
+
+    def _dark(self, v, now):
+        """_M_OFF: nothing."""
+
+    def _entry(self, v, now):
+        """Number entry: the number (still); an unconfirmed one is dashed,
+        blinking (moving): "read your Market board"."""
+        if now == _STILL:
+            self._number(v.number, NUM_COLOUR[v.num_kind])
+        elif v.unconfirmed and (now // 500) & 1:
+            self.px[:] = _DARK
+            self._fill(3, 3 * _RING_PIXELS + 3, 6)  # every other pixel from px 1 dark
 
     def _error(self, view, now):
         """Refused: the whole ring blinks red, once long (E_NOTHING) or
@@ -468,50 +488,53 @@ class Ring:
             j += 9
 
     def _stalk(self, v, now):
-        """Market (px 0-14), seats (px 15-19), the active player's tokens
+        """Still: the market (px 0-14) and the waiting seats (px 15-19),
+        or a harvest being counted: px 15-23 count its tokens in the
+        flower's colour (beyond 9 all white). Moving: the harvest's
+        segment blinks; or the active seat, the active player's tokens
         (px 20-23), then the last-turn comet or a warning."""
-        self._market(v.values)
-        if v.pending >= 0:
-            self._harvest(v, now)
+        if now == _STILL:
+            self._market(v.values)
+            t = v.pending_count
+            if v.pending < 0:
+                self._seats(v, now)
+            elif t > _HARVEST_PX:
+                self._run(_HARVEST, _HARVEST_PX, _C_WHITE, 200)
+            else:
+                self._run(_HARVEST, t, v.pending, 255)
+            return
+        if v.pending >= 0:  # its segment blinks
+            if (now // 125) & 1:
+                now = 9 * v.pending
+                self.buf[now : now + 9] = self.segs[now + 4]
             return
         self._seats(v, now)
         # Tokens of the active player, px 20-23 (_tokens draws them); after
         # the two basic actions the token the next extra action costs blinks.
         t = v.tokens[v.player]
-        hide = v.extra_cost and not v.upkeep and t > 0 and not v.trigger and (now // 400) & 1
-        t = 2 * (t if t < 5 else 5) + (1 if hide else 0)
+        hide = v.extra_cost and not v.upkeep and t > 0 and not v.trigger and (now // 400) & 1  # 0 (False) or 1
+        t = 2 * (t if t < 5 else 5) + hide
         self.buf[3 * _TOKENS : 3 * _RING_PIXELS] = self.toks[t]
         if v.trigger:
             self._comet(now)
         elif v.until_crash < _CRASH_FAR or v.bag < _BAG_FAR:
             self._warning(v.until_crash, v.bag, now)
 
-    def _harvest(self, v, now):
-        """A harvest being counted: its flower's segment blinks, and the
-        status arc (px 15-23) counts the tokens in the flower's colour;
-        beyond 9 the arc turns white."""
-        p = 9 * v.pending
-        if (now // 125) & 1:
-            self.buf[p : p + 9] = self.segs[p + 4]
-        c = v.pending_count
-        if c > _HARVEST_PX:
-            self._run(_HARVEST, _HARVEST_PX, _C_WHITE, 200)
-        else:
-            self._run(_HARVEST, c, v.pending, 255)
-
     def _seats(self, v, now):
-        """px 15-19: the active seat is always full bright white (amber in
-        the upkeep; if it has flushed it dips blue for 0.2 s each second);
-        green flash = event accepted. Other seats: faint white, or brighter
-        blue once flushed (the flipped token)."""
+        """px 15-19. Still: the waiting seats faint white, or brighter
+        blue once flushed (the flipped token). Moving: the active seat is
+        always full bright white (amber in the upkeep; if it has flushed
+        it dips blue for 0.2 s each second); green flash = event
+        accepted."""
         p = v.player
-        self.px[:] = self.sws[_S_IDLE]  # the n seats waiting, then the others
-        self._fill(3 * _SEATS, 3 * _SEATS + 3 * v.n, 3)
-        if max(v.flushed):  # in C: until someone flushes, no loop over the seats
-            for s in range(v.n):
-                if v.flushed[s] and s != p:
-                    self._sw(_SEATS + s, _S_FLUSHED)
-        if p < v.n:
+        if now == _STILL:
+            self.px[:] = self.sws[_S_IDLE]  # the n seats waiting, then the others
+            self._fill(3 * _SEATS, 3 * _SEATS + 3 * v.n, 3)
+            if max(v.flushed):  # in C: until someone flushes, no loop over the seats
+                for s in range(v.n):
+                    if v.flushed[s] and s != p:
+                        self._sw(_SEATS + s, _S_FLUSHED)
+        elif p < v.n:
             s = _S_ACTIVE
             if _since(now, v.ack_at) < _ACK_MS:
                 s = _S_ACK
@@ -577,14 +600,24 @@ class Ring:
         """Five sectors of 4 px, one per seat: each pixel holds two flowers
         (dim = one, bright = two), so 7 flowers = 3.5 px; gold once 7 are
         reached. The active seat's unlit pixels glow white (a full
-        sector's last pixel blinks white instead)."""
-        for s in range(v.n):
-            if s != v.player:
-                self._waiting(v, s)
-            else:
-                self._active(v, s, now)
+        sector's last pixel blinks white instead), green flash = event
+        accepted. Last round: red gaps and the comet."""
+        if now == _STILL:
+            for s in range(v.n):
+                if s != v.player:
+                    self._waiting(v, s)
+                else:
+                    self._active(v, s)
+            if v.last_round:
+                self._gaps(_C_RED, 160)
+            return
+        s = v.player
+        if s < v.n:
+            if v.ending >> s & 1 and (now // 500) & 1:
+                self._put(_SECTOR_PX * s + 3, _C_WHITE, 255)  # a full sector: its tip blinks white
+            if _since(now, v.ack_at) < _ACK_MS:
+                self._put(_SECTOR_PX * s, _C_GREEN, 255)
         if v.last_round:
-            self._gaps(_C_RED, 160)
             self._comet(now)
 
     def _waiting(self, v, s):
@@ -594,15 +627,11 @@ class Ring:
         s *= 3 * _SECTOR_PX
         self.buf[s : s + 12] = self.secs[f]
 
-    def _active(self, v, s, now):
+    def _active(self, v, s):
         """The active seat's sector: its flowers, the unlit pixels white."""
         lit = self._sector(_SECTOR_PX * s, v.flowers[s], v.ending >> s & 1)
         s *= _SECTOR_PX
         self._run(s + lit, 4 - lit, _C_WHITE, 35)
-        if v.ending >> (s // _SECTOR_PX) & 1 and (now // 500) & 1:
-            self._put(s + 3, _C_WHITE, 255)  # a full sector: its tip blinks white
-        if _since(now, v.ack_at) < _ACK_MS:
-            self._put(s, _C_GREEN, 255)
 
     def _sector(self, base, f, full):
         """The flowers of one seat from px `base`, gold if `full` (the seat
@@ -616,35 +645,44 @@ class Ring:
         return lit
 
     def _orchids_end(self, v, now):
-        """Final scores as bars relative to the best; winners gold, pulsing."""
-        top = 1
-        for s in range(v.n):
-            if v.scores[s] > top:
-                top = v.scores[s]
-        now = 120 + _tri(now, 1000, 135)  # the winners' pulse
-        s = v.n
-        while s:  # not range(): one stack slot fewer, and the call below needs it
-            s -= 1
-            self._bar(v, s, top, now)
-
-    def _bar(self, v, s, top, pulse):
-        """Seat s's final score as a bar of up to 4 px."""
-        lit = v.scores[s]
-        lit = (4 * (lit if lit > 0 else 0) + top - 1) // top
-        if v.winner[s]:
-            self._pen(_C_GOLD, pulse)
-        else:
+        """Final scores as bars relative to the best (self.top, still):
+        the others' white, the winners' gold, pulsing (moving)."""
+        if now == _STILL:
+            top = 1
+            for s in range(v.n):
+                if v.scores[s] > top:
+                    top = v.scores[s]
+            self.top = top
             self._pen(_C_WHITE, 60)
-        s *= 3 * _SECTOR_PX
-        top = s + 3 * lit  # its end
-        self._fill(s, top, 3)
+            self._bars(v, 0)
+        else:
+            now = 120 + _tri(now, 1000, 135)  # the winners' pulse
+            self._pen(_C_GOLD, now)
+            self._bars(v, 1)
+
+    def _bars(self, v, win):
+        """The bars of the winners (win 1) or of the others (0), in the
+        pen's colour: each seat's score as up to 4 px."""
+        s = v.n
+        while s:  # not range(): one stack slot fewer, and the fill below needs it
+            s -= 1
+            if v.winner[s] == win:
+                end = v.scores[s]
+                end = 3 * _SECTOR_PX * s + 3 * ((4 * (end if end > 0 else 0) + self.top - 1) // self.top)
+                self._fill(3 * _SECTOR_PX * s, end, 3)
 
     # -- end of a Stalk Exchange game --------------------------------------
 
     def _stalk_end(self, v, now):
-        """Final (busted) values on the market arc, busted flowers' first
-        pixel blinking red; winner seats gold and pulsing."""
-        self._market(v.values)
+        """Final (busted) values on the market arc, the seats that did not
+        win faint white (still); the busted flowers' first pixel blinks
+        red, the winners' seats pulse gold (moving)."""
+        if now == _STILL:
+            self._market(v.values)
+            for f in range(v.n):
+                if not v.winner[f]:
+                    self._sw(_SEATS + f, _S_IDLE)
+            return
         if (now // 300) & 1:
             for f in range(5):
                 if v.busted[f]:
@@ -653,8 +691,6 @@ class Ring:
         for f in range(v.n):
             if v.winner[f]:
                 self._put(_SEATS + f, _C_GOLD, now)
-            else:
-                self._put(_SEATS + f, _C_WHITE, 30)
 
     def _counts(self, v):
         """Portfolio entry: the tokens entered so far as coloured runs in
@@ -675,9 +711,13 @@ class Ring:
         if i >= _COUNTS_PX - 1 and sum(v.counts) + 4 > _COUNTS_PX - 1:  # sum of a bytearray: in C
             self._put(_COUNTS_PX - 1, _C_RED, 255)  # its last pixel red: more than fits
 
-    def _entered(self, v, now):
-        """Portfolio entry, the seats (px 19-23): being entered = blinking
-        white, entered = green."""
+    def _portfolio(self, v, now):
+        """Portfolio entry: the tokens entered (still: _counts); the seats
+        (px 19-23, moving): being entered = blinking white, entered =
+        green."""
+        if now == _STILL:
+            self._counts(v)
+            return
         for s in range(v.n):
             if v.entered[s]:
                 w = _S_ENTERED
@@ -692,36 +732,30 @@ class Ring:
     def _choice(self, v, now):
         """Options sit in the five sectors (the flower button below the
         sector picks it); the selected one is bright. Sectors of one colour
-        and level are one _sectors call (the colour computed once)."""
+        and level are one _sectors call (the colour computed once). What
+        moves: a confirmation's sectors pulse alike, the menu's dark option
+        (close) has a white dot circling."""
         kind = v.choice
-        if kind == CH_PLAYERS or kind == CH_BRIGHT:  # n players / level n = n lit sectors
+        if now != _STILL:
+            if kind == CH_CONFIRM:
+                now = 60 + _tri(now, 600, 195)
+                self._sectors(v.options, _C_RED, now)
+            elif kind == CH_MENU and v.options >> _MENU_CLOSE & 1:
+                kind = 255 if v.sel == _MENU_CLOSE else 40  # its level
+                self._put(_SECTOR_PX * _MENU_CLOSE + (now // 250) % 4, _C_WHITE, kind)
+        elif kind == CH_PLAYERS or kind == CH_BRIGHT:  # n players / level n = n lit sectors
             self._sectors((2 << v.sel) - 1, _C_WHITE, 200)
         elif kind == CH_KIND:  # a new flora type: 4 colours; one already planted: 1 colour
             if v.options & 1:
                 self._quad(160)
             self._sectors(v.options & 30, 4, 160)
             self._gaps(_C_ORCHID, 255)  # ok = orchid: the gap pixels glow orchid purple
-        elif kind == CH_CONFIRM:  # its sectors pulse alike
-            now = 60 + _tri(now, 600, 195)
-            self._sectors(v.options, _C_RED, now)
-        elif kind == CH_MENU and v.options == 31:  # every option
-            self._menu(v.sel, now)
-        else:
+        elif kind != CH_CONFIRM:
             s = 0
             while s < 5:
                 if v.options & (1 << s):
-                    self._option(kind, s, v.sel, now)
+                    self._option(kind, s, v.sel)
                 s += 1
-
-    def _menu(self, sel, now):
-        """The menu with every option: the dim menu as drawn by _scale, the
-        selected option bright, the dark option's white dot circling."""
-        for k in range(5):
-            self._run(_SECTOR_PX * k, 4, MENU_COLOUR[k], 40)
-        k = MENU_COLOUR[sel] if sel < 5 else _C_OFF
-        if k != _C_OFF:
-            self._run(_SECTOR_PX * sel, 4, k, 255)
-        self._put(_SECTOR_PX * _MENU_CLOSE + (now // 250) % 4, _C_WHITE, 255 if sel == _MENU_CLOSE else 40)
 
     def _quad(self, level):
         """px 0-3 in the four flower colours (the Stalk Exchange option, a
@@ -729,7 +763,7 @@ class Ring:
         for j in range(4):
             self._put(j, j, level)
 
-    def _option(self, kind, s, sel, now):
+    def _option(self, kind, s, sel):
         """Option s of a choice screen, bright if selected."""
         sel = 255 if s == sel else 40  # its level
         if kind == CH_GAME:
@@ -740,10 +774,7 @@ class Ring:
         elif kind == CH_LENGTH:  # long: 4 px, short: 2 px
             self._run(_SECTOR_PX * s, 4 if s == 0 else 2, _C_WHITE, sel)
         elif kind == CH_MENU:
-            kind = MENU_COLOUR[s]
-            self._run(_SECTOR_PX * s, 4, kind, sel)
-            if kind == _C_OFF:
-                self._put(_SECTOR_PX * s + (now // 250) % 4, _C_WHITE, sel)
+            self._run(_SECTOR_PX * s, 4, MENU_COLOUR[s], sel)
 
     def _number(self, value, k):
         """0-24: that many pixels, every fifth brighter; above 24: units on
@@ -755,11 +786,11 @@ class Ring:
         if value > _RING_PIXELS:
             tens = value // 10
             value %= 10
-        self._run(0, value, k, 110)
-        self._run(4, value // 5, k, 255, 5)  # every fifth brighter
-        tens = tens if tens < 12 else 12
-        self._run(12, tens, _C_WHITE, 110)
-        self._run(16, tens // 5, _C_WHITE, 255, 5)
+        self._run(_UNITS, value, k, 110)
+        self._run(_UNITS + 4, value // 5, k, 255, 5)  # every fifth brighter
+        tens = tens if tens < _TENS_PX else _TENS_PX
+        self._run(_TENS, tens, _C_WHITE, 110)
+        self._run(_TENS + 4, tens // 5, _C_WHITE, 255, 5)
 
     # -- fault, and the current budget ----------------------------------------
 

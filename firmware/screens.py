@@ -376,11 +376,8 @@ class Menu(Screen):
                 app.finish()
             else:
                 app.pop()
-        elif b < 5 and kind == SHORT:  # brightness: flower = that level
-            v.sel = b
-            v.brightness = BRIGHT_LEVELS[b]
-        elif b == B_MENU and kind == SHORT:
-            v.sel = (v.sel + 1) % 5
+        elif (b < 5 or b == B_MENU) and kind == SHORT:  # brightness: flower = that level, MENU the next
+            v.sel = b if b < 5 else (v.sel + 1) % 5
             v.brightness = BRIGHT_LEVELS[v.sel]
         elif b == B_OK:
             app.push_settings({"brightness": v.brightness})
@@ -536,13 +533,8 @@ class PortfolioEntry(Screen):
     def show(self):
         t = self.app.game.table
         v = self.app.view
-        seat = 0
-        for s in range(t.n):
-            v.entered[s] = t.entered[s]
-        for s in range(t.n):
-            if not t.entered[s]:
-                seat = s
-                break
+        v.entered[0 : t.n] = t.entered  # in C: both are n bytes
+        seat = t.entered.find(b"\0")  # the first seat whose portfolio is missing
         if seat != self.seat:
             self.counts.start(0)
             self.seat = seat

@@ -29,13 +29,13 @@ def bk(*args):
 
 
 def ring_fault_once(sb, msg):
-    real = sb.app.ring.render
+    real = sb.app.ring.draw  # what App.show calls every frame
 
-    def render(*a):
-        sb.app.ring.render = real
+    def draw(*a):
+        sb.app.ring.draw = real
         raise RuntimeError(msg)
 
-    sb.app.ring.render = render
+    sb.app.ring.draw = draw
 
 
 @pytest.fixture
@@ -68,7 +68,7 @@ def test_doctor_shows_the_fault_log(served, tmp_path):
     assert "game in progress: 0001, 2 events" in out
     assert "board sim-pico (id %s)," % sb.hw.uid in out  # the board's own id, beside its type
     assert "firmware faults survived since power-up: 1" in out
-    assert "#1 orchids RuntimeError: the ring fell over @ " in out and "in render" in out
+    assert "#1 orchids RuntimeError: the ring fell over @ " in out and "in draw" in out
     assert (tmp_path / "flash" / "faults.txt").is_file()
 
 

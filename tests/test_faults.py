@@ -140,7 +140,7 @@ def test_storage_fault_a_failing_write(board, monkeypatch):
 
 
 def test_ring_fault(board, monkeypatch):
-    once(monkeypatch, board.app.ring, "render", IndexError("ring fault"))
+    once(monkeypatch, board.app.ring, "draw", IndexError("ring fault"))
     board.wait(100)
     check_recovered(board, "IndexError: ring fault", INJECTED)
 
@@ -186,7 +186,7 @@ def test_a_fault_in_an_op_is_an_error_reply_not_a_fault(board, monkeypatch):
 def test_a_fault_during_setup_returns_to_setup(monkeypatch):
     b = Board()
     b.do("ok")  # Stalk Exchange chosen: players screen
-    once(monkeypatch, b.app.ring, "render", RuntimeError("setup fault"))
+    once(monkeypatch, b.app.ring, "draw", RuntimeError("setup fault"))
     b.wait(60)
     assert b.app.faults == 1 and b.app.game is None and b.screen == "setup_game"
     b.do(STALK)
@@ -252,7 +252,7 @@ def test_the_fault_log_is_bounded_and_keeps_the_newest_lines(store):
 
 
 def test_the_fault_log_is_not_a_game_and_survives_a_reboot(board, monkeypatch):
-    once(monkeypatch, board.app.ring, "render", RuntimeError("ring fault"))
+    once(monkeypatch, board.app.ring, "draw", RuntimeError("ring fault"))
     board.wait(60)
     b2 = board.reboot()
     assert b2.store.archived() == [] and b2.state == board.state
@@ -266,7 +266,7 @@ def test_the_link_reads_the_fault_log(board, monkeypatch):
     dev = link.Link(link.AppBoard(board.app, board.store))
     assert answer(dev, "faults") == ("R", {"faults": ""})
     assert answer(dev, "status")[1]["faults"] == 0
-    once(monkeypatch, board.app.ring, "render", RuntimeError("ring fault"))
+    once(monkeypatch, board.app.ring, "draw", RuntimeError("ring fault"))
     board.wait(60)
     kind, ans = answer(dev, "faults")
     assert kind == "R" and ans["faults"].startswith("#1 stalk RuntimeError: ring fault @ ")
@@ -342,7 +342,7 @@ def test_a_fault_that_repeats_every_step_is_logged_once_and_the_link_still_answe
     def broken(*a):
         raise RuntimeError("stuck")
 
-    monkeypatch.setattr(board.app.ring, "render", broken)
+    monkeypatch.setattr(board.app.ring, "draw", broken)
     port = QueuePort()
     board.app.link = link.Link(link.AppBoard(board.app, board.store), port)
     board.wait(200)
