@@ -412,8 +412,8 @@ class Store:
             for n in ns:
                 if n.endswith(TMP) or d != self.snaps and n.endswith(SNP):  # half-made; a snapshot where an older firmware kept it
                     fs.remove(self._path(n, "", d))
-                elif n[:1].isdigit():
-                    top = max(top, int(n.split(".")[0]))
+                elif n.endswith(LOG) or n.endswith(FIN) or n.endswith(SYN) or n.endswith(SNP):  # a game's (its segments after 0 are not read: boot does not grow with the game)
+                    top = max(top, int(n[:-4]))
         self._next = top + 1
         logs = self._logs(names + live)
         self.log = None
@@ -445,14 +445,14 @@ class Store:
         archive file are what archiving left after its commit point: they
         are deleted here."""
         out = []
-        for n in sorted(names):
-            gid = n[:-4]
-            if not n.endswith(LOG):
-                pass
-            elif gid + FIN in names or gid + SYN in names:
-                self._log(gid).drop()
-            else:
-                out.append(gid)
+        for n in names:
+            if n.endswith(LOG):
+                gid = n[:-4]
+                if gid + FIN in names or gid + SYN in names:
+                    self._log(gid).drop()
+                else:
+                    out.append(gid)
+        out.sort()
         return out
 
     def _read_snapshot(self, gid):
