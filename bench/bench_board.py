@@ -660,7 +660,9 @@ class Campaign:
             got = None if game is None else game.events()
             if not shadow.holds(game):  # neither what was acknowledged nor that plus the apply in flight
                 a, b = self._lost_between(shadow.events(), got)
-                lost, extra = lost + a, extra + (b or not a)  # the same events in another state counts as extra
+                if not (a or b):
+                    b = 1  # the same events in another state: counted as extra
+                lost, extra = lost + a, extra + b
             arch = powercut.archived_events(store)
             for i, want in enumerate(shadow.finished):
                 a, b = self._lost_between(want, arch[i] if i < len(arch) else None)

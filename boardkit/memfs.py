@@ -165,6 +165,16 @@ class MemFS:
             return True, self._keep
         return False, None
 
+    def _commit(self, what, path):
+        """One metadata op (mkdir, remove, rename): counted, a page's
+        program of stall, and the power cut if it falls here (the op does
+        not happen)."""
+        cut, _ = self._op(what, path)
+        if self.stall is not None:
+            self._wait(PAGE_US)
+        if cut:
+            raise PowerCut()
+
     def _wait(self, us):
         """The chip stalls `us` microseconds (see the module doc)."""
         self.stalled_us += us
@@ -239,22 +249,14 @@ class MemFS:
             raise _err(EEXIST)
         if self._parent(path) not in self.dirs:
             raise _err(ENOENT)
-        cut, _ = self._op("mkdir", path)
-        if self.stall is not None:
-            self._wait(PAGE_US)
-        if cut:
-            raise PowerCut()
+        self._commit("mkdir", path)
         self.dirs[path] = 1
 
     def remove(self, path):
         self._alive()
         if path not in self.files:
             raise _err(ENOENT)
-        cut, _ = self._op("remove", path)
-        if self.stall is not None:
-            self._wait(PAGE_US)
-        if cut:
-            raise PowerCut()
+        self._commit("remove", path)
         del self.files[path]
 
     def rename(self, old, new):
@@ -262,9 +264,5 @@ class MemFS:
         self._alive()
         if old not in self.files:
             raise _err(ENOENT)
-        cut, _ = self._op("rename", old + " " + new)
-        if self.stall is not None:
-            self._wait(PAGE_US)
-        if cut:
-            raise PowerCut()
+        self._commit("rename", old + " " + new)
         self.files[new] = self.files.pop(old)

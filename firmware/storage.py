@@ -48,6 +48,7 @@ LIVE = "-live"  # the live directory, beside the root (/bk-live): the game in pr
 SNAPS = "-snap"  # the snapshot's directory, beside it (/bk-snap): in the live one, it made each compaction of it read 3x the flash
 SEG = 192  # bytes a live log's segment takes frames up to: littlefs keeps a file this small inline in the directory's metadata, so an append erases no block (docs/storage.md)
 STALL_MS = const(20)  # a frame's write this long erased a block (docs/storage.md)
+_TICKS_MASK = const(0x3FFFFFFF)  # ticks_ms() wraps at 2**30
 QUIET_MS = const(250)  # so a due snapshot waits this long after it: one gesture's writes never stack two erases
 SNAP_ROOM = 512  # bytes for snapshot files before their buffer must grow (a 5-player game: ~110 Stalk Exchange, ~420 Orchids)
 # crc32(data + crc32(data) as 4 LE bytes) is this constant for any data, so
@@ -523,10 +524,10 @@ class Store:
             clock = self.clock
             t = clock and clock()
             game.log.flush()
-            if clock and (clock() - t) & 0x3FFFFFFF >= STALL_MS:
+            if clock and (clock() - t) & _TICKS_MASK >= STALL_MS:
                 self._erased = t
             e = self._erased
-            if self._due(game) and (e is None or (clock() - e) & 0x3FFFFFFF >= QUIET_MS):
+            if self._due(game) and (e is None or (clock() - e) & _TICKS_MASK >= QUIET_MS):
                 self._snapshot(game)
         if self._pfin:
             self._pfin = False

@@ -184,10 +184,15 @@ SYNTHETIC = {
 }
 
 
+def write_tree(root, files):
+    """Write {relative path: text} under `root`, folders made."""
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+
+
 def test_each_broken_wall_is_named_with_its_file_line_and_import(tmp_path):
-    for rel, text in SYNTHETIC.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text)
+    write_tree(tmp_path, SYNTHETIC)
     bad = violations(tmp_path)
     assert sorted(line.split(" (")[0] for line in bad) == [
         "boardkit/bad_host.py:1: boardkit imports host.errors",
@@ -225,9 +230,7 @@ HOST_SYNTHETIC = {
 
 
 def test_each_broken_floor_and_each_private_import_is_named(tmp_path):
-    for rel, text in HOST_SYNTHETIC.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text)
+    write_tree(tmp_path, HOST_SYNTHETIC)
     bad = host_violations(tmp_path)
     assert sorted(line.split(" (")[0] for line in bad) == [
         "bench/bad_private_module.py:1: bench.bad_private_module imports _hidden from host.sync._hidden",
