@@ -440,8 +440,10 @@ class Ring:
         if view.error_at >= 0:
             self._error(view, now_ms)
         at = view.fault_at
-        if at >= 0 and (now_ms - at) & _TICKS_MASK < FAULT_MS:
-            self._fault((now_ms - at) & _TICKS_MASK)
+        if at >= 0:
+            at = (now_ms - at) & _TICKS_MASK  # its age
+            if at < FAULT_MS:
+                self._fault(at)
         if self.capped:
             self._output()
         return self.buf

@@ -30,12 +30,7 @@ __init__ calls Screen.__init__), an instance in App.__init__, its words in
 app_words.TITLES / HINTS.
 """
 
-from engine_lite import const
-
-
-from engine_lite import EngineError
-from engine_lite import record
-from engine_lite import tables
+from engine_lite import const, EngineError, record, tables
 from engine_lite.vocab import FLOWERS, GAMES, BRIGHT_LEVELS, B_UNDO, B_OK, B_MENU
 from firmware import ring
 from firmware.buttons import SHORT, LONG
@@ -327,9 +322,10 @@ class Menu(Screen):
     def enter(self, back):
         """Opened over screen `back` (App.push), which sets its items."""
         self.back = back
-        if back is self.app.stalk:
+        app = self.app
+        if back is app.stalk:
             self.items = 31
-        elif self.app.game is not None:
+        elif app.game is not None:
             self.items = (1 << _MI_BRIGHT) | (1 << _MI_NEW) | (1 << _MI_CLOSE)
         else:
             self.items = (1 << _MI_BRIGHT) | (1 << _MI_CLOSE)
@@ -387,16 +383,17 @@ class Menu(Screen):
             app.pop()
 
     def _activate(self, item):
+        app = self.app
         if item == _MI_FLUSH or item == _MI_CRASH:
-            self.app.pop()
-            self.app.apply(record.FLUSH if item == _MI_FLUSH else record.CRASH)
+            app.pop()
+            app.apply(record.FLUSH if item == _MI_FLUSH else record.CRASH)
         elif item == _MI_BRIGHT:
-            self.old_brightness = self.app.view.brightness
+            self.old_brightness = app.view.brightness
             self.to_step(_BRIGHT)
         elif item == _MI_NEW:
             self.to_step(_CONFIRM)
         else:
-            self.app.pop()
+            app.pop()
 
 
 # -- stalk -----------------------------------------------------------------
