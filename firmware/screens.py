@@ -32,8 +32,34 @@ app_words.TITLES / HINTS.
 
 from engine_lite import const, EngineError, record, tables
 from engine_lite.vocab import FLOWERS, GAMES, BRIGHT_LEVELS, B_UNDO, B_OK, B_MENU
-from firmware import ring
 from firmware.buttons import SHORT, LONG
+
+# firmware/ring.py's screens (M_*), choice palettes (CH_*), number colours
+# (N_*) and refusals (E_*) that the screens use, as private copies
+# (tests/test_screens.py holds them equal to ring's): the compiler folds a
+# const only within its module, so each `ring.X` cost its name in
+# screens.mpy and a lookup on every use, and every bundle byte is heap on the
+# Pico (docs/design.md "Memory and the bundle"). With these the screens need
+# nothing else of ring and no longer import it: 326 B off the bundle.
+_M_STALK = const(1)
+_M_ORCHIDS = const(2)
+_M_CHOICE = const(3)
+_M_NUMBER = const(4)
+_M_PORTFOLIO = const(5)
+_M_STALK_END = const(6)
+_M_ORCHIDS_END = const(7)
+_CH_GAME = const(0)
+_CH_PLAYERS = const(1)
+_CH_LENGTH = const(2)
+_CH_MENU = const(3)
+_CH_BRIGHT = const(4)
+_CH_KIND = const(5)
+_CH_CONFIRM = const(6)
+_N_TRACK = const(0)
+_N_POINTS = const(1)
+_N_SEEDS = const(2)
+_E_RULE = const(2)
+_E_SHORT = const(3)
 
 
 # -- number entry --------------------------------------------------------
@@ -118,14 +144,14 @@ class Screen:
 
 def show_choice(view, kind, options, sel):
     """A choice screen: `options` = bit per available sector, `sel` chosen."""
-    view.mode = ring.M_CHOICE
+    view.mode = _M_CHOICE
     view.choice = kind
     view.options = options
     view.sel = sel
 
 
 def show_number(view, kind, value, unconfirmed=0):
-    view.mode = ring.M_NUMBER
+    view.mode = _M_NUMBER
     view.num_kind = kind
     view.number = value
     view.unconfirmed = unconfirmed
@@ -138,7 +164,7 @@ def number_press(app, entry, b, kind, hi):
     if b < 5:
         if entry.add(0, b + 1 if kind == SHORT else -1 - b, hi):
             return True
-        app.blink_error(ring.E_SHORT)
+        app.blink_error(_E_SHORT)
     elif b == B_UNDO and entry.undo():
         return True
     else:
@@ -184,13 +210,13 @@ class Setup(Screen):
         v = self.app.view
         s = self.step
         if s == _GAME:
-            show_choice(v, ring.CH_GAME, 3, self.game)
+            show_choice(v, _CH_GAME, 3, self.game)
         elif s == _PLAYERS:
-            show_choice(v, ring.CH_PLAYERS, 30, self.players - 1)
+            show_choice(v, _CH_PLAYERS, 30, self.players - 1)
         elif s == _LENGTH:
-            show_choice(v, ring.CH_LENGTH, 3, self.short)
+            show_choice(v, _CH_LENGTH, 3, self.short)
         else:
-            show_number(v, ring.N_TRACK, self.track.values[0], self.unconfirmed)
+            show_number(v, _N_TRACK, self.track.values[0], self.unconfirmed)
 
     def press(self, b, kind):
         app = self.app
@@ -335,15 +361,15 @@ class Menu(Screen):
     def show(self):
         v = self.app.view
         if self.step == _MENU:
-            show_choice(v, ring.CH_MENU, self.items, self.sel)
+            show_choice(v, _CH_MENU, self.items, self.sel)
         elif self.step == _BRIGHT:
             sel = 0
             for i in range(5):
                 if BRIGHT_LEVELS[i] <= v.brightness:
                     sel = i
-            show_choice(v, ring.CH_BRIGHT, 31, sel)
+            show_choice(v, _CH_BRIGHT, 31, sel)
         else:
-            show_choice(v, ring.CH_CONFIRM, 31, 0)
+            show_choice(v, _CH_CONFIRM, 31, 0)
 
     def press(self, b, kind):
         app = self.app
@@ -428,7 +454,7 @@ class StalkPlay(Screen):
     def show(self):
         t = self.app.game.table
         v = self.app.view
-        v.mode = ring.M_STALK
+        v.mode = _M_STALK
         v.n = t.n
         v.player = t.player
         v.values[:] = t.values  # in C, no allocation: both are 5 bytes
@@ -448,7 +474,7 @@ class StalkPlay(Screen):
         harvesting may start (after the turn's two basic actions)."""
         app = self.app
         if not app.game.legal(record.OP_HARVEST):
-            app.blink_error(ring.E_RULE)
+            app.blink_error(_E_RULE)
             return
         if self.flower != f:
             if not self.commit():
@@ -537,7 +563,7 @@ class PortfolioEntry(Screen):
             self.seat = seat
         v.n = t.n
         v.player = seat
-        v.mode = ring.M_PORTFOLIO
+        v.mode = _M_PORTFOLIO
         v.counts[:] = self.counts.values
 
     def press(self, b, kind):
@@ -547,7 +573,7 @@ class PortfolioEntry(Screen):
             if c.add(b, 1 if kind == SHORT else -1, tables.TOKENS_PER_FLOWER):
                 self.show()
             else:
-                app.blink_error(ring.E_SHORT)
+                app.blink_error(_E_SHORT)
         elif b == B_OK:
             v = c.values
             app.apply(record.encode_portfolio(self.seat, v))
@@ -581,7 +607,7 @@ class OrchidsPlay(Screen):
     def show(self):
         t = self.app.game.table
         v = self.app.view
-        v.mode = ring.M_ORCHIDS
+        v.mode = _M_ORCHIDS
         v.n = t.n
         v.player = t.player
         ending = 0
@@ -631,9 +657,9 @@ class PlantEntry(Screen):
     def show(self):
         v = self.app.view
         if self.step == _KIND:
-            show_choice(v, ring.CH_KIND, 3, -1)
+            show_choice(v, _CH_KIND, 3, -1)
         else:
-            show_number(v, ring.N_POINTS if self.step == _POINTS else ring.N_SEEDS, self.number.values[0])
+            show_number(v, _N_POINTS if self.step == _POINTS else _N_SEEDS, self.number.values[0])
 
     def press(self, b, kind):
         app = self.app
@@ -641,7 +667,7 @@ class PlantEntry(Screen):
         if s == _KIND:
             if b < 2 and kind == SHORT:
                 if b and app.game.table.new_name(2) is None:  # no flora planted yet
-                    app.blink_error(ring.E_RULE)
+                    app.blink_error(_E_RULE)
                     return
                 self.kind = b + 1
             elif b == B_OK:
@@ -704,12 +730,12 @@ class Results(Screen):
         v = self.app.view
         v.n = t.n
         if g.game == record.STALK:
-            v.mode = ring.M_STALK_END
+            v.mode = _M_STALK_END
             for f in range(5):
                 v.values[f] = final["values"][FLOWERS[f]]
                 v.busted[f] = 1 if FLOWERS[f] in final["busted"] else 0
         else:
-            v.mode = ring.M_ORCHIDS_END
+            v.mode = _M_ORCHIDS_END
         for s in range(5):
             v.winner[s] = 0
             v.scores[s] = 0
