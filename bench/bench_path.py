@@ -64,8 +64,12 @@ Figures, over both titles (short presses; long ones apart):
   the handler, the store, the redraw; p50 p90 p99 max.
   ``press_to_first_frame_ms_*``: to the first frame of any kind;
 * ``event_durable_ms_p99`` (and the rest): the release edge -> the end of
-  the last flash program/erase made before the next gesture arrives
-  (events that write only);
+  the last flash program/erase of the loop step that took the gesture (its
+  frame, a due snapshot, a finish; events that write only). The quiet
+  work the loop does once the buttons have been still for 300 ms
+  (``Store.quiet``: a segment's move, a compaction made ahead of need) is
+  no event's: no event waits for it. What it costs a press that comes
+  during it is in press-to-light;
 * ``loop_idle_ms``: the median period of a turn in which nothing happened;
 * ``frame_ms_max``: the slowest redraw of a frame that was written
   (App.show's start -> the strip write);
@@ -411,7 +415,7 @@ class Run:
 
     def _flash_done(self):
         g = self._current()
-        if g is not None:
+        if g is not None and g["step_open"]:  # the step that took it (the quiet work is no event's)
             g["durable"] = self.clock
             g["writes"] += 1
 

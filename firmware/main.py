@@ -12,31 +12,34 @@ import gc
 from firmware.buttons import ticks_diff
 
 
-QUIET_MS = 300  # no button has moved for this long: a garbage collection is due
+QUIET_MS = 300  # no button has moved for this long: the quiet work and a garbage collection are due
 
 
 def tidy(app):
-    """Between two steps of the loop: collect the garbage once per quiet
-    spell, when no button has moved for QUIET_MS, so that a collection
-    (milliseconds on the Pico) falls between gestures, never inside one,
-    and seldom delays a release. Why 300 ms: a pause players make many
-    times a game (between turns), and short enough that the heap never goes
-    long uncollected: in a heap that has not been collected for a while an
-    allocation's search for a free block (gc_alloc) costs milliseconds on
-    the Pico, and some land on the frame path. bench_path measured 1000 ms
-    against 300 ms: the slowest frame 7.8 against 5.3 ms, press-to-light
-    p50 7.9 against 5.7 ms. It asks the heap nothing: gc.mem_free() and
-    gc.mem_alloc() each walk the heap's whole allocation table (7 ms each
-    on the Pico, every 5 ms loop turn). Allocates nothing. A long run of
-    gestures with no pause finds the heap full at last and collects then,
-    as MicroPython always does."""
+    """Between two steps of the loop: once per quiet spell, when no button
+    has moved for QUIET_MS, the flash work no event should wait for
+    (Store.quiet: a full segment moved, the live directory compacted ahead
+    of need), then a garbage collection, so that both (milliseconds on the
+    Pico; a compaction's erase stalls the chip 45 ms) fall between
+    gestures, never inside one, and seldom delay a release. Why 300 ms: a
+    pause players make many times a game (between turns), and short enough
+    that the heap never goes long uncollected: in a heap that has not been
+    collected for a while an allocation's search for a free block
+    (gc_alloc) costs milliseconds on the Pico, and some land on the frame
+    path. bench_path measured 1000 ms against 300 ms: the slowest frame 7.8
+    against 5.3 ms, press-to-light p50 7.9 against 5.7 ms. It asks the heap
+    nothing: gc.mem_free() and gc.mem_alloc() each walk the heap's whole
+    allocation table (7 ms each on the Pico, every loop turn). An idle turn
+    allocates nothing. A long run of gestures with no pause finds the heap
+    full at last and collects then, as MicroPython always does."""
     b = app.buttons
     if b.edge >= 0 and ticks_diff(b.clock(), b.edge) >= QUIET_MS:
-        b.edge = -1  # collected: none due until a button moves again
+        b.edge = -1  # done: nothing due until a button moves again
+        app.store.quiet()
         gc.collect()
 
 
-SLEEP_MS = 3  # the pause between two turns: with an idle turn's ~1.3 ms of work on the Pico, a ~4.3 ms period
+SLEEP_MS = 1  # the pause between two turns: with an idle turn's ~0.9 ms of work on the Pico, a ~1.9 ms period (bench_path)
 
 
 def loop_step(app, sleep_ms):

@@ -46,10 +46,11 @@ FAULTS_MAX = 1024  # bytes kept: the oldest lines go first
 SNAP_MAGIC = b"BKS1"
 LIVE = "-live"  # the live directory, beside the root (/bk-live): the game in progress's last segment (FlashLog)
 SNAPS = "-snap"  # the snapshot's directory, beside it (/bk-snap): in the live one, it made each compaction of it read 3x the flash
+PUMP = const(11)  # commits to the live directory since it compacted: at the next quiet spell, make it compact (Store.quiet)
+SCRATCH = "/scratch"  # the file in the live directory whose rewrites do that (boot ignores it: no game's name)
 SEG = 192  # bytes a live log's segment takes frames up to: littlefs keeps a file this small inline in the directory's metadata, so an append erases no block (docs/storage.md)
-STALL_MS = const(20)  # a frame's write this long erased a block (docs/storage.md)
+STALL_MS = const(20)  # a write this long erased a block (docs/storage.md)
 _TICKS_MASK = const(0x3FFFFFFF)  # ticks_ms() wraps at 2**30
-QUIET_MS = const(250)  # so a due snapshot waits this long after it: one gesture's writes never stack two erases
 SNAP_ROOM = 512  # bytes for snapshot files before their buffer must grow (a 5-player game: ~110 Stalk Exchange, ~420 Orchids)
 # crc32(data + crc32(data) as 4 LE bytes) is this constant for any data, so
 # a frame checks with one crc32 call and no big-int arithmetic.
@@ -170,6 +171,7 @@ class FlashLog:
         self.end = 0  # offset after the last intact frame
         self.since = 0  # frames written since the snapshot's point
         self.pend = None  # a record appended, indexed, not yet on flash (flush)
+        self.moving = -1  # the full segment still in the live directory (move), or -1
 
     def __len__(self):
         return self.base + len(self.tail)
@@ -273,11 +275,22 @@ class FlashLog:
             k = self.end >> 16
             with self.fs.open(self.path(k, self.tip), "ab") as f:  # on littlefs/FAT, close commits the data
                 f.write(frame(rec))  # framed here: no frame buffer held while the ring is drawn
-            if k and self.end & 0xFFFF == len(rec) + 5:  # a new segment's first frame: the one before leaves the live directory
-                try:  # (after the frame: moved first, littlefs erased both blocks of the live pair in one commit, once a game)
-                    self.fs.rename(self.path(k - 1, self.live), self.path(k - 1))
-                except OSError:  # an older firmware's, already there (or left where it is: it is read there too)
-                    pass
+            if k and self.end & 0xFFFF == len(rec) + 5:  # a new segment's first frame: the one before is to leave the live directory
+                self.move()  # the one before that, if no quiet spell moved it
+                self.moving = k - 1  # (after the frame: moved first, littlefs erased both blocks of the live pair in one commit, once a game)
+
+    def move(self):
+        """Move the full segment out of the live directory, into the games
+        directory: done when the buttons are quiet (Store.quiet), so that
+        its two commits (and a compaction of either directory) are no
+        event's flash work; at the latest when the next segment begins."""
+        k = self.moving
+        if k >= 0:
+            self.moving = -1
+            try:
+                self.fs.rename(self.path(k, self.live), self.path(k))
+            except OSError:  # an older firmware's, already there (or left where it is: it is read there too)
+                pass
 
     def append(self, rec):
         """Index `rec` now; its frame waits for flush(), done by the Store
@@ -370,8 +383,8 @@ class Store:
 
     def __init__(self, root="/bk", fs=None, keep=20, snapshot_every=16, clock=None):
         self.root = root.rstrip("/")
-        self.clock = clock  # ticks_ms, to keep snapshots out of an erase's wake (None: never kept out)
-        self._erased = None  # ticks_ms when a frame's write last stalled on an erase
+        self.clock = clock  # ticks_ms: quiet() times its writes with it (None: quiet() does nothing)
+        self._commits = PUMP  # commits to the live directory since it compacted (unknown at boot: due)
         self.live = self.root + LIVE
         self.snaps = self.root + SNAPS
         self.fs = _OsFS() if fs is None else fs
@@ -406,6 +419,10 @@ class Store:
         self._pgame = None
         self._pfin = False
         fs = self.fs
+        try:  # a write before any read: littlefs settles a move a cut left half-done (till then it hides the file after the moved one)
+            fs.remove(self.live + SCRATCH)
+        except OSError:
+            pass
         names = self._names()
         live = self._names(self.live)
         top = 0
@@ -508,10 +525,7 @@ class Store:
         """Write what apply(..., later=True) left waiting: the event's frame
         (once it is on flash the event is durable), then a due snapshot of
         the game with the event in it (built here, after the ring showed
-        the event: its work delays no light; left to a later flush for
-        QUIET_MS after a frame's write stalled on an erase, so that one
-        gesture's writes never stack a second erase on the first), then a
-        finish(later=True),
+        the event: its work delays no light), then a finish(later=True),
         whose own last op is its commit (the archive's rename). The event is
         acknowledged when this returns: a cut in the snapshot's write keeps
         an event that is durable but was not yet acknowledged (the one in
@@ -521,18 +535,44 @@ class Store:
         game = self._pgame
         self._pgame = None
         if game is not None:
-            clock = self.clock
-            t = clock and clock()
-            game.log.flush()
-            if clock and (clock() - t) & _TICKS_MASK >= STALL_MS:
-                self._erased = t
-            e = self._erased
-            if self._due(game) and (e is None or (clock() - e) & _TICKS_MASK >= QUIET_MS):
+            self._commit(game.log.flush)
+            if self._due(game):
                 self._snapshot(game)
         if self._pfin:
             self._pfin = False
             self._archive()
             self._prune()
+
+    def quiet(self):
+        """The flash work no event should wait for, done while the buttons
+        are quiet (firmware/main.py tidy; only with the board's clock):
+        the full segment leaves the live directory, and once PUMP commits
+        have gone to that directory since it last compacted (it does every
+        ~15: littlefs's 4 KB metadata block takes 256 bytes a commit), up
+        to five rewrites of a one-byte scratch file in it make it compact
+        now, not in the write of the next event (docs/storage.md "Flash
+        work per event")."""
+        log = self.log
+        if log and log.live and self.clock:
+            if log.moving >= 0:
+                self._commit(log.move)
+            for _ in range(5):
+                if self._commits >= PUMP:
+                    self._commit(self._scratch)
+
+    def _commit(self, write):
+        """Run `write`, a commit to the live directory, and count it; one
+        that stalled for STALL_MS erased a block: the directory compacted."""
+        clock = self.clock
+        t = clock and clock()
+        write()
+        self._commits += 1
+        if clock and (clock() - t) & _TICKS_MASK >= STALL_MS:
+            self._commits = 0
+
+    def _scratch(self):
+        with self.fs.open(self.live + SCRATCH, "wb") as f:
+            f.write(b"1")
 
     def _snapshot_of(self, game):
         """Game.snapshot with room for the file's header and checksum, in
@@ -563,7 +603,7 @@ class Store:
         game = Game(log)
         game.judge(start_record)  # judged once, first: EngineError, nothing written or archived
         self._archive()
-        self._logs(self._names())  # an archived game's segments go before the new game's first frame
+        self._logs(self._names() + self._names(self.live))  # an archived game's segments go (wherever they are) before the new game's first frame
         self._buffer(0)  # the buffer holds the archived game's snapshot, if any
         self._next = n + 1
         self.log = log

@@ -27,13 +27,24 @@ class Pin:
         return self.v
 
 
+class QuietStore:
+    """Counts the quiet work tidy asks of the Store."""
+
+    def __init__(self):
+        self.quiet_spells = 0
+
+    def quiet(self):
+        self.quiet_spells += 1
+
+
 class Board:
-    """Just what tidy reads of an App: its buttons (on a stepped clock)."""
+    """Just what tidy reads of an App: its buttons (on a stepped clock) and its store."""
 
     def __init__(self):
         self.t = 0
         self.pins = [Pin() for _ in range(8)]
         self.buttons = Buttons(self.pins, lambda: self.t)
+        self.store = QuietStore()
 
     def run(self, ms, collected):
         for _ in range(0, ms, 5):
@@ -43,7 +54,7 @@ class Board:
         return len(collected)
 
 
-def test_tidy_collects_once_per_quiet_spell_never_inside_a_gesture(monkeypatch):
+def test_tidy_does_the_quiet_work_once_per_quiet_spell_never_inside_a_gesture(monkeypatch):
     collected = []
     monkeypatch.setattr(board_main.gc, "collect", lambda: collected.append(1))
     b = Board()
@@ -62,6 +73,7 @@ def test_tidy_collects_once_per_quiet_spell_never_inside_a_gesture(monkeypatch):
         b.run(240, collected)
     assert len(collected) == 3
     assert b.run(QUIET_MS + 10, collected) == 4
+    assert b.store.quiet_spells == 4  # the Store's quiet work comes with each collection, never inside a gesture
 
 
 # An idle turn of the real loop, in the real MicroPython at the Pico's heap,
@@ -75,7 +87,7 @@ from boardkit.hw_sim import SimHW
 from boardkit.memfs import MemFS
 from firmware.storage import Store
 from firmware.app import App
-from firmware.main import loop_step, QUIET_MS
+from firmware.main import loop_step, QUIET_MS, SLEEP_MS
 class NeoPixel:
     # MicroPython's neopixel.NeoPixel as the App sees it: buf in GRB ORDER, write()
     ORDER = (1, 0, 2, 3)
@@ -109,14 +121,14 @@ def untouched(turns):
     return micropython.mem_total() - t
 def tap(b):
     hw.press(b)
-    for _ in range(12):
+    for _ in range(36 // SLEEP_MS):  # held 36 ms of turns (a press needs 20)
         loop_step(app, sleep_ms)
     hw.release(b)
-    for _ in range(4):
+    for _ in range(12 // SLEEP_MS):
         loop_step(app, sleep_ms)
 for _ in range(50):
     loop_step(app, sleep_ms)  # the first frames drawn, caches warm
-turns = 2 * QUIET_MS // 5
+turns = 2 * QUIET_MS // SLEEP_MS  # the turns' pauses alone make twice the quiet time
 res.append([app.screen, idle(turns), app.faults, untouched(turns)])
 for b in (6, 4, 6, 6):  # Stalk Exchange, 5 players, start space, go
     tap(b)

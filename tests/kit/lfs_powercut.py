@@ -8,7 +8,9 @@ cut there costs must be counted on the file system the board really has
 (tests/kit/lfs_flash.py: the rp2 port's geometry and littlefs settings).
 
 How: one whole game is played through the pins (boardkit/script.py) by the
-real App and Store on a RAM flash that records every block operation with
+real App and Store, each step followed by the loop's tidy() (so the quiet
+work between gestures, Store.quiet, is cut into too; an erase stalls the
+board's clock 45 ms, as on the chip, so the Store sees its compactions), on a RAM flash that records every block operation with
 its bytes, together with how many events had been shown on the ring and how
 many acknowledged (on_event) when it was attempted. Then, for every
 operation k (and, for a program, again with it torn after half its bytes),
@@ -35,6 +37,7 @@ import os
 from engine_lite import record
 from boardkit import script
 from firmware.app import App
+from firmware.main import tidy
 from boardkit.hw_sim import SimHW
 from firmware.storage import Store
 from tests.kit.lfs_flash import PROG, READ, ERASE, BLOCK_SIZE, PAGE_SIZE, Flash, mount, unmount
@@ -48,6 +51,10 @@ class ShowingApp(App):
         SHOWN.append((self.store.game_id, index, bytes(rec)))
         App._changed(self, index, rec)
 
+    def step(self):
+        App.step(self)
+        tidy(self)  # as the board's loop turn: the quiet work (Store.quiet) between gestures is cut into too
+
 
 class Recorder(Flash):
     """A RAM flash that keeps every operation, with the bytes a program
@@ -57,6 +64,7 @@ class Recorder(Flash):
         Flash.__init__(self)
         self.tape = None
         self._buf = None
+        self.stall = None  # fn(ms): an erase stalls the board's clock, as the chip's (the Store sees a compaction)
 
     def writeblocks(self, n, buf, off=None):
         self._buf = buf
@@ -64,6 +72,8 @@ class Recorder(Flash):
 
     def _logged(self, kind, n, off, nb):
         Flash._logged(self, kind, n, off, nb)
+        if kind == ERASE and self.stall:
+            self.stall(45)
         if self.tape is not None:
             data = bytes(self._buf) if kind == PROG else None
             self.tape.append((kind, n, off, data, len(SHOWN), len(ACKED)))
@@ -108,7 +118,8 @@ def play(text):
     before = bytearray(f.mem)
     f.tape = []
     hw = SimHW(None, 24)
-    app = ShowingApp(hw, Store("/flash/bk"))
+    f.stall = hw.advance
+    app = ShowingApp(hw, Store("/flash/bk", clock=hw.ticks_ms))
     app.on_event.append(lambda gid, i, rec: ACKED.append((gid, i, bytes(rec))))
     script.play(app, hw, script.parse(text))
     tape = f.tape
