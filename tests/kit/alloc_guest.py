@@ -80,6 +80,9 @@ class RamStore:
     def flush(self):
         pass
 
+    def quiet(self):
+        pass  # no flash: no quiet work (the loop's tidy asks for it)
+
     def undo(self, game):
         game.undo()
 
