@@ -86,7 +86,7 @@ REDRAWS = 3  # full redraws per screen of the tour: the figure is their median
 # by address), so every figure is the median over these layouts.
 LAYOUTS = (0, 1056, 4160)
 STRIP_WRITE_MS = 0.77  # 24 pixels of WS2812 at 800 kHz, measured on the emulated RP2040
-LOOP_SLEEP_MS = 5  # firmware/main.py
+LOOP_SLEEP_MS = 5  # the loop period this estimate has always assumed (firmware/main.py now pauses SLEEP_MS; bench_path measures the loop)
 BUDGET = {"redraw_ms": 2, "event_ms_median": 5, "event_ms_max": 15, "press_to_light_ms": 25}
 
 # The counting harness: measure(fn) is one counted call of fn(0), keep()
