@@ -114,3 +114,23 @@ def test_work_inside_a_gate_is_not_counted(tmp_path):
     empty, gated, counted = (bench_path.chip_ns(dumps.next())[3] for _ in range(3))
     assert counted > 20 * 5000  # 5000 loop turns of bytecode, counted
     assert gated - empty < 2000  # the same work behind a gate: the call alone
+
+
+def test_the_calibration_commit_s_guest_is_built_by_its_own_bundler(tmp_path):
+    """--calibrate (and make bench) run the instrument on the commit the
+    emulated RP2040 measured: its bundle must be what that commit's own
+    `make firmware` made (this tree's manifest cannot build an older tree),
+    with this tree's guest half beside it."""
+    root = bench_path.ROOT
+    old = tmp_path / "old"
+    r = subprocess.run(["git", "worktree", "add", "--detach", str(old), bench_path.CALIBRATION_COMMIT], cwd=root, capture_output=True, text=True)
+    if r.returncode:
+        pytest.skip("commit %s is not in this clone" % bench_path.CALIBRATION_COMMIT)
+    try:
+        dst = bench_path.guest_tree(tmp_path / "guest", old)
+        assert (dst / "firmware" / "app.mpy").exists() and (dst / "path_guest.mpy").exists()
+        assert not (dst / "host").exists()  # what the old bundler ships, no more
+        new = bench_path.guest_tree(tmp_path / "new")
+        assert (dst / "firmware" / "storage.mpy").read_bytes() != (new / "firmware" / "storage.mpy").read_bytes()
+    finally:
+        subprocess.run(["git", "worktree", "remove", "--force", str(old)], cwd=root, capture_output=True)
