@@ -10,9 +10,10 @@ cut there costs must be counted on the file system the board really has
 How: one whole game is played through the pins (boardkit/script.py) by the
 real App and Store, each step followed by the loop's tidy() (so the quiet
 work between gestures, Store.quiet, is cut into too; an erase stalls the
-board's clock 45 ms, as on the chip, so the Store sees its compactions), on a RAM flash that records every block operation with
-its bytes, together with how many events had been shown on the ring and how
-many acknowledged (on_event) when it was attempted. Then, for every
+board's clock 45 ms, as on the chip, so the Store sees its compactions),
+on a RAM flash that records every block operation with its bytes,
+together with how many events had been shown on the ring and how many
+acknowledged (on_event) when it was attempted. Then, for every
 operation k (and, for a program, again with it torn after half its bytes),
 the flash as a cut at k leaves it is rebuilt (the image before the game
 plus operations 0..k-1), mounted, and booted by a fresh Store, and every
