@@ -16,7 +16,8 @@ import pytest
 import firmware.main as board_main
 from firmware.buttons import Buttons
 from firmware.main import QUIET_MS, tidy
-from tests.kit.mpy_harness import run_mpy
+from tests.kit.button_scripts import FULL_GAMES, cpython_result, load_events
+from tests.kit.mpy_harness import REPO, guest_tree, run_mpy
 
 
 class Pin:
@@ -177,3 +178,38 @@ def test_the_loop_recovers_from_a_fault_and_goes_on(monkeypatch):
     with pytest.raises(_Stop):
         board_main.run(FlakyApp(), lambda ms: None)
     assert seen == ["turn", "turn", "recover: flash failed", "turn", "turn"]
+
+
+# A whole game from boot, as firmware/main.py boots (load(), in the game
+# driver): which modules load after boot, by the game's start and by its end.
+TITLE_RULES = """
+import sys
+from tests.kit.game_driver import start, step, finish, board
+booted = set(sys.modules)
+start('gestures.txt')
+while board['app'].game is None and step():
+    pass
+print('STARTED', ' '.join(sorted(set(sys.modules) - booted)))
+while step():
+    pass
+finish()
+print('ENDED', ' '.join(sorted(set(sys.modules) - booted)))
+"""
+
+
+@pytest.mark.mpy
+@pytest.mark.parametrize("key,record,script_of", FULL_GAMES, ids=[g[0] for g in FULL_GAMES])
+def test_a_game_loads_its_titles_rules_alone_when_it_starts(tmp_path, key, record, script_of):
+    """load() brings in every board module at boot, so that their loading
+    garbage is collected before the game allocates (firmware/main.py); the
+    title's rules come at the game's start, and only that title's
+    (engine_lite/game.py new_state): the other title's bytecode never
+    takes the heap, and nothing of the host's rules (table_score, readout,
+    stamp) is ever imported on the board."""
+    text = script_of(load_events(REPO / record))
+    tree = guest_tree(tmp_path / "t")
+    (tree / "gestures.txt").write_text(text)
+    lines = run_mpy(TITLE_RULES, heapsize_kb=240, tree=tree, timeout=600).stdout.splitlines()
+    rules = " ".join(sorted(["engine_lite.ranking", "engine_lite.stalk" if key.startswith("stalk") else "engine_lite.orchids"]))
+    assert [x for x in lines if x.startswith(("STARTED", "ENDED"))] == ["STARTED " + rules, "ENDED " + rules]
+    assert [x for x in lines if x.startswith("RESULT")] == [cpython_result(text)]

@@ -2,10 +2,11 @@
 
 Guest code (tests/kit/mpy_harness.py compiles it into every guest tree, and into
 the guest's ROMFS image): tests/test_romfs.py and bench/bench_board.py's
-heap figures run it. The board as firmware/main.py sets it up: SimHW pins +
-debounce + App + the flash Store on a real directory (through MicroPython's
-own open/os, so the flash is not in the heap) + the serial link (its port
-reads nothing here). The gestures come from a button script FILE read one
+heap figures run it. The board as firmware/main.py sets it up: its modules
+loaded by main's own load() (collections between them: the heap a game
+needs depends on it), SimHW pins + debounce + App + the flash Store on a
+real directory (through MicroPython's own open/os, so the flash is not in
+the heap) + the serial link (its port reads nothing here). The gestures come from a button script FILE read one
 line per gesture (boardkit/script.py), so the heap never holds the script,
 which the board never has either.
 
@@ -20,6 +21,9 @@ gesture per call from JavaScript (bench/mp_wasm_run.mjs).
 
 import gc
 
+from firmware.main import load
+
+load()
 from boardkit.hw_sim import SimHW
 from firmware.storage import Store
 from firmware.app import App
