@@ -258,6 +258,12 @@ _NOTE_G = Gate2(lambda b, k: note(71, 8 * k + b))
 def board(root="/flash/bk"):
     """The board as firmware/main.py builds it, on the gated flash; the App's
     step, show and press marked for the host."""
+    try:
+        from firmware.main import load
+    except ImportError:  # a firmware from before main's load() (--calibrate)
+        load = None
+    if load is not None:
+        load()  # the modules as main() loads them: the heap's layout is the board's
     from firmware.storage import Store
     from firmware.app import App
 
