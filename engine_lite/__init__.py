@@ -21,7 +21,7 @@ except ImportError:  # CPython
 
 
 from engine_lite.errors import EngineError
-from engine_lite.game import Game, replay, parse_line
+from engine_lite.game import Game
 
 
 def score(table):
@@ -32,6 +32,15 @@ def score(table):
     from engine_lite.table_score import score as score_table
 
     return score_table(table)
+
+
+def replay(lines, game=None):
+    """Fold a game record (JSON lines) into a state dict (see
+    engine_lite/readout.py). Imported on first use, for the same reason:
+    the board never reads a game record, it writes its own."""
+    from engine_lite.readout import replay as replay_lines
+
+    return replay_lines(lines, game)
 
 
 RECORD_VERSION = 1  # docs/game-record.md

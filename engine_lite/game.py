@@ -7,24 +7,29 @@ log. Undo drops the last record and folds the log again from the start, so
 undo is an exact inverse by construction.
 """
 
-import json
-
 from engine_lite import errors, record
 from engine_lite.log import RamLog
 
 
-def new_state(start):
-    """The table of a new game of the start record's title. Each title's
-    rules are imported here, at the first game of that title: a board
-    playing one title never holds the other's in RAM (on the board a
-    .mpy module's bytecode is in the heap: Stalk Exchange's rules take
-    7 KB of it on the 64-bit port, Oh My. Orchids!'s 5 KB). Once loaded,
-    the import is a lookup (once a start, once an undo's refold)."""
-    if start[1] == record.STALK:
+def rules(game):
+    """The table class of title `game` (record.STALK, record.ORCHIDS), its
+    module imported at the first use: a board playing one title never
+    holds the other's rules in RAM (on the board a .mpy module's bytecode
+    is in the heap: Stalk Exchange's rules take 7 KB of it on the 64-bit
+    port, Oh My. Orchids!'s 5 KB). The board loads them while setup is
+    past the title's choice (firmware/app.py settle), so that the press
+    that starts the game does not wait for it (~45 ms on the Pico)."""
+    if game == record.STALK:
         from engine_lite.stalk import StalkState
-        return StalkState(start)
+
+        return StalkState
     from engine_lite.orchids import OrchidsState
-    return OrchidsState(start)
+
+    return OrchidsState
+
+
+def new_state(start):
+    return rules(start[1])(start)
 
 
 class Game:
@@ -154,36 +159,3 @@ class Game:
         from engine_lite.readout import log_events
 
         return log_events(self.log)
-
-
-def parse_line(text):
-    """One game-record line as an event dict (EngineError if it is not)."""
-    try:
-        ev = json.loads(text)
-    except ValueError:
-        raise errors.EngineError(errors.BAD_JSON, "not valid JSON")
-    if type(ev) is not dict:
-        raise errors.EngineError(errors.BAD_JSON, "an event must be a JSON object")
-    return ev
-
-
-def replay(lines, game=None):
-    """Fold a game record (any iterable of JSON lines) into a state dict.
-
-    Blank lines are skipped but counted. An illegal event raises EngineError
-    with `.line` (1-based) and `.code`; nothing is returned then."""
-    g = Game() if game is None else game
-    n = 0
-    for text in lines:
-        n += 1
-        if isinstance(text, bytes):
-            text = str(text, "utf-8")
-        if text.strip():
-            try:
-                g.apply(parse_line(text))
-            except errors.EngineError as err:
-                err.line = n
-                raise
-    if g.table is None:
-        raise errors.EngineError(errors.NOT_STARTED, "the record has no start event", n)
-    return g.state()

@@ -1,16 +1,21 @@
 """The table as plain dicts: the state and the events a game record holds
-(docs/game-record.md), for the host, the simulator and the tests.
+(docs/game-record.md), and a whole game record replayed into them, for
+the host, the simulator and the tests.
 
-Why a module of its own: the board never asks for a state dict or decodes
+Why a module of its own: the board never asks for a state dict, decodes
 its own records (its link sends the compact records, the host decodes
-them), so this code is imported lazily by Game.state() / Game.events()
-and never takes the board's RAM.
+them) or reads a game record, so this code is imported lazily by
+Game.state() / Game.events() / engine_lite.replay and never takes the
+board's bundle or RAM.
 """
 
-from engine_lite import record
+import json
+
+from engine_lite import errors, record
 from engine_lite import stalk
 from engine_lite import orchids
 from engine_lite.errors import EngineError, BAD_EVENT
+from engine_lite.game import Game
 from engine_lite.vocab import FLOWERS
 
 BARE_OPS = {record.OP_PLANT: "plant", record.OP_SWAP: "swap", record.OP_FLUSH: "flush", record.OP_CRASH: "crash", record.OP_END_TURN: "end_turn", record.OP_STUCK: "stuck"}
@@ -201,3 +206,39 @@ def decode(rec, game, names):
     if op == record.OP_SOW:
         return {"ev": "plant", "name": record.sow_name(rec), "kind": record.KINDS[rec[1]], "points": rec[2], "seeds": rec[3]}
     raise EngineError(BAD_EVENT, "unknown record opcode %d" % op)
+
+
+# -- a game record read as a whole (the host's `bloomkeeper replay`, the tests) --
+
+
+def parse_line(text):
+    """One game-record line as an event dict (EngineError if it is not)."""
+    try:
+        ev = json.loads(text)
+    except ValueError:
+        raise errors.EngineError(errors.BAD_JSON, "not valid JSON")
+    if type(ev) is not dict:
+        raise errors.EngineError(errors.BAD_JSON, "an event must be a JSON object")
+    return ev
+
+
+def replay(lines, game=None):
+    """Fold a game record (any iterable of JSON lines) into a state dict.
+
+    Blank lines are skipped but counted. An illegal event raises EngineError
+    with `.line` (1-based) and `.code`; nothing is returned then."""
+    g = Game() if game is None else game
+    n = 0
+    for text in lines:
+        n += 1
+        if isinstance(text, bytes):
+            text = str(text, "utf-8")
+        if text.strip():
+            try:
+                g.apply(parse_line(text))
+            except errors.EngineError as err:
+                err.line = n
+                raise
+    if g.table is None:
+        raise errors.EngineError(errors.NOT_STARTED, "the record has no start event", n)
+    return g.state()

@@ -51,6 +51,7 @@ API (the simulator, the serial link and the tests use only this):
 """
 
 from engine_lite import const, EngineError, record
+from engine_lite.game import rules
 from engine_lite.vocab import SETTINGS_KEYS, brightness
 from firmware import ring
 from firmware.buttons import Buttons, ButtonEvent, ticks_diff
@@ -70,6 +71,7 @@ class App:
         self._defer = False  # in a step's gestures: events are written after the ring shows them
         self._ack = None  # the event shown, not yet durable (settle): its record (_ack_gid, _ack_at: game id, index)
         self._fin = False  # a finish queued in a step: settle writes it
+        self._rules = -1  # the title whose rules settle loaded last
         self.buttons = Buttons(hw.pins, self.clock)
         self.ev = ButtonEvent()
         self.view = ring.View()
@@ -179,6 +181,13 @@ class App:
             if rec is not None:
                 for fn in self.on_event:
                     fn(self._ack_gid, self._ack_at, rec)
+        elif self.game is None and self.setup.step and self._rules != self.setup.game:
+            # setup is past the title's choice: that title's rules load now,
+            # after the light, not in the press that starts the game (no
+            # local here: with one more, this call's frame would come from
+            # the heap, every loop turn)
+            self._rules = self.setup.game
+            rules(self._rules)
 
     def press(self, button, kind):
         """Handle one gesture (also the simulator's and the link's entry)."""

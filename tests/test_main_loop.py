@@ -131,7 +131,9 @@ for _ in range(50):
     loop_step(app, sleep_ms)  # the first frames drawn, caches warm
 turns = 2 * QUIET_MS // SLEEP_MS  # the turns' pauses alone make twice the quiet time
 res.append([app.screen, idle(turns), app.faults, untouched(turns)])
-for b in (6, 4, 6, 6):  # Stalk Exchange, 5 players, start space, go
+tap(6)  # Stalk Exchange: its rules load once, after the light (App.settle)
+res.append([app.screen, idle(turns), app.faults, untouched(turns)])
+for b in (4, 6, 6):  # 5 players, start space, go
     tap(b)
 tap(6)  # a plant: garbage on the heap, collected in the next quiet spell
 junk = [bytearray(64) for _ in range(50)]
@@ -144,10 +146,12 @@ print(json.dumps(res))
 
 @pytest.mark.mpy
 def test_an_idle_loop_turn_allocates_nothing_in_real_micropython():
-    setup, play = json.loads(run_mpy(IDLE, heapsize_kb=240).stdout)
+    setup, players, play = json.loads(run_mpy(IDLE, heapsize_kb=240).stdout)
     # idle turns ran locked and allocated not a byte, their call frames
-    # included (a frame over 11 slots comes from the heap: firmware/main.py run)
+    # included (a frame over 11 slots comes from the heap: firmware/main.py run),
+    # before the title's choice and after it (its rules loaded once, not every turn)
     assert setup == ["setup_game", "ok", 0, 0]
+    assert players == ["setup_players", "ok", 0, 0]
     # the plant went through, every idle turn ran locked, and the quiet
     # collection inside them freed the garbage
     assert play == ["stalk", "ok", 0, True, 0]
@@ -202,8 +206,9 @@ print('ENDED', ' '.join(sorted(set(sys.modules) - booted)))
 def test_a_game_loads_its_titles_rules_alone_when_it_starts(tmp_path, key, record, script_of):
     """load() brings in every board module at boot, so that their loading
     garbage is collected before the game allocates (firmware/main.py); the
-    title's rules come at the game's start, and only that title's
-    (engine_lite/game.py new_state): the other title's bytecode never
+    title's rules come once setup is past the title's choice, and only
+    that title's (engine_lite/game.py rules, App.settle): the other
+    title's bytecode never
     takes the heap, and nothing of the host's rules (table_score, readout,
     stamp) is ever imported on the board."""
     text = script_of(load_events(REPO / record))
