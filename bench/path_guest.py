@@ -261,8 +261,8 @@ def board(root="/flash/bk"):
     try:
         from firmware.main import load
     except ImportError:  # a firmware from before main's load() (--calibrate)
-        load = None
-    if load is not None:
+        pass
+    else:
         load()  # the modules as main() loads them: the heap's layout is the board's
     from firmware.storage import Store
     from firmware.app import App

@@ -11,10 +11,10 @@ board's bundle or RAM.
 
 import json
 
-from engine_lite import errors, record
+from engine_lite import record
 from engine_lite import stalk
 from engine_lite import orchids
-from engine_lite.errors import EngineError, BAD_EVENT
+from engine_lite.errors import EngineError, BAD_EVENT, BAD_JSON, NOT_STARTED
 from engine_lite.game import Game
 from engine_lite.vocab import FLOWERS
 
@@ -216,9 +216,9 @@ def parse_line(text):
     try:
         ev = json.loads(text)
     except ValueError:
-        raise errors.EngineError(errors.BAD_JSON, "not valid JSON")
+        raise EngineError(BAD_JSON, "not valid JSON")
     if type(ev) is not dict:
-        raise errors.EngineError(errors.BAD_JSON, "an event must be a JSON object")
+        raise EngineError(BAD_JSON, "an event must be a JSON object")
     return ev
 
 
@@ -236,9 +236,9 @@ def replay(lines, game=None):
         if text.strip():
             try:
                 g.apply(parse_line(text))
-            except errors.EngineError as err:
+            except EngineError as err:
                 err.line = n
                 raise
     if g.table is None:
-        raise errors.EngineError(errors.NOT_STARTED, "the record has no start event", n)
+        raise EngineError(NOT_STARTED, "the record has no start event", n)
     return g.state()

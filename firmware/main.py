@@ -99,10 +99,10 @@ def load():
     keeps; collected before the next module loads, those holes fill with
     that module's objects instead of staying free blocks too small for
     what the game asks later, such as the title's rules, which load once
-    setup is past the title's choice (firmware/app.py settle). The heap a whole game
-    needs (bench_board, 64-bit port): 145 KB without either, 139-143
-    with this alone, 132-137 with both (docs/design.md "Memory and the
-    bundle"). A collection before every module saved no more and cost
+    setup is past the title's choice (firmware/app.py settle). The heap
+    a whole game needs (bench_board, 64-bit port): 145 KB without
+    either, 139-143 with this alone, 132-137 with both (docs/design.md
+    "Memory and the bundle"). A collection before every module saved no more and cost
     51 B of bundle. main() and the heap bench both boot through here."""
     gc.collect()
     import firmware.storage

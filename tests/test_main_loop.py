@@ -208,9 +208,8 @@ def test_a_game_loads_its_titles_rules_alone_when_it_starts(tmp_path, key, recor
     garbage is collected before the game allocates (firmware/main.py); the
     title's rules come once setup is past the title's choice, and only
     that title's (engine_lite/game.py rules, App.settle): the other
-    title's bytecode never
-    takes the heap, and nothing of the host's rules (table_score, readout,
-    stamp) is ever imported on the board."""
+    title's bytecode never takes the heap, and nothing of the host's rules
+    (table_score, readout, stamp) is ever imported on the board."""
     text = script_of(load_events(REPO / record))
     tree = guest_tree(tmp_path / "t")
     (tree / "gestures.txt").write_text(text)

@@ -6,9 +6,10 @@ heap figures run it. The board as firmware/main.py sets it up: its modules
 loaded by main's own load() (collections between them: the heap a game
 needs depends on it), SimHW pins + debounce + App + the flash Store on a
 real directory (through MicroPython's own open/os, so the flash is not in
-the heap) + the serial link (its port reads nothing here). The gestures come from a button script FILE read one
-line per gesture (boardkit/script.py), so the heap never holds the script,
-which the board never has either.
+the heap) + the serial link (its port reads nothing here). The gestures
+come from a button script FILE read one line per gesture
+(boardkit/script.py), so the heap never holds the script, which the board
+never has either.
 
     start(path, live=False)   builds the board; `live`: collect before every
                               gesture and keep the live heap (LIVE line)
