@@ -427,3 +427,16 @@ def test_a_refusal_code_is_matched_whole_not_as_a_substring():
     r = firmware.ring
     for part in ("used", "tokens", "too", "taken", "_"):
         assert r.refusal(part) == r.E_RULE
+
+
+def test_every_screen_is_one_layout_class_with_prepare_and_draw():
+    """Each View.mode has its own Layout (docs/ring.md "One class per
+    screen"): a screen added without one, or two modes sharing a layout,
+    would draw another screen's picture."""
+    r = firmware.ring
+    modes = [r._M_OFF, r.M_STALK, r.M_ORCHIDS, r.M_CHOICE, r.M_NUMBER, r.M_PORTFOLIO, r.M_STALK_END, r.M_ORCHIDS_END]
+    assert modes == list(range(len(modes)))
+    layouts = r.Ring(24).layouts
+    assert len(layouts) == len(modes)
+    assert len({type(layout) for layout in layouts}) == len(modes)
+    assert all(isinstance(layout, r.Layout) for layout in layouts)
