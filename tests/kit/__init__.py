@@ -1,7 +1,7 @@
 """The test kit: the drivers and helpers that tests and bench/ share.
 
-Test modules (tests/test_*.py) import from here and never from each other,
-and bench/ imports only from here (tests/test_kit.py), so that a test file
+Test modules (tests/*/test_*.py) import from here and never from each other,
+and bench/ imports only from here (tests/house/test_kit.py), so that a test file
 can be renamed, split or deleted without breaking a benchmark.
 
 Driving a board:

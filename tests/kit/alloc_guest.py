@@ -1,4 +1,4 @@
-"""The guest setup of the allocation proofs (tests/test_app_alloc.py) and of
+"""The guest setup of the allocation proofs (tests/board/test_app_alloc.py) and of
 the bench's per-event and instruction figures (bench/bench_board.py,
 bench/bench_speed.py): the board's modules imported, a RAM stand-in for the
 Store with a preallocated log (so that an event's own flash I/O, which must

@@ -28,7 +28,7 @@ step the board is read again and:
   rendering at other times works too;
 * nothing raised: App.recover (the loop's safety net) was never needed.
 
-Used by tests/test_board_machine.py (bounded, in CI) and
+Used by tests/board/test_board_machine.py (bounded, in CI) and
 bench/bench_board_machine.py (longer, prints steps and sequences tried).
 """
 

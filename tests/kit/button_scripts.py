@@ -1,6 +1,6 @@
 """Game records turned into the button presses a scorekeeper would make
 (docs/controls.md), for whole games played through the firmware: the
-headless simulator on both runtimes (tests/test_sim_micropython.py) and the
+headless simulator on both runtimes (tests/host/test_sim_micropython.py) and the
 heap and speed figures of bench/bench_board.py.
 """
 
@@ -74,7 +74,7 @@ def orchids_script(events):
     daffodil accordingly. The board then writes "Flora k" / "Orchid k" where
     the record has its own names: the game is the record's up to those names.
     Every score is the record's (each player's count of distinct types, hence
-    the variety bonus, is the same), which tests/test_sim_micropython.py
+    the variety bonus, is the same), which tests/host/test_sim_micropython.py
     checks against the engine's replay of the record."""
     import engine_lite
 

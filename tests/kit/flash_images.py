@@ -1,5 +1,5 @@
 """Long games on the MemFS flash model, for the boot-cost checks of
-tests/test_storage.py and the restore figures of bench/bench_board.py:
+tests/storage/test_storage.py and the restore figures of bench/bench_board.py:
 an Oh My. Orchids! game of n records, and the guest source that rebuilds
 its flash inside MicroPython (so a guest boots from the very bytes the
 CPython Store wrote, without replaying the game there first).

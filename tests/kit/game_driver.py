@@ -1,7 +1,7 @@
 """A whole game played through the board application, inside MicroPython.
 
 Guest code (tests/kit/mpy_harness.py compiles it into every guest tree, and into
-the guest's ROMFS image): tests/test_romfs.py and bench/bench_board.py's
+the guest's ROMFS image): tests/packaging/test_romfs.py and bench/bench_board.py's
 heap figures run it. The board as firmware/main.py sets it up: its modules
 loaded by main's own load() (collections between them: the heap a game
 needs depends on it), SimHW pins + debounce + App + the flash Store on a

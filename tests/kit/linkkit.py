@@ -190,7 +190,7 @@ def host_for(board, **kw):
 
 
 # One request through a device Link, as the host frames it (the link tests
-# and tests/test_faults.py read the board this way).
+# and tests/board/test_faults.py read the board this way).
 
 
 def request(dev, op, seq=7, **args):

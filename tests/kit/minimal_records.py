@@ -1,6 +1,6 @@
 """The smallest game record of each title that still uses every kind of
-event it has (docs/game-record.md): tests/test_game_record.py checks the
-engine accepts them exactly, and other tests (tests/test_doctor.py) use one
+event it has (docs/game-record.md): tests/rules/test_game_record.py checks the
+engine accepts them exactly, and other tests (tests/host/test_doctor.py) use one
 as a known-good record.
 """
 

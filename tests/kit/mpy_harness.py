@@ -59,8 +59,8 @@ GUEST_DATA = ("tests/records",)
 
 # Firmware modules that only make sense under CPython (Blinka, the simulator's
 # back end, ...). Besides these, any firmware module whose own name starts with
-# "hw_cpython" or "sim" is skipped by the import gate (tests/test_mpy_gates.py)
-# and the board type check (tests/test_typecheck.py). Firmware authors: extend this.
+# "hw_cpython" or "sim" is skipped by the import gate (tests/board/test_mpy_gates.py)
+# and the board type check (tests/packaging/test_typecheck.py). Firmware authors: extend this.
 CPYTHON_ONLY = set()
 
 Result = namedtuple("Result", "stdout stderr")

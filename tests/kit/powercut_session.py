@@ -1,4 +1,4 @@
-"""The power-cut session shared by tests/test_powercut.py (which asserts)
+"""The power-cut session shared by tests/storage/test_powercut.py (which asserts)
 and bench/bench_board.py (which counts): the scripted game of
 tests/kit/storage_script.py on the MemFS flash model, its trace of flash
 operations, and a MemFS that boots every torn version of each write.

@@ -1,5 +1,5 @@
-"""A real terminal for the simulator's end-to-end tests (tests/test_sim_tui.py,
-tests/test_sim_micropython.py; marked `tmux`): bash inside tmux on a socket
+"""A real terminal for the simulator's end-to-end tests (tests/host/test_sim_tui.py,
+tests/host/test_sim_micropython.py; marked `tmux`): bash inside tmux on a socket
 of the test's own, so a test never touches the user's tmux server. Keys go
 in with send-keys, the screen comes back with capture-pane."""
 

@@ -1,5 +1,5 @@
 """Every tracked text file of the checkout, for the checks that read the
-whole repository (tests/test_self_contained.py, tests/test_docs_name_real_code.py)."""
+whole repository (tests/house/test_self_contained.py, tests/house/test_docs_name_real_code.py)."""
 
 import subprocess
 from pathlib import Path

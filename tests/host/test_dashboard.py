@@ -1,0 +1,387 @@
+"""`bloomkeeper serve` without a browser (docs/dashboard.md): the live panel, the
+market chart and the statistics as functions; the server's routes and
+one-line errors; and the live view end to end over a real pty against the
+real firmware (tests/kit/dashboard_board.py), through an unplug and replug.
+The same flow in a real Chromium: tests/host/test_dashboard_browser.py.
+"""
+
+import re
+import socket
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+
+import pytest
+
+import engine_lite
+from engine_lite.tables import FLOWERS
+from host.dashboard import charts, history, store, views
+from tests.kit import dashboard_kit
+from tests.kit.dashboard_kit import state_of
+
+pytestmark = pytest.mark.slow  # a dashboard server per test, a simulated board in its own process
+
+
+# -- the live panel -----------------------------------------------------------
+
+def test_will_bust_marks_every_leading_flower():
+    """Rulebook: "The highest valued flower loses half of its value
+    rounded-up ... In the event of a tie, ALL the tied Flower Stalks bust";
+    with every value at 0 nothing busts (ruling R5). The page asks the rule
+    (engine_lite.stalk.bust) and marks exactly those flowers."""
+    st = state_of("stalk-2p.jsonl", cut=10).state()
+    for values, leaders in (((4, 3, 2, 6, 8), ["tulip"]), ((5, 1, 5, 0, 2), ["dahlia", "globemaster"]), ((0,) * 5, [])):
+        st["values"] = dict(zip(FLOWERS, values))
+        assert views.will_bust(st) == leaders
+        html = views.stalk_panel(st)
+        marked = [f for f in FLOWERS if re.search(r'data-flower="%s">\d+</span><span class="mark"><span class="bust">will bust' % f, html)]
+        assert marked == leaders
+        assert dashboard_kit.shown_values(html) == dict(zip(FLOWERS, values))
+
+
+def test_stalk_panel_shows_the_table_and_the_final_scores_after_the_bust():
+    st = state_of("stalk-2p.jsonl", cut=6).state()
+    html = views.panel("live", "", st)
+    assert 'data-fact="bag">%d<' % st["bag"] in html and 'data-fact="exchange">%d<' % st["exchange"] in html
+    assert 'data-tokens="P1">' in html and "flushed" in html
+    assert ("LAST TURN" in html) == bool(st["end_triggered"])
+    assert "%s to play" % st["current_player"] in html
+    final = state_of("stalk-2p.jsonl").state()["final"]
+    html = views.panel("live", "", state_of("stalk-2p.jsonl").state())
+    assert dashboard_kit.shown_scores(html) == {r["name"]: r["score"] for r in final["players"]}
+    assert dashboard_kit.shown_values(html) == final["values"]  # the values after the bust
+    assert html.count(">busted<") == 2 * len(final["busted"])  # on the final market and on the score sheet
+
+
+def test_whose_turn_and_the_players_come_before_the_market():
+    """At 1280x900 the players and whose turn it is must be above the fold
+    (tests/host/test_dashboard_browser.py measures it): they come first."""
+    html = views.panel("live", "", state_of("stalk-2p.jsonl", cut=6).state())
+    assert html.index('class="whose"') < html.index('class="players"') < html.index('class="market"')
+    html = views.panel("live", "", state_of("orchids-2p.jsonl", cut=1).state())
+    assert html.index('class="whose"') < html.index('class="players"')
+
+
+def test_orchids_panel_shows_hands_flowers_kinds_points_composted():
+    st = state_of("orchids-2p.jsonl", cut=3).state()
+    html = views.panel("live", "", st)
+    for name in st["seats"]:
+        p = st["players"][name]
+        row = re.search(r'<tr[^>]*><td class="who">(?:&#9654; )?%s</td>(.*?)</tr>' % name, html).group(1)
+        cells = re.findall(r"<td[^>]*>(\d+)", row)
+        kinds = len({f["name"] for f in p["flowers"]})
+        assert [int(c) for c in cells] == [p["hand"], len(p["flowers"]), kinds, p["points"], p["composted"]]
+    assert ("LAST ROUND" in html) == st["last_round"]
+
+
+@pytest.mark.parametrize("name", ["stalk-4p.jsonl", "orchids-2p.jsonl"])
+def test_the_page_ring_is_the_boards_ring(name):
+    """The mirror (host/dashboard/board.RingMirror) fed the board's records,
+    after each event and after an undo, lights exactly the pixels of a
+    simulated board that was played the same events through its App."""
+    from host.dashboard.board import RingMirror
+    from host.board_sim.serve_record import load_into
+    from host.board_sim.board import SimBoard
+    from host.board_sim.face import display_rgb
+
+    now = [1000]
+    clock = lambda: now[0]  # noqa: E731 - one fixed time for both boards
+    events = state_of(name).events()
+    mirror = RingMirror(clock=clock)
+    for k in (1, 2, len(events) // 2, len(events) // 2 - 1, len(events)):  # k-1 after k: an undo
+        board = SimBoard(link=False, clock=clock).start()
+        load_into(board.app, events[:k])
+        g = engine_lite.Game()
+        for ev in events[:k]:
+            g.apply(ev)
+        mirror.update(g)
+        for t in (1000, 1377, 2600):
+            now[0] = t
+            board.tick()
+            want = ["#%02x%02x%02x" % display_rgb(p, board.brightness()) for p in board.pixels()]
+            assert mirror.frame() == want, (k, t)
+    assert any(c != "#000000" for c in want)
+
+
+def test_link_states_are_said_in_words():
+    assert "no board attached" in views.panel("none", "", None)
+    assert "disconnected" in views.panel("disconnected", "lost", None)
+
+
+# -- the market chart ------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["stalk-2p.jsonl", "stalk-5p-crash.jsonl", "stalk-5p-bag.jsonl"])
+def test_market_series_is_the_engines_values_turn_by_turn(name):
+    g = state_of(name)
+    st = g.state()
+    s = charts.market_series(g.events())
+    assert {f: v[-1] for f, v in s["values"].items()} == st["values"]
+    assert s["turns"] == list(range(len(s["turns"])))
+    assert len(s["turns"]) == 1 + sum(1 for e in g.events() if e["ev"] == "end_turn")
+    assert s["end"][1] == st["end_triggered"] and 0 < s["end"][0] <= s["turns"][-1]
+    assert s["busted"] == st["final"]["busted"]
+    for f in FLOWERS:  # harvests only ever add to a Stalk Value
+        assert s["values"][f] == sorted(s["values"][f])
+
+
+def test_market_chart_is_an_svg_with_the_end_marked():
+    for name, words in (("stalk-5p-crash.jsonl", "market crash"), ("stalk-5p-bag.jsonl", "bag empty")):
+        svg = charts.market_svg(state_of(name).events(), "title")
+        assert svg.lstrip().startswith("<?xml") and "<svg" in svg and "<!-- %s -->" % words in svg
+
+
+def test_market_chart_is_dark_and_draws_the_bust():
+    """The page is dark: so is the chart (no white figure); the busted flower's
+    fall to half its value is drawn at the end, with its numbers."""
+    st = state_of("stalk-4p.jsonl")
+    svg = charts.market_svg(st.events(), "title")
+    assert "#ffffff" not in svg.lower() and "fill: #111111" in svg
+    fin = st.state()["final"]
+    (f,) = fin["busted"]
+    assert "<!-- %s busts %d -&gt; %d -->" % (f, fin["before_bust"][f], fin["values"][f]) in svg
+
+
+# -- statistics ----------------------------------------------------------------
+
+def _play(game, scores, date="2026-11-01 20:00:00"):
+    rows = sorted(scores.items(), key=lambda kv: -kv[1])
+    top = rows[0][1]
+    final = {"players": [{"name": n, "score": s, "rank": 1 + sum(1 for _, t in rows if t > s), "winner": s == top} for n, s in rows]}
+    return {"board": "b", "game_id": date, "date": date, "game": game, "players": list(scores), "events": [], "over": True, "final": final}
+
+
+def test_dates_are_local_time_and_the_zone_when_asked(monkeypatch):
+    import time
+
+    monkeypatch.setenv("TZ", "Europe/Paris")
+    time.tzset()
+    try:
+        p = {"date": "2026-12-01T18:20:13Z"}
+        assert history.date_words(p) == '<span class="date" title="2026-12-01T18:20:13Z UTC">2026-12-01 19:20</span>'
+        assert history.date_words(dict(p, date_estimated=True), zone=True).endswith(">~2026-12-01 19:20 CET</span>")
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+
+
+def test_stats_count_plays_wins_rates_averages_and_best_by_game_and_table_size():
+    plays = [
+        _play("stalk-exchange", {"Ann": 40, "Bo": 30}),
+        _play("stalk-exchange", {"Ann": 20, "Bo": 35}),
+        _play("stalk-exchange", {"Ann": 50, "Bo": 10, "Cy": 50}),  # a shared win
+        _play("oh-my-orchids", {"Ann": 60, "Bo": 70}),
+        {"board": "b", "game_id": "x", "date": "d", "game": "stalk-exchange", "players": ["Ann", "Bo"], "events": [], "over": False},
+    ]
+    rows = {(r["player"], r["game"], r["players"]): r for r in history.stats(plays)}
+    ann2 = rows[("Ann", "stalk-exchange", 2)]
+    assert (ann2["plays"], ann2["wins"], ann2["win_rate"], ann2["avg"], ann2["best"]) == (2, 1, 0.5, 30, 40)
+    ann = rows[("Ann", "stalk-exchange", "all")]
+    assert (ann["plays"], ann["wins"], ann["best"]) == (3, 2, 50) and ann["avg"] == pytest.approx(110 / 3)
+    cy = rows[("Cy", "stalk-exchange", 3)]
+    assert (cy["plays"], cy["wins"], cy["win_rate"]) == (1, 1, 1.0)
+    bo = rows[("Bo", "oh-my-orchids", 2)]
+    assert (bo["plays"], bo["wins"], bo["best"]) == (1, 1, 70)
+    # stalk: Ann, Bo x (2p, 3p, all), Cy x 3p; orchids: Ann, Bo x 2p (one table size: no "all" row repeating it)
+    assert len(rows) == 2 * 3 + 1 + 2 * 1
+    assert ("Cy", "stalk-exchange", "all") not in rows and ("Bo", "oh-my-orchids", "all") not in rows
+
+
+# -- the server ------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def history_server(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("serve")
+    db = str(tmp / "plays.sqlite3")
+    dashboard_kit.fill_db(db)
+    s = dashboard_kit.Serve("none", db)
+    yield s, db
+    s.close()
+
+
+def test_history_lists_every_game_with_date_players_scores_and_winner(history_server):
+    s, db = history_server
+    code, ctype, body = s.get("/history")
+    assert code == 200 and ctype.startswith("text/html")
+    plays = store.read_plays(db)
+    assert len(plays) == len(dashboard_kit.HISTORY) and body.count('<tr class="play">') == len(plays)
+    for p in plays:
+        row = [r for r in re.findall(r'<tr class="play">(.*?)</tr>', body) if 'href="/game?play=%s"' % p["play"] in r]
+        assert len(row) == 1
+        assert 'title="%s UTC"' % p["date"] in row[0]  # shown in local time, the stored UTC on hover
+        assert '<span class="date" title=' in row[0]
+        for r in p["final"]["players"]:
+            assert "%s <b>%d</b>" % (r["name"], r["score"]) in row[0]
+        winners = [r["name"] for r in p["final"]["players"] if r["winner"]]
+        assert re.search(r'class="winner-cell">%s<' % ", ".join(winners), row[0])
+    assert 'id="stats"' in body
+
+
+def test_game_page_has_the_market_chart_for_stalk_exchange(history_server):
+    s, db = history_server
+    for p in store.read_plays(db):
+        code, _, body = s.get(history.game_link(p))
+        assert code == 200
+        assert ('id="chart"><svg' in body) == (p["game"] == "stalk-exchange")
+        assert dashboard_kit.shown_scores(body) == {r["name"]: r["score"] for r in p["final"]["players"]}
+
+
+def test_without_a_board_the_live_page_says_so(history_server):
+    s, _ = history_server
+    code, _, body = s.get("/")
+    assert code == 200 and "no board attached: showing the plays history only" in body
+    assert s.state()["link"] == "none"
+
+
+@pytest.mark.parametrize(
+    "method, path, code, words",
+    [
+        ("GET", "/nope", 404, "no page /nope"),
+        ("GET", "/game", 400, "needs the parameter(s) play"),
+        ("GET", "/game?play=9999", 404, "no play 9999"),
+        ("GET", "/history?x=1", 400, "unknown parameter 'x'"),
+        ("GET", "/game?play=1&play=2", 400, "given 2 times"),
+        ("GET", "/game?play=%ff", 400, "malformed query"),
+        ("POST", "/", 405, "only answers GET"),
+        ("BREW", "/", 405, "only answers GET"),
+    ],
+)
+def test_bad_requests_get_a_4xx_with_one_line(history_server, method, path, code, words):
+    s, _ = history_server
+    req = urllib.request.Request(s.url + path.lstrip("/"), method=method, data=b"x" if method == "POST" else None)
+    with pytest.raises(urllib.error.HTTPError) as e:
+        urllib.request.urlopen(req, timeout=10)
+    body = e.value.read().decode()
+    assert e.value.code == code and e.value.headers["Content-Type"].startswith("text/plain")
+    assert body.count("\n") == 1 and body.startswith(str(code)) and words in body and "Traceback" not in body
+
+
+def test_a_garbled_request_line_gets_a_one_line_400(history_server):
+    s, _ = history_server
+    host, port = re.match(r"http://([^:]+):(\d+)/", s.url).groups()
+    with socket.create_connection((host, int(port)), timeout=10) as c:
+        c.sendall(b"GET\r\n\r\n")
+        reply = c.recv(4096).decode()
+    body = reply.partition("\r\n\r\n")[2] if reply.startswith("HTTP/") else reply  # no version: HTTP/0.9 style
+    assert body.startswith("400 Bad request syntax") and body.count("\n") == 1, reply
+
+
+def bk(*args):
+    return subprocess.run([sys.executable, "-m", "host.cli", *args], cwd=dashboard_kit.REPO, capture_output=True, text=True, timeout=60)
+
+
+def test_refuses_a_port_in_use_and_bad_arguments_with_one_line(history_server, tmp_path):
+    s, db = history_server
+    http = re.match(r"http://(\S+)/", s.url).group(1)
+    for args, words in (
+        (["--http", http], "the port is in use"),
+        (["--http", "8765"], "give HOST:PORT"),
+        (["--http", "127.0.0.1:99999"], "give HOST:PORT"),
+        (["--db", str(tmp_path)], "cannot open the database"),
+    ):
+        r = bk("serve", "--port", "none", "--db", db, *args)
+        assert r.returncode == 2 and r.stderr.count("\n") == 1 and words in r.stderr, (args, r.stderr)
+        assert r.stdout == ""
+
+
+# -- live, end to end (no browser) -------------------------------------------------
+
+def test_live_view_follows_the_board_records_every_event_and_survives_an_unplug(tmp_path):
+    """The board plays while the dashboard watches; it is unplugged (its
+    process killed: a power cut) mid-game and plugged back in: the view says
+    disconnected, resumes, and the database ends with the whole game."""
+    db = str(tmp_path / "plays.sqlite3")
+    board = dashboard_kit.Board(str(tmp_path)).start(fresh=True)
+    serve = dashboard_kit.Serve(board.port, db)
+    try:
+        harvest, end, folios = dashboard_kit.live_presses()
+        before = dashboard_kit.shown_values(serve.wait_state(lambda s: s["link"] == "live" and "data-flower" in s["html"])["html"])
+        board.press(harvest)
+        st = serve.wait_state(lambda s: dashboard_kit.shown_values(s["html"]).get("snowdrop") == before["snowdrop"] + 1)
+        assert st["ring"] is not None and len(st["ring"]) == 24
+        board.kill()
+        serve.wait_state(lambda s: s["link"] == "disconnected")
+        board.start()
+        st = serve.wait_state(lambda s: s["link"] == "live")
+        assert dashboard_kit.shown_values(st["html"])["snowdrop"] == before["snowdrop"] + 1
+        board.press(end + folios)
+        st = serve.wait_state(lambda s: 'id="final"' in s["html"])
+        final = state_of("stalk-2p.jsonl").state()["final"]
+        assert dashboard_kit.shown_scores(st["html"]) == {r["name"]: r["score"] for r in final["players"]}
+        plays = store.read_plays(db)
+        assert len(plays) == 1
+        stored, played = plays[0]["events"], state_of("stalk-2p.jsonl").events()
+        # the board stamps its start record with the game's identity and start
+        assert set(stored[0]) - set(played[0]) == {"nonce", "at"} and isinstance(stored[0]["nonce"], int)
+        assert {k: v for k, v in stored[0].items() if k not in ("nonce", "at")} == played[0]
+        assert stored[1:] == played[1:] and plays[0]["date"] == stored[0]["at"] and not plays[0]["date_estimated"]
+    finally:
+        board.kill()
+        err = serve.close()
+    assert err == ""
+
+
+# -- the next game's names, from the live page ----------------------------------
+
+
+def post_names(serve, fields, token=None, origin=None):
+    """POST the live page's names form; (status, body)."""
+    from urllib.parse import urlencode
+
+    _, _, page = serve.get("/")
+    tok = re.search(r'name="token" value="([^"]+)"', page).group(1) if token is None else token
+    req = urllib.request.Request(serve.url + "names", data=urlencode(dict(fields, token=tok)).encode(), method="POST",
+                                 headers={"Content-Type": "application/x-www-form-urlencoded"})
+    if origin is not None:
+        req.add_header("Origin", origin)
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+
+
+def test_the_names_form_sets_the_next_games_names_through_the_boards_link(tmp_path):
+    """The live page has a form for the next game's names; it is sent over the
+    link `serve` holds (the same settings call as `names`), so `names` itself
+    works too while serve holds the port. Bad input: one line, nothing changed."""
+    db = str(tmp_path / "plays.sqlite3")
+    board = dashboard_kit.Board(str(tmp_path)).start(fresh=True)
+    serve = dashboard_kit.Serve(board.port, db)
+    try:
+        serve.wait_state(lambda s: s["link"] == "live")
+        _, _, page = serve.get("/")
+        assert '<form class="names" id="names" method="post" action="/names">' in page
+        code, body = post_names(serve, {"seat1": "Lily", "seat2": "Calla"})
+        assert code == 200 and "names on the board: Lily, Calla; seats 3, 4, 5 keep the default" in body
+        for fields, token, origin, want, words in (
+            ({"seat1": "x" * 13}, None, None, 400, "must be 1-12 printable ASCII characters"),
+            ({"seat1": "Ann", "seat3": "Cy"}, None, None, 400, "seat 2 is empty"),
+            ({"seat1": ""}, None, None, 400, "give at least the first seat's name"),
+            ({"seat1": "Ann"}, "forged", None, 403, "token"),
+            ({"seat1": "Ann"}, None, "http://evil.example", 403, "own page only"),
+            ({"seat1": "Ann", "seat9": "Zed"}, None, None, 400, "unknown or repeated form field"),
+        ):
+            code, body = post_names(serve, fields, token, origin)
+            assert code == want and body.count("\n") == 1 and words in body, (fields, body)
+        # `names` while serve holds the port: through serve's relay
+        r = bk("names", "--port", board.port, "Iris", "Rose", "Fern")
+        assert r.returncode == 0 and r.stdout.startswith("names on the board: Iris, Rose, Fern; seats 4, 5 keep"), r.stderr
+        r = bk("names", "--port", board.port, "")
+        assert r.returncode == 2 and r.stderr.count("\n") == 1 and "must be 1-12" in r.stderr
+    finally:
+        err = serve.close()
+        board.kill()
+    # each refused post is one line on the server's terminal (no traceback), nothing else
+    lines = err.splitlines()
+    assert len(lines) == 6 and all(line.startswith("bloomkeeper: serve: client 127.0.0.1: 4") for line in lines), err
+    # what the board holds: the last good list (the refusals changed nothing)
+    board.start()
+    from host.sync.link import connect
+
+    link = connect(board.port, cap=60)
+    try:
+        assert link.settings()["names"] == ["Iris", "Rose", "Fern"]
+    finally:
+        link.close()
+        board.kill()

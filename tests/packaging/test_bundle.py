@@ -1,0 +1,245 @@
+"""`make firmware`: "the bundle holds every module the firmware
+imports (import-closure check) and nothing else".
+
+Two independent checks: the bundle is exactly host/build/manifest.py's files,
+which tests/packaging/test_manifest.py holds to the import closure computed from the
+source with `ast`; and the built MicroPython bundle is booted far enough
+in a REAL MicroPython (the official Unix port, from the bundle's .mpy files only,
+with stand-in machine/neopixel) to build the hardware, the store and the app
+and run a few steps: a module missing from the bundle fails there.
+"""
+
+import ast
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from host.board_sim.micropython_board import copy_stand_ins
+from host.build import bundle
+from tests.kit.mpy_harness import REPO, run_mpy
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bundles")
+    return {rt: (out / bundle.OUT_DIRS[rt], bundle.build(rt, out / bundle.OUT_DIRS[rt])) for rt in bundle.RUNTIMES}
+
+
+def _tree(d):
+    return sorted(p.relative_to(d).as_posix() for p in Path(d).rglob("*") if p.is_file())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("runtime", bundle.RUNTIMES)
+def test_bundle_is_exactly_the_manifest_plus_entry_and_pinmap(built, runtime):
+    out, files = built[runtime]
+    mods = bundle.shipped(runtime)
+    ext = ".mpy" if runtime == "micropython" else ".py"
+    expect = {m[: -len(".py")] + ext for m in mods} | {bundle.PINMAP}
+    expect |= {"main.py"} if runtime == "micropython" else {"code.py", "boot.py", "lib/neopixel.py"}
+    assert set(_tree(out)) == expect
+    assert set(files) == expect
+    assert all(files[r] == (out / r).stat().st_size for r in files)
+
+
+@pytest.mark.slow
+def test_what_is_left_out_and_why(built):
+    mp = set(_tree(built["micropython"][0]))
+    cp = set(_tree(built["circuitpython"][0]))
+    # host-only: engine_lite.score imports it lazily, the board never scores a table
+    assert "engine_lite/table_score.mpy" not in mp and "engine_lite/table_score.py" not in cp
+    assert "firmware/hw_mp.mpy" in mp and "firmware/hw_cp.mpy" not in mp
+    assert "firmware/hw_cp.py" in cp and "firmware/hw_mp.py" not in cp
+    # the simulator's and the tests' board modules live in boardkit/, never in a bundle
+    assert not any(rel.startswith("boardkit/") for rel in mp | cp)
+
+
+def test_micropython_bundle_is_armv6m_mpy_and_the_entry_is_source(built):
+    out, files = built["micropython"]
+    for rel in files:
+        if rel.endswith(".mpy"):
+            head = (out / rel).read_bytes()[:4]
+            assert head[0:1] == b"M" and head[1] == 6, rel  # .mpy format 6
+            # mpy-cross 1.29 marks the arch only when a file holds native code (@micropython.native):
+            # plain bytecode stays arch-neutral; native code would be armv6m (MP_NATIVE_ARCH_ARMV6M = 2)
+            assert head[2] >> 2 in (0, 2), "%s: arch %d is not the Pico's" % (rel, head[2] >> 2)
+    entry = (out / "main.py").read_text()
+    assert "import firmware.main" in entry
+    ast.parse(entry)
+
+
+@pytest.mark.slow
+def test_circuitpython_bundle_is_source_with_boot_and_neopixel(built):
+    out, files = built["circuitpython"]
+    mods = bundle.shipped("circuitpython")
+    version = bundle.firmware_version()
+    for rel in mods:  # the sources as they are, but for the version stamp
+        assert (out / rel).read_text() == bundle.board_source(rel, version=version)
+        if rel != bundle.VERSION_STAMP[0]:
+            assert (out / rel).read_text() == (REPO / rel).read_text()
+    for rel in ("code.py", "boot.py", "lib/neopixel.py"):
+        ast.parse((out / rel).read_text(), rel)
+    boot = (out / "boot.py").read_text()
+    assert "usb_cdc.enable(console=True, data=True)" in boot and 'storage.remount("/", readonly=False)' in boot
+    pinmap = json.loads((out / bundle.PINMAP).read_text())
+    assert pinmap["boards"]["feather_rp2040"]["buttons"]["menu"]  # boot.py reads it
+
+
+def test_pinmap_ships_each_runtimes_boards_with_their_wiring_unchanged(built):
+    full = json.loads((REPO / bundle.PINMAP).read_text())["boards"]
+    for rt in bundle.RUNTIMES:
+        shipped = json.loads((built[rt][0] / bundle.PINMAP).read_text())["boards"]
+        assert sorted(shipped) == sorted(n for n, spec in full.items() if spec["runtime"] == rt)
+        for name, spec in shipped.items():
+            assert spec == {k: v for k, v in full[name].items() if k not in ("valid_pins", "notes")}
+            assert spec["buttons"] == full[name]["buttons"] and spec["pixel_pin"] == full[name]["pixel_pin"]
+
+
+@pytest.mark.slow
+def test_bundle_bytes_for_the_bench(built):
+    _, files = built["micropython"]
+    n = bundle.bundle_bytes()
+    assert isinstance(n, int) and n > 10_000
+    assert n == sum(v for r, v in files.items() if r.endswith(".mpy"))
+
+
+# The budgets of docs/design.md (bytes on flash are exact, not a timing): the board
+# bundle <= 48 KB of .mpy, engine_lite's share <= 16 KB.
+BUNDLE_BUDGET = 48 * 1024
+ENGINE_BUDGET = 16 * 1024
+
+
+def test_the_bundle_fits_its_flash_budget(built):
+    _, files = built["micropython"]
+    mpy = {r: v for r, v in files.items() if r.endswith(".mpy")}
+    total = sum(mpy.values())
+    engine = sum(v for r, v in mpy.items() if r.startswith("engine_lite/"))
+    assert total <= BUNDLE_BUDGET, "board bundle %d B > %d B" % (total, BUNDLE_BUDGET)
+    assert engine <= ENGINE_BUDGET, "engine_lite %d B > %d B" % (engine, ENGINE_BUDGET)
+
+
+@pytest.mark.slow
+def test_board_code_has_no_assert_for_mpy_cross_O3_to_strip():
+    """The bundle is compiled with -O3 (host/build/bundle.py OPT), which drops
+    `assert` statements: board code must not rely on one."""
+    found = []
+    for d in ("engine_lite", "firmware"):
+        for path in sorted((REPO / d).glob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(), str(path))):
+                if isinstance(node, ast.Assert):
+                    found.append("%s:%d" % (path.relative_to(REPO), node.lineno))
+    assert found == []
+
+
+def test_the_board_gets_the_codec_as_it_is_and_none_of_the_hosts_half(built):
+    """One wire format; the board never sends a request nor reads a reply, so
+    those frames are host/sync/codec_host.py's (~600 B of the 48 KB budget),
+    and the board's codec is firmware/codec.py copied, never cut."""
+    from host.sync import codec_host
+
+    out, _ = built["circuitpython"]
+    assert (out / "firmware/codec.py").read_text() == (REPO / "firmware/codec.py").read_text()
+    defined = {n.name for n in ast.parse((out / "firmware/codec.py").read_text()).body if isinstance(n, ast.FunctionDef)}
+    host_half = {n for n, v in vars(codec_host).items() if callable(v) and getattr(v, "__module__", "") == codec_host.__name__}
+    assert {"request", "parse_reply", "parse_events", "parse_push"} <= host_half
+    assert not defined & host_half
+    assert {"encode", "reply", "events", "push", "events_body", "parse_request", "prefix_crc"} <= defined
+    assert not any(rel.startswith("host/") for rel in _tree(out))
+
+
+# ---------------------------------------------- the bundle in real MicroPython
+
+BOOT = """
+import sys
+sys.path.append('_stubs')
+from firmware.main import make_link
+from firmware.hw import make_hw
+from firmware.storage import Store
+from firmware.app import App
+from memfs import MemFS
+hw = make_hw('pico', 'micropython')
+store = Store('/bk', fs=MemFS())
+app = App(hw, store, clock=hw.ticks_ms)
+for i in range(5):
+    app.step()
+import machine
+print('pins', sorted(p.id for p in machine.Pin.made))
+print('screen', app.screen)
+print('mods', sorted(k for k in sys.modules if k.split('.')[0] in ('engine_lite', 'firmware')))
+"""
+
+
+@pytest.mark.mpy
+def test_the_micropython_bundle_boots_the_app_in_real_micropython(built, tmp_path):
+    """From the bundle's .mpy files alone (plus stand-ins for machine/neopixel
+    and an in-memory flash): hardware on the pin map's pins, store, app."""
+    root = tmp_path / "board"
+    shutil.copytree(built["micropython"][0], root)
+    stubs = root / "_stubs"
+    stubs.mkdir()
+    copy_stand_ins(stubs)
+    shutil.copy(REPO / "boardkit" / "memfs.py", stubs / "memfs.py")
+    r = run_mpy(BOOT, tree=root)
+    lines = dict(line.split(" ", 1) for line in r.stdout.strip().splitlines())
+    spec = json.loads((REPO / bundle.PINMAP).read_text())["boards"]["pico"]
+    want = sorted(int(p[2:]) for p in list(spec["buttons"].values()) + [spec["pixel_pin"]])
+    assert lines["pins"] == str(want)
+    assert lines["screen"].strip()
+    loaded = set(ast.literal_eval(lines["mods"]))
+    shipped = {m[: -len(".py")].replace("/", ".").replace(".__init__", "") for m in bundle.shipped("micropython")}
+    assert loaded <= shipped
+
+
+@pytest.mark.slow
+def test_make_firmware_prints_sizes_and_where_its_list_is(tmp_path, capsys):
+    assert bundle.main(["--out", str(tmp_path), "--runtime", "micropython"]) == 0
+    out = capsys.readouterr().out
+    assert "micropython bundle" in out and "total" in out and "firmware/app.mpy" in out
+    assert "the modules host/build/manifest.py lists, no other" in out
+    assert (tmp_path / "firmware-micropython" / "main.py").is_file()
+    make = (REPO / "Makefile").read_text()
+    assert "firmware:" in make and "-m host.build.bundle" in make
+
+
+@pytest.mark.mpy
+def test_the_bundle_is_stamped_with_the_package_version(built, tmp_path):
+    """One version everywhere: the board's hello (`fw`) in the built .mpy
+    bundle, run in a real MicroPython, is the package's version (the source
+    itself says "0": the simulator and tests run unstamped)."""
+    from host import __version__
+
+    assert bundle.firmware_version() == __version__
+    r = run_mpy("from firmware import link\nprint(link.AppBoard(None, None, uid='x').fw)", tree=built["micropython"][0])
+    assert r.stdout.strip() == __version__
+    cp = (built["circuitpython"][0] / bundle.VERSION_STAMP[0]).read_text()
+    assert 'fw="%s"' % __version__ in cp and 'fw="0"' not in cp
+    assert 'fw="0"' in (REPO / bundle.VERSION_STAMP[0]).read_text()
+
+
+def test_a_missing_version_placeholder_fails_the_build(tmp_path):
+    with pytest.raises(bundle.BundleError, match="exactly once"):
+        bundle.stamp(bundle.VERSION_STAMP[0], "def f(fw='0'):\n    pass\n", "1.2.3")
+    with pytest.raises(bundle.BundleError, match="found 2"):
+        bundle.stamp(bundle.VERSION_STAMP[0], 'a(fw="0")\nb(fw="0")\n', "1.2.3")
+    assert bundle.stamp("firmware/app.py", 'x(fw="0")\n', "1.2.3") == 'x(fw="0")\n'
+
+
+@pytest.mark.slow
+def test_without_the_circuitpython_driver_all_builds_micropython_and_says_it_skipped(tmp_path, monkeypatch, capsys):
+    """An installed wheel has no Adafruit driver unless asked for: `bloomkeeper
+    firmware` still builds the MicroPython bundle, and says in one line why the
+    CircuitPython one is missing; asked for by name, it is a one-line error."""
+    from host import cli
+
+    monkeypatch.setattr(bundle, "CP_LIBS", {"no_such_driver_for_this_test": "adafruit-circuitpython-nothing"})
+    assert cli.main(["firmware", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "circuitpython bundle: skipped, Adafruit's no_such_driver_for_this_test driver is not installed" in out
+    assert (tmp_path / "firmware-micropython" / "main.py").is_file()
+    assert not (tmp_path / "firmware-circuitpython").exists()
+    with pytest.raises(SystemExit) as e:
+        cli.main(["firmware", "--out", str(tmp_path), "--runtime", "circuitpython"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and err.count("\n") == 1 and "bloomkeeper[circuitpython]" in err
