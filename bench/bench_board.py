@@ -41,7 +41,7 @@ Pico (docs/design.md), so its times are for ratios and trends, not for the board
   and the harness's modules are one ROMFS image (`make romfs`'s builder,
   host/build/romfs.py), mounted at /rom with vfs.VfsRom and first on
   sys.path, nothing of them on the normal path (tests/kit/mpy_harness.py
-  romfs_tree; tests/test_romfs.py checks every module came from /rom). The
+  romfs_tree; tests/packaging/test_romfs.py checks every module came from /rom). The
   .mpy bytecode and its constants then run in place instead of being copied
   into the heap; the interpreter's name table (qstrs) stays in RAM. The
   Unix port has no flash, so the image itself sits in the heap: the guest
@@ -104,9 +104,9 @@ Pico (docs/design.md), so its times are for ratios and trends, not for the board
   game in progress) of a 100- and a 2,000-record game on flash in RAM
   (MemFS), the fastest of 100 boots, each after a gc.collect() (a boot
   is ~0.1 ms here, so the median follows the other load on the machine); ``restore_us_ratio_2000_vs_100``, budget
-  1.5 (tests/test_storage.py checks the same bound in flash bytes read).
+  1.5 (tests/storage/test_storage.py checks the same bound in flash bytes read).
 * ``powercut_points_tried`` / ``powercut_events_lost``: the campaign of
-  tests/test_powercut.py, counting instead of asserting: a cut at every flash
+  tests/storage/test_powercut.py, counting instead of asserting: a cut at every flash
   op (three kinds of lost bytes), a cut at every op of the recovery boot
   itself, a torn write at every byte of every write (rest missing / erased),
   and seeded random cuts with random tears. After each cut a fresh Store

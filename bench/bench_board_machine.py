@@ -3,7 +3,7 @@
 tests/kit/board_machine.py drives the real App, Store (MemFS flash model) and
 link with random gestures, undo chains, clean reboots, power cuts, host
 requests and new games, and checks every step against the engine's fold of
-what the host reads back (CI runs it bounded: tests/test_board_machine.py).
+what the host reads back (CI runs it bounded: tests/board/test_board_machine.py).
 Here it runs for many more sequences, without shrinking (a failure is
 reported as found, with its steps printed).
 

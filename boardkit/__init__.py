@@ -9,5 +9,5 @@ which reads the App from outside). They are MicroPython-compatible, so the
 tests and `bloomkeeper sim --runtime micropython` run them inside the Unix
 port next to the bundle, and they ship in the wheel for the simulator.
 They import engine_lite and firmware; firmware never imports them
-(tests/test_import_boundaries.py).
+(tests/house/test_import_boundaries.py).
 """

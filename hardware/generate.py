@@ -4,7 +4,7 @@
     .venv/bin/python hardware/generate.py --check  # exit 1 if any is stale
 
 Writes (all derived from firmware/pinmap.json, so wiring and firmware cannot
-drift; tests/test_hardware.py parses them back and regenerates them):
+drift; tests/packaging/test_hardware.py parses them back and regenerates them):
 
 * ``hardware/wiring-<board>.svg`` for every board in the pin map: which pin
   goes to which button and to the ring, with R1/C1 and the ground bus. Every

@@ -7,7 +7,7 @@ imports neither this module nor tui.py.
 
 Everything fits an 80x24 terminal: a one-line header, the ring (15 rows)
 beside the game in words, then the buttons box: what the buttons do now
-(the help line follows the phase) and the keys (tests/test_sim_tui.py
+(the help line follows the phase) and the keys (tests/host/test_sim_tui.py
 checks it in a real 80x24 tmux window).
 """
 

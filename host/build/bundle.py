@@ -29,7 +29,7 @@ What goes in: exactly the files host/build/manifest.py lists (the one list
 of what ships, in MicroPython's manifest format, read here for each
 runtime: the two bundles differ only in their hardware backend), copied as
 they are but for the version stamp in firmware/link.py (VERSION_STAMP).
-tests/test_manifest.py holds that list to the import closure of
+tests/packaging/test_manifest.py holds that list to the import closure of
 ``firmware/main.py`` (module-level and lazy imports, and the modules each
 runtime provides), so the build itself never parses the firmware.
 """
@@ -67,7 +67,7 @@ MANIFEST = Path(__file__).resolve().parent / "manifest.py"
 PINMAP = "firmware/pinmap.json"
 MARCH = "armv6m"  # RP2040 = Cortex-M0+
 # mpy-cross -O3 leaves out the line-number tables (and asserts, which board
-# code never uses: tests/test_bundle.py): about 8% of the bundle, what keeps
+# code never uses: tests/packaging/test_bundle.py): about 8% of the bundle, what keeps
 # it within its 48 KB budget. A traceback on the board then names the file
 # and the function (the fault log's "where"), with "line 1" for every line.
 OPT = "-O3"

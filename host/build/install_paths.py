@@ -6,7 +6,7 @@ firmware).
 One source of truth: host/build/manifest.py, the list of what ships, which
 `make firmware` builds from too (host/build/bundle.py). This module writes
 package.json from it (`python -m host.build.install_paths --write`), and
-tests/test_install_paths.py holds the committed file to it, so mip cannot
+tests/packaging/test_install_paths.py holds the committed file to it, so mip cannot
 fetch a module the bundle leaves out, or miss one.
 
 What each path gets, and why it differs from `bloomkeeper flash`:

@@ -4,7 +4,7 @@
 # Read by host/build/bundle.py, which copies exactly these files into both
 # bundles (`make firmware`, `bloomkeeper firmware`, `bloomkeeper flash`), and by
 # host/build/install_paths.py, which writes package.json (mpremote mip) from it.
-# tests/test_manifest.py holds it to the import closure of firmware/main.py on
+# tests/packaging/test_manifest.py holds it to the import closure of firmware/main.py on
 # each runtime: a module the firmware imports that this list misses, or one it
 # lists that nothing imports, fails there.
 #

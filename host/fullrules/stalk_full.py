@@ -16,7 +16,7 @@ scores are read back from `Game.state()`. What it does itself is only what the b
 which token went where, which groups the garden harvests, what the bag gives.
 With `check=True` it compares its own physical counts (bag, exchange, market
 track per flower) with the engine's after every turn: that is the
-cross-check of the core that tests/test_full_stalk.py runs over many games.
+cross-check of the core that tests/rules/test_full_stalk.py runs over many games.
 
 Rulings for situations the rulebook leaves open are in docs/rulings.md,
 section "Full engine (host)".

@@ -382,7 +382,7 @@ class Database:
         """A fresh file gets the current schema at once (SCHEMA); a file of an
         older version is migrated one step at a time (MIGRATIONS). Either
         way in one transaction, and to the same schema
-        (tests/test_plays_db.py compares them)."""
+        (tests/sync/test_plays_db.py compares them)."""
         with self.tx():
             version = self.con.execute("PRAGMA user_version").fetchone()[0]  # again: another process may have done it
             if version == 0 and not self.con.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
