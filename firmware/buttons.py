@@ -143,7 +143,7 @@ class Buttons:
         does not see it (the call falls back to the C stack). A frame a
         poll, 250 polls a second, filled the heap in seconds and brought
         the collection it was avoiding. Each method here stays within 11
-        (tests/test_main_loop.py counts every byte an idle turn allocates)."""
+        (tests/board/test_main_loop.py counts every byte an idle turn allocates)."""
         now = self.clock()
         if self.r != self.w:
             self._replay()

@@ -19,7 +19,7 @@ import sys
 from engine_lite import const
 
 
-# engine_lite/stamp.py's F_NONCE, F_AT, F_UPTIME (tests/test_start_stamp.py
+# engine_lite/stamp.py's F_NONCE, F_AT, F_UPTIME (tests/board/test_start_stamp.py
 # holds them equal): stamp.py is host-only, not on the board, and private
 # consts are folded into the code (importing them from engine_lite.record
 # instead cost 94 bytes of the bundle; these, 43).

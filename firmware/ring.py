@@ -34,7 +34,7 @@ larger call frame on the heap (m_malloc_maybe, which heap_lock does not
 catch), and in a fragmented heap the search for its block was most of the
 slowest frame. That is why the layouts are split into small methods and
 some expressions are computed into a reused local first;
-tests/test_app_alloc.py counts the bytes (micropython.mem_total).
+tests/board/test_app_alloc.py counts the bytes (micropython.mem_total).
 
 Layouts (docs/ring.md has a picture of every screen):
 

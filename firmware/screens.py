@@ -7,12 +7,12 @@ counted, the portfolio being entered, the plant being described) lives in
 the screen that uses it, and a screen changes others only through the
 App's screen stack (`app.go(screen)`, `app.push(app.menu)`, `app.pop()`,
 `app.home()`), never by calling their methods or writing their fields
-(tests/test_screens.py). The App routes each gesture to the screen on top
+(tests/board/test_screens.py). The App routes each gesture to the screen on top
 and owns the game, the flash and the link (firmware/app.py). Whether an
 action is legal and what it costs is the engine's answer (Game.legal, the
 title's cost: StalkState.cost / OrchidsState.cost), never re-derived here. The play gestures of Stalk Exchange (plant, swap, counting a harvest,
 end turn) allocate nothing: their records are the engine's constants
-(tests/test_app_alloc.py proves it under heap_lock); a counted harvest, a
+(tests/board/test_app_alloc.py proves it under heap_lock); a counted harvest, a
 take and a plant build their few-byte record with record.encode_*.
 
 Why one module for the play screens: each .mpy file carries its own table
@@ -36,7 +36,7 @@ from firmware.buttons import SHORT, LONG
 
 # firmware/ring.py's screens (M_*), choice palettes (CH_*), number colours
 # (N_*) and refusals (E_*) that the screens use, as private copies
-# (tests/test_screens.py holds them equal to ring's): the compiler folds a
+# (tests/board/test_screens.py holds them equal to ring's): the compiler folds a
 # const only within its module, so each `ring.X` cost its name in
 # screens.mpy and a lookup on every use, and every bundle byte is heap on the
 # Pico (docs/design.md "Memory and the bundle"). With these the screens need
@@ -431,7 +431,7 @@ class Menu(Screen):
 # to the upkeep, ruling R3), hold MENU menu, UNDO undo. Whether an action is legal
 # and what it costs is the engine's answer (Game.legal / StalkState.cost),
 # never re-derived here. Plant, swap, counting and end turn allocate nothing
-# (the engine's constant records; heap_lock test in tests/test_app_alloc.py).
+# (the engine's constant records; heap_lock test in tests/board/test_app_alloc.py).
 
 class StalkPlay(Screen):
     """Play, and the harvest of one flower being counted (screen "harvest"):
