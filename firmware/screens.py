@@ -60,6 +60,15 @@ _N_POINTS = const(1)
 _N_SEEDS = const(2)
 _E_RULE = const(2)
 _E_SHORT = const(3)
+# and engine_lite/record.py's titles, the opcodes they ask the engine about
+# and a plant's most points, the same way (tests/test_folded_consts.py holds
+# them equal to record's)
+_STALK = const(0)
+_ORCHIDS = const(1)
+_OP_PLANT = const(2)
+_OP_HARVEST = const(5)
+_OP_END_TURN = const(7)
+_POINTS_MAX = const(99)
 
 
 # -- number entry --------------------------------------------------------
@@ -241,7 +250,7 @@ class Setup(Screen):
         if b == B_OK:
             if s == _GAME:
                 self.to_step(_PLAYERS)
-            elif s == _PLAYERS and self.game == record.ORCHIDS:
+            elif s == _PLAYERS and self.game == _ORCHIDS:
                 self._start()
             elif s == _PLAYERS and self.players == 2:
                 self.to_step(_LENGTH)
@@ -292,7 +301,7 @@ class Setup(Screen):
         n = self.players
         names = app.settings.get("names")
         ev = {"ev": "start", "game": GAMES[self.game]}
-        if self.game == record.STALK:
+        if self.game == _STALK:
             if n == 2:
                 ev["length"] = "short" if self.short else "long"
             if not self.unconfirmed:  # changed or confirmed: the real number
@@ -461,7 +470,7 @@ class StalkPlay(Screen):
         for s in range(t.n):  # per seat: a state that lost a seat fails here, not later
             v.tokens[s] = t.tokens[s]
             v.flushed[s] = t.flushed[s]
-        v.extra_cost = t.cost(record.OP_PLANT)
+        v.extra_cost = t.cost(_OP_PLANT)
         v.upkeep = 1 if t.upkeep else 0
         v.until_crash = t.crash_distance()
         v.bag = t.bag
@@ -473,7 +482,7 @@ class StalkPlay(Screen):
         """One more harvested token of flower f. The engine says whether
         harvesting may start (after the turn's two basic actions)."""
         app = self.app
-        if not app.game.legal(record.OP_HARVEST):
+        if not app.game.legal(_OP_HARVEST):
             app.blink_error(_E_RULE)
             return
         if self.flower != f:
@@ -525,7 +534,7 @@ class StalkPlay(Screen):
         elif b == B_OK:
             if kind == SHORT:
                 app.apply(record.PLANT)
-            elif app.game.legal(record.OP_END_TURN):
+            elif app.game.legal(_OP_END_TURN):
                 app.apply(record.END_TURN)
             else:  # stuck before two basic actions: straight to the upkeep (ruling R3)
                 app.apply(record.STUCK)
@@ -692,7 +701,7 @@ class PlantEntry(Screen):
                 self._go(_KIND, 0)
             else:
                 self._go(_POINTS, self.points)
-        elif number_press(app, self.number, b, kind, record.POINTS_MAX):
+        elif number_press(app, self.number, b, kind, _POINTS_MAX):
             self.show()
 
     def _sow(self, seeds):
@@ -729,7 +738,7 @@ class Results(Screen):
         final = t.final()
         v = self.app.view
         v.n = t.n
-        if g.game == record.STALK:
+        if g.game == _STALK:
             v.mode = _M_STALK_END
             for f in range(5):
                 v.values[f] = final["values"][FLOWERS[f]]
@@ -752,7 +761,7 @@ class Results(Screen):
             app.undo()
         elif b == B_MENU:
             app.push(app.menu)
-        elif kind == LONG and app.game.game == record.STALK:
+        elif kind == LONG and app.game.game == _STALK:
             app.peek(b)  # a held flower: its final value
         else:
             app.blink_error()
