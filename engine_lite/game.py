@@ -7,8 +7,15 @@ log. Undo drops the last record and folds the log again from the start, so
 undo is an exact inverse by construction.
 """
 
-from engine_lite import errors, record
+from engine_lite import const, errors, record
 from engine_lite.log import RamLog
+
+# engine_lite/record.py's title and opcodes read here, as private copies
+# (tests/test_folded_consts.py holds them equal to record's): a const folds
+# only within its module.
+_STALK = const(0)
+_OP_START = const(1)
+_OP_UNDO = const(11)
 
 
 def rules(game):
@@ -19,7 +26,7 @@ def rules(game):
     port, Oh My. Orchids!'s 5 KB). The board loads them while setup is
     past the title's choice (firmware/app.py settle), so that the press
     that starts the game does not wait for it (~45 ms on the Pico)."""
-    if game == record.STALK:
+    if game == _STALK:
         from engine_lite.stalk import StalkState
 
         return StalkState
@@ -80,7 +87,7 @@ class Game:
 
     def apply_record(self, rec):
         """Apply one compact record (an undo record undoes)."""
-        if rec[0] == record.OP_UNDO:
+        if rec[0] == _OP_UNDO:
             self.undo()
             return
         self.judge(rec)
@@ -90,7 +97,7 @@ class Game:
         """Apply a record to the state only; the log is the caller's business
         (refold and restore feed it the log, storage judges a record before
         any of it reaches flash). EngineError: the state is unchanged."""
-        if rec[0] == record.OP_START:
+        if rec[0] == _OP_START:
             if self.table is not None:
                 raise errors.EngineError(errors.ALREADY_STARTED, "the game has already started")
             self.table = new_state(rec)

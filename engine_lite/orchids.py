@@ -11,13 +11,21 @@ name only where a hash matches and at the final score.
 from engine_lite import const, errors, record, tables
 from engine_lite.ranking import ranked
 
+# engine_lite/record.py's title and opcodes these rules read, as private copies
+# (tests/test_folded_consts.py holds them equal to record's): a const folds
+# only within its module.
+_ORCHIDS = const(1)
+_OP_END_TURN = const(7)
+_OP_TAKE = const(9)
+_OP_SOW = const(10)
+
 _NONE = const(0)  # what the player has done this turn: nothing, a take,
 _TOOK = const(1)  # or _TOOK + k for k plants (their cards are the last k of the
 # seat's flowers: the display bound, ruling R14, counts them by kind)
 
 
 class OrchidsState:
-    game = record.ORCHIDS  # which game these rules are (Game.game: no isinstance per event)
+    game = _ORCHIDS  # which game these rules are (Game.game: no isinstance per event)
 
     def __init__(self, start):
         self.names = record.start_names(start)
@@ -38,15 +46,15 @@ class OrchidsState:
         `early`: a pass the players declared (ruling R3)."""
         if self.over:
             return errors.GAME_OVER
-        if op == record.OP_TAKE:
+        if op == _OP_TAKE:
             if self.last_round:  # "one last turn ... plant only"
                 return errors.LAST_ROUND
             if self.done != _NONE:  # R9: one take, or plants, per turn
                 return errors.MIXED_TURN
-        elif op == record.OP_SOW:
+        elif op == _OP_SOW:
             if self.done == _TOOK:
                 return errors.MIXED_TURN
-        elif op == record.OP_END_TURN:
+        elif op == _OP_END_TURN:
             if self.done == _NONE and not self.last_round and not early:
                 return errors.TURN_INCOMPLETE
         else:
@@ -57,9 +65,9 @@ class OrchidsState:
         """What `op` costs the active player now, in Seed cards: a plant its
         `k` cards; a take of `k` cards the excess over the hand limit, which
         "must immediately" be composted."""
-        if op == record.OP_SOW:
+        if op == _OP_SOW:
             return k
-        if op == record.OP_TAKE:
+        if op == _OP_TAKE:
             over = self.hand[self.player] + k - tables.HAND_LIMIT
             return over if over > 0 else 0
         return 0
@@ -67,13 +75,13 @@ class OrchidsState:
     def apply(self, rec):
         op = rec[0]
         p = self.player
-        code = self.refused(op, op == record.OP_END_TURN and len(rec) > 1)
+        code = self.refused(op, op == _OP_END_TURN and len(rec) > 1)
         if code is not None:  # in words
             if code == errors.GAME_OVER:
                 why = "the game is over"
             elif code == errors.LAST_ROUND:
                 why = "last round: plant only"
-            elif code == errors.MIXED_TURN and op == record.OP_SOW:
+            elif code == errors.MIXED_TURN and op == _OP_SOW:
                 why = "no planting after a take this turn"
             elif code == errors.MIXED_TURN:
                 why = "took seeds already" if self.done == _TOOK else "planted: no take now"
@@ -82,12 +90,12 @@ class OrchidsState:
             else:
                 why = "record %d is not an Oh My. Orchids! event" % op
             raise errors.EngineError(code, why)
-        if op == record.OP_TAKE:
+        if op == _OP_TAKE:
             over = self.cost(op, rec[1])  # composted at once
             self.composted[p] += over
             self.hand[p] += rec[1] - over
             self.done = _TOOK
-        elif op == record.OP_SOW:
+        elif op == _OP_SOW:
             name = record.sow_name(rec)
             kind = record.KINDS[rec[1]]
             if rec[3] > self.hand[p]:

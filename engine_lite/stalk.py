@@ -9,6 +9,22 @@ Rulings referenced below are in docs/rulings.md.
 from engine_lite import const, errors, record, tables
 from engine_lite.ranking import ranked
 
+# engine_lite/record.py's title, opcodes and start flags that these rules
+# read, as private copies (tests/test_folded_consts.py holds them equal to
+# record's): a const folds only within its module, and each `record.X` cost
+# its name here and two lookups on every use.
+_STALK = const(0)
+_OP_PLANT = const(2)
+_OP_SWAP = const(3)
+_OP_FLUSH = const(4)
+_OP_HARVEST = const(5)
+_OP_CRASH = const(6)
+_OP_END_TURN = const(7)
+_OP_PORTFOLIO = const(8)
+_OP_STUCK = const(12)
+_F_SHORT = const(1)
+_F_TRACK = const(4)
+
 # What triggered the game's end (StalkState.trigger; the readout names it
 # by TRIGGERS). Private: the compiler folds them into the code, no globals.
 _NO_TRIGGER = const(0)
@@ -18,15 +34,15 @@ TRIGGERS = (None, "crash", "bag")
 
 
 class StalkState:
-    game = record.STALK  # which game these rules are (Game.game: no isinstance per event)
+    game = _STALK  # which game these rules are (Game.game: no isinstance per event)
 
     def __init__(self, start):
         n = start[2]
         self.names = record.start_names(start)
         self.n = n
         self.track_start = start[4]
-        self.track_given = bool(start[3] & record.F_TRACK)
-        self.short = bool(start[3] & record.F_SHORT)
+        self.track_given = bool(start[3] & _F_TRACK)
+        self.short = bool(start[3] & _F_SHORT)
         self.values = bytearray(5)  # Stalk Values = harvested tokens per flower
         self.harvested = 0  # H: tokens on the market track
         self.bag = tables.bag_start(n)
@@ -72,23 +88,23 @@ class StalkState:
         turn's rules only; what a record carries (counts, seats) is judged
         by apply. Allocates nothing (the ring asks after every event).
         `early`: an end of turn the players declared early (ruling R3)."""
-        if op == record.OP_PORTFOLIO:
+        if op == _OP_PORTFOLIO:
             return None if self.over else errors.NOT_OVER
         if self.over:
             return errors.GAME_OVER
-        if op == record.OP_PLANT or op == record.OP_SWAP or op == record.OP_FLUSH or op == record.OP_STUCK:
+        if op == _OP_PLANT or op == _OP_SWAP or op == _OP_FLUSH or op == _OP_STUCK:
             if self.upkeep:  # "the action phase closed with the first harvest"
                 return errors.UPKEEP
-            if op == record.OP_FLUSH and self.flushed[self.player]:  # once per game
+            if op == _OP_FLUSH and self.flushed[self.player]:  # once per game
                 return errors.FLUSH_USED
-            if op != record.OP_STUCK and op != record.OP_FLUSH and self.exchange == 0:
+            if op != _OP_STUCK and op != _OP_FLUSH and self.exchange == 0:
                 return errors.EXCHANGE_EMPTY
             if self.cost(op) > self.tokens[self.player]:
                 return errors.NO_TOKENS
-        elif op == record.OP_HARVEST or op == record.OP_END_TURN:
+        elif op == _OP_HARVEST or op == _OP_END_TURN:
             if not (self.turn_done() or early):
                 return errors.TURN_INCOMPLETE
-        elif op == record.OP_CRASH:
+        elif op == _OP_CRASH:
             if self.trigger != _NO_TRIGGER:
                 return errors.TRIGGERED
         else:
@@ -98,15 +114,15 @@ class StalkState:
     def cost(self, op, k=0):
         """Seedy Business tokens `op` costs now: a flush one; a plant or a
         swap after the turn's two basic actions one ("Extra Actions")."""
-        if op == record.OP_FLUSH:
+        if op == _OP_FLUSH:
             return 1
-        if (op == record.OP_PLANT or op == record.OP_SWAP) and self.actions >= tables.BASIC_ACTIONS:
+        if (op == _OP_PLANT or op == _OP_SWAP) and self.actions >= tables.BASIC_ACTIONS:
             return 1
         return 0
 
     def apply(self, rec):
         op = rec[0]
-        code = self.refused(op, op == record.OP_END_TURN and len(rec) > 1)
+        code = self.refused(op, op == _OP_END_TURN and len(rec) > 1)
         if code is not None:  # in words
             who = self.names[self.player]
             if code == errors.NOT_OVER:
@@ -120,27 +136,27 @@ class StalkState:
             elif code == errors.EXCHANGE_EMPTY:
                 why = "the Stalk Exchange is empty"
             elif code == errors.NO_TOKENS:
-                why = "%s has no Seedy Business token left for %s" % (who, "a flush" if op == record.OP_FLUSH else "an extra action")
+                why = "%s has no Seedy Business token left for %s" % (who, "a flush" if op == _OP_FLUSH else "an extra action")
             elif code == errors.TURN_INCOMPLETE:
-                why = "harvest: after the two basic actions (upkeep)" if op == record.OP_HARVEST else "a turn ends after its two basic actions (R3)"
+                why = "harvest: after the two basic actions (upkeep)" if op == _OP_HARVEST else "a turn ends after its two basic actions (R3)"
             elif code == errors.TRIGGERED:
                 why = "the game end was already triggered (%s)" % TRIGGERS[self.trigger]
             else:
                 why = "record %d is not a Stalk Exchange event" % op
             raise errors.EngineError(code, why)
-        if op == record.OP_PORTFOLIO:
+        if op == _OP_PORTFOLIO:
             return self._portfolio(rec)
-        if op == record.OP_PLANT or op == record.OP_SWAP:
+        if op == _OP_PLANT or op == _OP_SWAP:
             self.tokens[self.player] -= self.cost(op)
             self.actions += 1
-            if op == record.OP_PLANT:
+            if op == _OP_PLANT:
                 self.exchange -= 1
                 self.sown += 1
-        elif op == record.OP_FLUSH:
+        elif op == _OP_FLUSH:
             self.tokens[self.player] -= 1
             self.flushed[self.player] = 1
             self.exchange = self._draw(tables.EXCHANGE_SLOTS)
-        elif op == record.OP_HARVEST:
+        elif op == _OP_HARVEST:
             f = rec[1]
             if self.values[f] + rec[2] > tables.TOKENS_PER_FLOWER:
                 raise errors.EngineError(errors.TOO_MANY, "harvest: only %d %s tokens exist" % (tables.TOKENS_PER_FLOWER, tables.FLOWERS[f]))
@@ -152,9 +168,9 @@ class StalkState:
             self.harvested += rec[2]
             if self.trigger == _NO_TRIGGER and self.crash_distance() == 0:
                 self.trigger = _CRASH
-        elif op == record.OP_STUCK:  # ruling R3: straight to the upkeep
+        elif op == _OP_STUCK:  # ruling R3: straight to the upkeep
             self.upkeep = True
-        elif op == record.OP_CRASH:
+        elif op == _OP_CRASH:
             self.trigger = _CRASH
         else:  # OP_END_TURN
             # Upkeep step 4: compost the rightmost token, shift, refill.

@@ -59,6 +59,7 @@ from firmware.hw import stamp
 from firmware.screens import Setup, Menu, StalkPlay, PortfolioEntry, OrchidsPlay, PlantEntry, Results
 
 _FRAME_MS = const(20)  # the ring is redrawn every 20 ms (buttons: every step)
+_STALK = const(0)  # record.STALK, folded (tests/test_folded_consts.py holds it equal)
 
 
 class App:
@@ -241,7 +242,7 @@ class App:
             self.setup.begin()
             return
         t = self.game.table
-        if t.game == record.STALK:
+        if t.game == _STALK:
             if not t.over:
                 screen = self.stalk  # or its harvest being counted
             elif t.all_entered():

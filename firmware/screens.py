@@ -31,8 +31,7 @@ app_words.TITLES / HINTS.
 """
 
 from engine_lite import const, EngineError, record, tables
-from engine_lite.vocab import FLOWERS, GAMES, BRIGHT_LEVELS, B_UNDO, B_OK, B_MENU
-from firmware.buttons import SHORT, LONG
+from engine_lite.vocab import FLOWERS, GAMES, BRIGHT_LEVELS
 
 # firmware/ring.py's screens (M_*), choice palettes (CH_*), number colours
 # (N_*) and refusals (E_*) that the screens use, as private copies
@@ -60,6 +59,22 @@ _N_POINTS = const(1)
 _N_SEEDS = const(2)
 _E_RULE = const(2)
 _E_SHORT = const(3)
+# and engine_lite/record.py's titles, the opcodes they ask the engine about
+# and a plant's most points, the same way (tests/test_folded_consts.py holds
+# them and the next five equal to their modules')
+_STALK = const(0)
+_ORCHIDS = const(1)
+_OP_PLANT = const(2)
+_OP_HARVEST = const(5)
+_OP_END_TURN = const(7)
+_POINTS_MAX = const(99)
+# and the buttons (engine_lite/vocab.py B_*) and the gestures
+# (firmware/buttons.py SHORT, LONG) that every press compares with
+_B_UNDO = const(5)
+_B_OK = const(6)
+_B_MENU = const(7)
+_SHORT = const(1)
+_LONG = const(2)
 
 
 # -- number entry --------------------------------------------------------
@@ -162,10 +177,10 @@ def number_press(app, entry, b, kind, hi):
     UNDO takes the last press back. True if the number changed; else the
     ring blinks (out of 0..hi: "short")."""
     if b < 5:
-        if entry.add(0, b + 1 if kind == SHORT else -1 - b, hi):
+        if entry.add(0, b + 1 if kind == _SHORT else -1 - b, hi):
             return True
         app.blink_error(_E_SHORT)
-    elif b == B_UNDO and entry.undo():
+    elif b == _B_UNDO and entry.undo():
         return True
     else:
         app.blink_error()
@@ -221,27 +236,27 @@ class Setup(Screen):
     def press(self, b, kind):
         app = self.app
         s = self.step
-        if b == B_MENU and kind == LONG:
+        if b == _B_MENU and kind == _LONG:
             app.push(app.menu)
             return
         if s == _TRACK:
-            if b == B_OK:
-                if kind == LONG:  # "this is the number on our Market board"
+            if b == _B_OK:
+                if kind == _LONG:  # "this is the number on our Market board"
                     self.unconfirmed = 0
                 self._start()
-            elif b == B_UNDO and not self.track.n:
+            elif b == _B_UNDO and not self.track.n:
                 self.to_step(_LENGTH if self.players == 2 else _PLAYERS)
             elif number_press(app, self.track, b, kind, tables.TRACK_START_MAX):
                 self.unconfirmed = 0  # the players are entering their own number
                 self.show()
             return
-        if b == B_UNDO and s > _GAME:
+        if b == _B_UNDO and s > _GAME:
             self.to_step(_PLAYERS if s == _LENGTH else _GAME)
             return
-        if b == B_OK:
+        if b == _B_OK:
             if s == _GAME:
                 self.to_step(_PLAYERS)
-            elif s == _PLAYERS and self.game == record.ORCHIDS:
+            elif s == _PLAYERS and self.game == _ORCHIDS:
                 self._start()
             elif s == _PLAYERS and self.players == 2:
                 self.to_step(_LENGTH)
@@ -251,18 +266,18 @@ class Setup(Screen):
                 self._to_track()
             return
         if s == _PLAYERS:
-            if 0 < b < 5 and kind == SHORT:
+            if 0 < b < 5 and kind == _SHORT:
                 self.players = b + 1
-            elif b == B_MENU:
+            elif b == _B_MENU:
                 self.players = 2 if self.players >= 5 else self.players + 1
             else:
                 app.blink_error()
-        elif b < 2 and kind == SHORT:
+        elif b < 2 and kind == _SHORT:
             if s == _GAME:
                 self.game = b
             else:
                 self.short = b
-        elif b == B_MENU:
+        elif b == _B_MENU:
             if s == _GAME:
                 self.game = 1 - self.game
             else:
@@ -292,7 +307,7 @@ class Setup(Screen):
         n = self.players
         names = app.settings.get("names")
         ev = {"ev": "start", "game": GAMES[self.game]}
-        if self.game == record.STALK:
+        if self.game == _STALK:
             if n == 2:
                 ev["length"] = "short" if self.short else "long"
             if not self.unconfirmed:  # changed or confirmed: the real number
@@ -376,14 +391,14 @@ class Menu(Screen):
         v = app.view
         s = self.step
         if s == _MENU:
-            if b < 5 and kind == SHORT:
+            if b < 5 and kind == _SHORT:
                 if self.items & (1 << b):
                     self._activate(b)
                 else:
                     app.blink_error()
-            elif b == B_OK:
+            elif b == _B_OK:
                 self._activate(self.sel)
-            elif b == B_MENU and kind == SHORT:
+            elif b == _B_MENU and kind == _SHORT:
                 sel = self.sel
                 for _ in range(5):
                     sel = (sel + 1) % 5
@@ -394,14 +409,14 @@ class Menu(Screen):
             else:  # UNDO or a held MENU: close
                 app.pop()
         elif s == _CONFIRM:
-            if b == B_OK:  # abandon the game
+            if b == _B_OK:  # abandon the game
                 app.finish()
             else:
                 app.pop()
-        elif (b < 5 or b == B_MENU) and kind == SHORT:  # brightness: flower = that level, MENU the next
+        elif (b < 5 or b == _B_MENU) and kind == _SHORT:  # brightness: flower = that level, MENU the next
             v.sel = b if b < 5 else (v.sel + 1) % 5
             v.brightness = BRIGHT_LEVELS[v.sel]
-        elif b == B_OK:
+        elif b == _B_OK:
             app.push_settings({"brightness": v.brightness})
             app.pop()
         else:  # UNDO: keep the old level
@@ -461,7 +476,7 @@ class StalkPlay(Screen):
         for s in range(t.n):  # per seat: a state that lost a seat fails here, not later
             v.tokens[s] = t.tokens[s]
             v.flushed[s] = t.flushed[s]
-        v.extra_cost = t.cost(record.OP_PLANT)
+        v.extra_cost = t.cost(_OP_PLANT)
         v.upkeep = 1 if t.upkeep else 0
         v.until_crash = t.crash_distance()
         v.bag = t.bag
@@ -473,7 +488,7 @@ class StalkPlay(Screen):
         """One more harvested token of flower f. The engine says whether
         harvesting may start (after the turn's two basic actions)."""
         app = self.app
-        if not app.game.legal(record.OP_HARVEST):
+        if not app.game.legal(_OP_HARVEST):
             app.blink_error(_E_RULE)
             return
         if self.flower != f:
@@ -502,8 +517,8 @@ class StalkPlay(Screen):
         app = self.app
         f = self.flower
         if f >= 0:  # a harvest being counted
-            if b == f or b == B_UNDO:
-                if kind == LONG or b == B_UNDO:
+            if b == f or b == _B_UNDO:
+                if kind == _LONG or b == _B_UNDO:
                     self.n -= 1
                     if self.n <= 0:
                         self.clear()
@@ -511,26 +526,26 @@ class StalkPlay(Screen):
                     else:
                         self.show()
                     return
-            elif b == B_OK:
-                if self.commit() and kind == LONG:
+            elif b == _B_OK:
+                if self.commit() and kind == _LONG:
                     app.apply(record.END_TURN)
                 return
-            elif b > 4 and not self.commit() and kind == SHORT:
+            elif b > 4 and not self.commit() and kind == _SHORT:
                 return  # MENU: confirmed first, then swap (refused in the upkeep) or the menu
         if b < 5:
-            if kind == LONG:
+            if kind == _LONG:
                 app.peek(b)
             else:
                 self.count(b)
-        elif b == B_OK:
-            if kind == SHORT:
+        elif b == _B_OK:
+            if kind == _SHORT:
                 app.apply(record.PLANT)
-            elif app.game.legal(record.OP_END_TURN):
+            elif app.game.legal(_OP_END_TURN):
                 app.apply(record.END_TURN)
             else:  # stuck before two basic actions: straight to the upkeep (ruling R3)
                 app.apply(record.STUCK)
-        elif b == B_MENU:
-            if kind == LONG:
+        elif b == _B_MENU:
+            if kind == _LONG:
                 app.push(app.menu)
             else:
                 app.apply(record.SWAP)
@@ -570,14 +585,14 @@ class PortfolioEntry(Screen):
         app = self.app
         c = self.counts
         if b < 5:
-            if c.add(b, 1 if kind == SHORT else -1, tables.TOKENS_PER_FLOWER):
+            if c.add(b, 1 if kind == _SHORT else -1, tables.TOKENS_PER_FLOWER):
                 self.show()
             else:
                 app.blink_error(_E_SHORT)
-        elif b == B_OK:
+        elif b == _B_OK:
             v = c.values
             app.apply(record.encode_portfolio(self.seat, v))
-        elif b == B_UNDO:
+        elif b == _B_UNDO:
             if c.undo():
                 self.show()
             else:
@@ -621,16 +636,16 @@ class OrchidsPlay(Screen):
     def press(self, b, kind):
         app = self.app
         if b < 5:
-            if kind == SHORT:
+            if kind == _SHORT:
                 app.apply(record.encode_take(b + 1))
             else:
                 app.blink_error()
-        elif b == B_OK:
-            if kind == SHORT:
+        elif b == _B_OK:
+            if kind == _SHORT:
                 app.push(app.plant)
             else:
                 app.apply(record.END_TURN)
-        elif b == B_UNDO:
+        elif b == _B_UNDO:
             app.undo()
         else:
             app.push(app.menu)
@@ -665,34 +680,34 @@ class PlantEntry(Screen):
         app = self.app
         s = self.step
         if s == _KIND:
-            if b < 2 and kind == SHORT:
+            if b < 2 and kind == _SHORT:
                 if b and app.game.table.new_name(2) is None:  # no flora planted yet
                     app.blink_error(_E_RULE)
                     return
                 self.kind = b + 1
-            elif b == B_OK:
+            elif b == _B_OK:
                 self.kind = 0
-            elif b == B_UNDO or b == B_MENU:
+            elif b == _B_UNDO or b == _B_MENU:
                 app.pop()
                 return
             else:
                 app.blink_error()
                 return
             self._go(_POINTS, 0)
-        elif b == B_OK:
+        elif b == _B_OK:
             if s == _POINTS:
                 self.points = self.number.values[0]
                 self._go(_SEEDS, 0)
             else:
                 self._sow(self.number.values[0])
-        elif b == B_MENU:
+        elif b == _B_MENU:
             app.pop()
-        elif b == B_UNDO and not self.number.n:
+        elif b == _B_UNDO and not self.number.n:
             if s == _POINTS:
                 self._go(_KIND, 0)
             else:
                 self._go(_POINTS, self.points)
-        elif number_press(app, self.number, b, kind, record.POINTS_MAX):
+        elif number_press(app, self.number, b, kind, _POINTS_MAX):
             self.show()
 
     def _sow(self, seeds):
@@ -729,7 +744,7 @@ class Results(Screen):
         final = t.final()
         v = self.app.view
         v.n = t.n
-        if g.game == record.STALK:
+        if g.game == _STALK:
             v.mode = _M_STALK_END
             for f in range(5):
                 v.values[f] = final["values"][FLOWERS[f]]
@@ -746,13 +761,13 @@ class Results(Screen):
 
     def press(self, b, kind):
         app = self.app
-        if b == B_OK:
+        if b == _B_OK:
             app.finish()
-        elif b == B_UNDO:
+        elif b == _B_UNDO:
             app.undo()
-        elif b == B_MENU:
+        elif b == _B_MENU:
             app.push(app.menu)
-        elif kind == LONG and app.game.game == record.STALK:
+        elif kind == _LONG and app.game.game == _STALK:
             app.peek(b)  # a held flower: its final value
         else:
             app.blink_error()

@@ -44,17 +44,16 @@ SETTINGS = "settings.json"
 FAULTS = "faults.txt"  # faults the loop survived (App.recover), newest last; not *.log: boot takes those for games
 FAULTS_MAX = 1024  # bytes kept: the oldest lines go first
 SNAP_MAGIC = b"BKS1"
-LIVE = "-live"  # the live directory, beside the root (/bk-live): the game in progress's last segment (FlashLog)
-SNAPS = "-snap"  # the snapshot's directory, beside it (/bk-snap): in the live one, it made each compaction of it read 3x the flash
 PUMP = const(11)  # commits to the live directory since it compacted: at the next quiet spell, make it compact (Store.quiet)
 SCRATCH = "/scratch"  # the file in the live directory whose rewrites do that (boot ignores it: no game's name)
 SEG = 192  # bytes a live log's segment takes frames up to: littlefs keeps a file this small inline in the directory's metadata, so an append erases no block (docs/storage.md)
-STALL_MS = const(20)  # a write this long erased a block (docs/storage.md)
+_STALL_MS = const(20)  # a write this long erased a block (docs/storage.md)
+_OP_UNDO = const(11)  # record.OP_UNDO, folded (tests/test_folded_consts.py holds it equal)
 _TICKS_MASK = const(0x3FFFFFFF)  # ticks_ms() wraps at 2**30 (buttons.ticks_diff's mask, folded here: an import of it costs the bundle 43 B)
-SNAP_ROOM = 512  # bytes for snapshot files before their buffer must grow (a 5-player game: ~110 Stalk Exchange, ~420 Orchids)
+_SNAP_ROOM = const(512)  # bytes for snapshot files before their buffer must grow (a 5-player game: ~110 Stalk Exchange, ~420 Orchids)
 # crc32(data + crc32(data) as 4 LE bytes) is this constant for any data, so
 # a frame checks with one crc32 call and no big-int arithmetic.
-CRC_RESIDUE = 0x2144DF1C
+_CRC_RESIDUE = const(0x2144DF1C)
 
 
 def default_settings():
@@ -211,7 +210,7 @@ class FlashLog:
         w = self._walk(off)
         for o, n in w:
             self.end = o + n + 5
-            if n == 1 and self.buf[1] == record.OP_UNDO:
+            if n == 1 and self.buf[1] == _OP_UNDO:
                 if not stack:
                     w.close()
                     return None
@@ -235,7 +234,7 @@ class FlashLog:
                 f.seek(off & 0xFFFF)
                 while f.readinto(mv[:1]):
                     n = buf[0]
-                    if not n or f.readinto(mv[1 : n + 5]) != n + 4 or binascii.crc32(mv[: n + 5]) != CRC_RESIDUE:
+                    if not n or f.readinto(mv[1 : n + 5]) != n + 4 or binascii.crc32(mv[: n + 5]) != _CRC_RESIDUE:
                         return
                     yield off, n
                     off += n + 5
@@ -385,14 +384,14 @@ class Store:
         self.root = root.rstrip("/")
         self.clock = clock  # ticks_ms: quiet() times its writes with it (None: quiet() does nothing)
         self._commits = PUMP  # commits to the live directory since it compacted (unknown at boot: due)
-        self.live = self.root + LIVE
-        self.snaps = self.root + SNAPS
+        self.live = self.root + "-live"  # the live directory (/bk-live): the game in progress's last segment (FlashLog)
+        self.snaps = self.root + "-snap"  # the snapshot's (/bk-snap): in the live one, it made each compaction of it read 3x the flash
         self.fs = _OsFS() if fs is None else fs
         self.keep = keep
         self.snapshot_every = snapshot_every
         # The snapshot file's bytes, built or read: one buffer, reused, made
         # while the heap is still whole (see _buffer).
-        self._buf = bytearray(SNAP_ROOM)
+        self._buf = bytearray(_SNAP_ROOM)
         self.game_id = None  # id of the current game (kept after finish)
         self.log = None  # type: FlashLog | None  # the game in progress
         self._next = None  # type: int | None  # next game number (after boot)
@@ -562,12 +561,12 @@ class Store:
 
     def _commit(self, write):
         """Run `write`, a commit to the live directory, and count it; one
-        that stalled for STALL_MS erased a block: the directory compacted."""
+        that stalled for _STALL_MS erased a block: the directory compacted."""
         clock = self.clock
         t = clock and clock()
         write()
         self._commits += 1
-        if clock and (clock() - t) & _TICKS_MASK >= STALL_MS:
+        if clock and (clock() - t) & _TICKS_MASK >= _STALL_MS:
             self._commits = 0
 
     def _scratch(self):
@@ -619,7 +618,7 @@ class Store:
         with `later` once it is judged and queued: then flush() writes it
         (the app shows the event first). EngineError: refused, nothing
         written, nothing queued."""
-        if rec[0] == record.OP_UNDO:
+        if rec[0] == _OP_UNDO:
             return self.undo(game)
         self.flush()  # the event before, if it waits: at most one in flight
         game.judge(rec)  # EngineError: nothing written, nothing changed
