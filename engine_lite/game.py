@@ -11,7 +11,7 @@ from engine_lite import const, errors, record
 from engine_lite.log import RamLog
 
 # engine_lite/record.py's title and opcodes read here, as private copies
-# (tests/test_folded_consts.py holds them equal to record's): a const folds
+# (tests/house/test_folded_consts.py holds them equal to record's): a const folds
 # only within its module.
 _STALK = const(0)
 _OP_START = const(1)

@@ -12,7 +12,7 @@ from engine_lite import const, errors, record, tables
 from engine_lite.ranking import ranked
 
 # engine_lite/record.py's title and opcodes these rules read, as private copies
-# (tests/test_folded_consts.py holds them equal to record's): a const folds
+# (tests/house/test_folded_consts.py holds them equal to record's): a const folds
 # only within its module.
 _ORCHIDS = const(1)
 _OP_END_TURN = const(7)

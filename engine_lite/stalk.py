@@ -10,7 +10,7 @@ from engine_lite import const, errors, record, tables
 from engine_lite.ranking import ranked
 
 # engine_lite/record.py's title, opcodes and start flags that these rules
-# read, as private copies (tests/test_folded_consts.py holds them equal to
+# read, as private copies (tests/house/test_folded_consts.py holds them equal to
 # record's): a const folds only within its module, and each `record.X` cost
 # its name here and two lookups on every use.
 _STALK = const(0)

@@ -5,7 +5,7 @@ tables and records use them) and engine_lite imports nothing of the
 project, so the board's buttons, the setup choices, the settings defaults
 and the button timings live beside them. firmware/ imports them from here;
 nothing else spells them out, but for the screens' folded copies of the
-button indexes (tests/test_folded_consts.py holds them equal).
+button indexes (tests/house/test_folded_consts.py holds them equal).
 """
 
 # The five flowers, in the order of every per-flower array and of the

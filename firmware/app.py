@@ -59,7 +59,8 @@ from firmware.hw import stamp
 from firmware.screens import Setup, Menu, StalkPlay, PortfolioEntry, OrchidsPlay, PlantEntry, Results
 
 _FRAME_MS = const(20)  # the ring is redrawn every 20 ms (buttons: every step)
-_STALK = const(0)  # record.STALK, folded (tests/test_folded_consts.py holds it equal)
+_STALK = const(0)  # record.STALK, folded (tests/house/test_folded_consts.py holds it equal)
+_E_NOTHING = const(1)  # ring.E_NOTHING, folded too
 
 
 class App:
@@ -307,7 +308,7 @@ class App:
             shown[j + 2] = b
             strip[i] = (r, g, b)
 
-    def blink_error(self, code=ring.E_NOTHING):
+    def blink_error(self, code=_E_NOTHING):
         """A refused gesture or event: the ring blinks red (`code` = the
         reason, firmware/ring.py E_*), nothing changes."""
         self.view.error_at = self.clock()

@@ -60,7 +60,7 @@ _N_SEEDS = const(2)
 _E_RULE = const(2)
 _E_SHORT = const(3)
 # and engine_lite/record.py's titles, the opcodes they ask the engine about
-# and a plant's most points, the same way (tests/test_folded_consts.py holds
+# and a plant's most points, the same way (tests/house/test_folded_consts.py holds
 # them and the next five equal to their modules')
 _STALK = const(0)
 _ORCHIDS = const(1)

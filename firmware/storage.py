@@ -48,7 +48,7 @@ PUMP = const(11)  # commits to the live directory since it compacted: at the nex
 SCRATCH = "/scratch"  # the file in the live directory whose rewrites do that (boot ignores it: no game's name)
 SEG = 192  # bytes a live log's segment takes frames up to: littlefs keeps a file this small inline in the directory's metadata, so an append erases no block (docs/storage.md)
 _STALL_MS = const(20)  # a write this long erased a block (docs/storage.md)
-_OP_UNDO = const(11)  # record.OP_UNDO, folded (tests/test_folded_consts.py holds it equal)
+_OP_UNDO = const(11)  # record.OP_UNDO, folded (tests/house/test_folded_consts.py holds it equal)
 _TICKS_MASK = const(0x3FFFFFFF)  # ticks_ms() wraps at 2**30 (buttons.ticks_diff's mask, folded here: an import of it costs the bundle 43 B)
 _SNAP_ROOM = const(512)  # bytes for snapshot files before their buffer must grow (a 5-player game: ~110 Stalk Exchange, ~420 Orchids)
 # crc32(data + crc32(data) as 4 LE bytes) is this constant for any data, so

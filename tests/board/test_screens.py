@@ -243,38 +243,3 @@ def test_plant_entry_closes_when_the_game_ends_under_it():
     assert b.screen == "orchids" and b.app.current is b.app.orchids
     b.app.press(B_UNDO, SHORT)  # the screen on top is play, not the menu: undo has nothing to take back
     assert b.screen == "orchids"
-
-
-# -- ring's constants, folded --------------------------------------------------
-
-
-def _ring_ints():
-    return {n: v for n, v in vars(ring).items() if n.isupper() and type(v) is int}
-
-
-def test_the_screens_copies_of_rings_constants_equal_rings():
-    """screens.py keeps private folded copies of the ring's int constants it
-    uses (`_M_STALK = const(1)` for ring.M_STALK: a const folds only within
-    its module); each must equal ring's, and none may be read as `ring.X`."""
-    tree = ast.parse((REPO / "firmware" / "screens.py").read_text())
-    ints = _ring_ints()
-    copies = {}
-    for node in tree.body:
-        if (
-            isinstance(node, ast.Assign)
-            and len(node.targets) == 1
-            and isinstance(node.targets[0], ast.Name)
-            and node.targets[0].id.startswith("_")
-            and isinstance(node.value, ast.Call)
-            and getattr(node.value.func, "id", None) == "const"
-            and node.targets[0].id[1:] in ints
-        ):
-            copies[node.targets[0].id[1:]] = ast.literal_eval(node.value.args[0])
-    assert len(copies) >= 19, sorted(copies)  # the screens' modes, palettes, colours, refusals
-    assert copies == {n: ints[n] for n in copies}
-    read = sorted(
-        node.attr
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "ring" and node.attr in ints
-    )
-    assert read == [], "fold these into private consts: %s" % read

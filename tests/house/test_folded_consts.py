@@ -5,20 +5,23 @@ A `const` folds only within its module, so a board module that read
 lookup or two on every use, and every bundle byte is heap on the Pico
 (docs/design.md "Memory and the bundle"). So the board modules keep private
 copies (`_OP_PLANT = const(2)`) of the int constants of engine_lite/record.py,
-engine_lite/vocab.py and firmware/buttons.py that they read: each must equal
-its module's; a module with a copy does not also import the name; and no
-board module reads one of record's int constants as `record.X` (fold it
-instead). firmware/ring.py's copies in the screens: tests/test_screens.py.
+engine_lite/vocab.py, firmware/buttons.py and firmware/ring.py that they
+read: each must equal its module's; a module with a copy does not also
+import the name; and no board module reads one of record's or ring's int
+constants as `record.X` or `ring.X` (fold it instead).
 """
 
 import ast
 
 from engine_lite import record, vocab
-from firmware import buttons
+from firmware import buttons, ring
 from host.build import bundle
 from tests.kit.mpy_harness import REPO
 
-SOURCES = {"engine_lite/record.py": record, "engine_lite/vocab.py": vocab, "firmware/buttons.py": buttons}
+SOURCES = {"engine_lite/record.py": record, "engine_lite/vocab.py": vocab, "firmware/buttons.py": buttons, "firmware/ring.py": ring}
+# the modules the board imports whole (`from engine_lite import record`): a read of
+# one of their int constants as `module.X` is a lookup a private copy would fold
+READ_WHOLE = {"record": "engine_lite/record.py", "ring": "firmware/ring.py"}
 
 
 def _ints(rel, module):
@@ -77,19 +80,21 @@ def test_the_board_modules_copies_equal_their_modules_constants():
                 bad.append("%s: _%s = %r, %s has %r" % (rel, n, v, ints[n][0], ints[n][1]))
         bad += ["%s imports %s and has a copy of it" % (rel, n) for n in sorted(_imported(tree) & set(copies))]
         bad += [
-            "%s:%d: record.%s: fold it into a private const" % (rel, node.lineno, node.attr)
+            "%s:%d: %s.%s: fold it into a private const" % (rel, node.lineno, node.value.id, node.attr)
             for node in ast.walk(tree)
             if isinstance(node, ast.Attribute)
             and isinstance(node.value, ast.Name)
-            and node.value.id == "record"
+            and node.value.id in READ_WHOLE
             and node.attr in ints
-            and ints[node.attr][0] == "engine_lite/record.py"
+            and ints[node.attr][0] == READ_WHOLE[node.value.id]
         ]
     assert bad == []
     # the rules, the game, the screens and the store read record's opcodes; the screens every button
     for rel in ("engine_lite/stalk.py", "engine_lite/orchids.py", "engine_lite/game.py", "firmware/screens.py", "firmware/storage.py"):
         assert any(n.startswith("OP_") for n in found[rel]), rel
     assert {"B_UNDO", "B_OK", "B_MENU", "SHORT", "LONG"} <= set(found["firmware/screens.py"])
+    # the screens' modes, palettes, colours and refusals from the ring
+    assert len([n for n in found["firmware/screens.py"] if ints[n][0] == "firmware/ring.py"]) >= 19
 
 
 def test_the_check_sees_a_copy_and_its_value():
