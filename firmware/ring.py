@@ -816,8 +816,8 @@ class StalkEnd(Layout):
                 r.sw(_SEATS + f, _S_IDLE)
 
     def draw(self, r, v, now):
-        f = 5
         if (now // 300) & 1:
+            f = 5
             while f:  # not range(): its iterator takes four stack slots
                 f -= 1
                 if v.busted[f]:
