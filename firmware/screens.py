@@ -35,7 +35,7 @@ from engine_lite.vocab import FLOWERS, GAMES, BRIGHT_LEVELS
 
 # firmware/ring.py's screens (M_*), choice palettes (CH_*), number colours
 # (N_*) and refusals (E_*) that the screens use, as private copies
-# (tests/board/test_screens.py holds them equal to ring's): the compiler folds a
+# (tests/house/test_folded_consts.py holds them equal to ring's): the compiler folds a
 # const only within its module, so each `ring.X` cost its name in
 # screens.mpy and a lookup on every use, and every bundle byte is heap on the
 # Pico (docs/design.md "Memory and the bundle"). With these the screens need
@@ -60,8 +60,8 @@ _N_SEEDS = const(2)
 _E_RULE = const(2)
 _E_SHORT = const(3)
 # and engine_lite/record.py's titles, the opcodes they ask the engine about
-# and a plant's most points, the same way (tests/house/test_folded_consts.py holds
-# them and the next five equal to their modules')
+# and a plant's most points, the same way (the same test holds them and the
+# next five equal to their modules')
 _STALK = const(0)
 _ORCHIDS = const(1)
 _OP_PLANT = const(2)

@@ -222,7 +222,7 @@ def test_quiet_moves_the_full_segment_out_of_the_live_directory():
 def test_quiet_makes_the_live_directory_compact_ahead_of_the_next_event():
     """littlefs compacts a directory's 4 KB metadata block every ~15
     commits (one 45 ms erase). Once PUMP commits went to the live directory
-    since its last compaction (a write that stalled STALL_MS), the quiet
+    since its last compaction (a write that stalled _STALL_MS), the quiet
     spell rewrites a scratch file there until one stalls (at most five),
     so the erase falls in the pause, not in the next event's write. At boot
     the count is unknown: due."""
