@@ -7,6 +7,8 @@ log. Undo drops the last record and folds the log again from the start, so
 undo is an exact inverse by construction.
 """
 
+import sys
+
 from engine_lite import const, errors, record
 from engine_lite.log import RamLog
 
@@ -33,6 +35,25 @@ def rules(game):
     from engine_lite.orchids import OrchidsState
 
     return OrchidsState
+
+
+def forget_rules(game):
+    """Let title `game`'s rules module go: out of sys.modules and the
+    engine_lite package, so that once nothing else holds it (no game of
+    that title in play) the next collection frees its bytecode, and
+    rules(game) imports it afresh. The board calls it for the other title
+    when setup picks one (firmware/app.py), so a board that has played both
+    titles since power-on holds one title's rules, not both (3-5 KB).
+    Not in CPython: there the host's own modules (readout, the dashboard)
+    import both titles' rules for good, so dropping one would free nothing
+    and leave two copies of the module, the tests' patched one and a new."""
+    if sys.implementation.name == "cpython":
+        return
+    name = "orchids" if game else "stalk"
+    if sys.modules.pop("engine_lite." + name, None) is not None:
+        pkg = sys.modules["engine_lite"]
+        if hasattr(pkg, name):
+            delattr(pkg, name)
 
 
 def new_state(start):

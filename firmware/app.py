@@ -37,7 +37,8 @@ for it: boardkit/app_words.py, which reads this App from outside).
 
 API (the simulator, the serial link and the tests use only this):
   App(hw, store, clock=None, link=None); step(); press(button, kind);
-  game (engine Game or None), last_game (the one just finished), screen
+  game (engine Game or None), last_game (the one just finished, until setup
+  picks the next title), screen
   (the current screen's name: setup_game/_players/_length/_track, stalk,
   harvest, orchids, plant_kind/_points/_seeds, portfolio, results, menu,
   brightness, confirm_new), current (the screen object), the screens
@@ -51,7 +52,7 @@ API (the simulator, the serial link and the tests use only this):
 """
 
 from engine_lite import const, EngineError, record
-from engine_lite.game import rules
+from engine_lite.game import forget_rules, rules
 from engine_lite.vocab import SETTINGS_KEYS, brightness
 from firmware import ring
 from firmware.buttons import Buttons, ButtonEvent, ticks_diff
@@ -188,8 +189,19 @@ class App:
             # after the light, not in the press that starts the game (no
             # local here: with one more, this call's frame would come from
             # the heap, every loop turn)
-            self._rules = self.setup.game
-            rules(self._rules)
+            self._take_rules()
+
+    def _take_rules(self):
+        """Load the rules of the title setup chose and let the other
+        title's go (engine_lite/game.py forget_rules), with the game
+        finished last, whose state holds its title's rules: the board holds
+        one title's rules at a time, whatever it played since power-on
+        (a Stalk Exchange game, then an Oh My. Orchids! one: 140 KB of
+        64-bit heap, as the second alone, not 148)."""
+        self._rules = self.setup.game
+        self.last_game = None  # its results are done with
+        rules(self._rules)
+        forget_rules(1 - self._rules)
 
     def press(self, button, kind):
         """Handle one gesture (also the simulator's and the link's entry)."""

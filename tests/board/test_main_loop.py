@@ -217,3 +217,35 @@ def test_a_game_loads_its_titles_rules_alone_when_it_starts(tmp_path, key, recor
     rules = " ".join(sorted(["engine_lite.ranking", "engine_lite.stalk" if key.startswith("stalk") else "engine_lite.orchids"]))
     assert [x for x in lines if x.startswith(("STARTED", "ENDED"))] == ["STARTED " + rules, "ENDED " + rules]
     assert [x for x in lines if x.startswith("RESULT")] == [cpython_result(text)]
+
+
+TWO_TITLES = """
+import sys
+from tests.kit.game_driver import start, step, finish, board
+start('gestures.txt')
+app = board['app']
+for want_game in (True, False, True):  # Stalk Exchange starts, ends; Oh My. Orchids! starts
+    while (app.game is None) == want_game and step():
+        pass
+print('SECOND', ' '.join(sorted(m for m in sys.modules if m in ('engine_lite.stalk', 'engine_lite.orchids'))))
+while step():
+    pass
+finish()
+"""
+
+
+@pytest.mark.mpy
+def test_a_board_holds_one_titles_rules_after_playing_both(tmp_path):
+    """A game of Stalk Exchange, then one of Oh My. Orchids! without a
+    power cycle: once setup picks Oh My. Orchids!, Stalk Exchange's rules
+    leave sys.modules (engine_lite/game.py forget_rules) and the App lets
+    the finished game go (App._take_rules), so their bytecode is garbage
+    and the board holds one title's rules, not both; the second game plays
+    to the same end as in CPython."""
+    (key, srec, sscript), (_, orec, oscript) = FULL_GAMES
+    text = sscript(load_events(REPO / srec)) + oscript(load_events(REPO / orec))
+    tree = guest_tree(tmp_path / "t")
+    (tree / "gestures.txt").write_text(text)
+    lines = run_mpy(TWO_TITLES, heapsize_kb=240, tree=tree, timeout=600).stdout.splitlines()
+    assert [x for x in lines if x.startswith("SECOND")] == ["SECOND engine_lite.orchids"]
+    assert [x for x in lines if x.startswith("RESULT")] == [cpython_result(text)]
