@@ -37,19 +37,20 @@ def rules(game):
     return OrchidsState
 
 
-def forget_rules(game):
-    """Let title `game`'s rules module go: out of sys.modules and the
-    engine_lite package, so that once nothing else holds it (no game of
-    that title in play) the next collection frees its bytecode, and
-    rules(game) imports it afresh. The board calls it for the other title
-    when setup picks one (firmware/app.py), so a board that has played both
-    titles since power-on holds one title's rules, not both (3-5 KB).
+def forget_other_rules(game):
+    """Let the other title's rules module go (the one rules() does not
+    import for `game`): out of sys.modules and the engine_lite package, so
+    that once nothing else holds it (no game of that title in play) the
+    next collection frees its bytecode, and rules() imports it afresh when
+    asked. The board calls it when setup picks a title (firmware/app.py),
+    so a board that has played both titles since power-on holds one
+    title's rules, not both (3-5 KB).
     Not in CPython: there the host's own modules (readout, the dashboard)
     import both titles' rules for good, so dropping one would free nothing
     and leave two copies of the module, the tests' patched one and a new."""
     if sys.implementation.name == "cpython":
         return
-    name = "orchids" if game else "stalk"
+    name = "orchids" if game == _STALK else "stalk"
     if sys.modules.pop("engine_lite." + name, None) is not None:
         pkg = sys.modules["engine_lite"]
         if hasattr(pkg, name):

@@ -52,7 +52,7 @@ API (the simulator, the serial link and the tests use only this):
 """
 
 from engine_lite import const, EngineError, record
-from engine_lite.game import forget_rules, rules
+from engine_lite.game import forget_other_rules, rules
 from engine_lite.vocab import SETTINGS_KEYS, brightness
 from firmware import ring
 from firmware.buttons import Buttons, ButtonEvent, ticks_diff
@@ -193,7 +193,7 @@ class App:
 
     def _take_rules(self):
         """Load the rules of the title setup chose and let the other
-        title's go (engine_lite/game.py forget_rules), with the game
+        title's go (engine_lite/game.py forget_other_rules), with the game
         finished last, whose state holds its title's rules: the board holds
         one title's rules at a time, whatever it played since power-on
         (a Stalk Exchange game, then an Oh My. Orchids! one: 140 KB of
@@ -201,7 +201,7 @@ class App:
         self._rules = self.setup.game
         self.last_game = None  # its results are done with
         rules(self._rules)
-        forget_rules(1 - self._rules)
+        forget_other_rules(self._rules)
 
     def press(self, button, kind):
         """Handle one gesture (also the simulator's and the link's entry)."""

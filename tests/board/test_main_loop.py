@@ -238,7 +238,7 @@ finish()
 def test_a_board_holds_one_titles_rules_after_playing_both(tmp_path):
     """A game of Stalk Exchange, then one of Oh My. Orchids! without a
     power cycle: once setup picks Oh My. Orchids!, Stalk Exchange's rules
-    leave sys.modules (engine_lite/game.py forget_rules) and the App lets
+    leave sys.modules (engine_lite/game.py forget_other_rules) and the App lets
     the finished game go (App._take_rules), so their bytecode is garbage
     and the board holds one title's rules, not both; the second game plays
     to the same end as in CPython."""
