@@ -37,8 +37,11 @@ def test_flash_looks_for_micropython_picos_only(listed):
     assert link.micropython_ports() == ["/dev/ttyACM0"]
 
 
-def test_no_board_names_both_kinds_in_one_line(monkeypatch):
+def test_no_board_names_both_kinds_in_one_line(monkeypatch, tmp_path):
     monkeypatch.setattr(link.list_ports, "comports", lambda *a, **k: [])
+    # no simulator either: one the user has open (make run) publishes its
+    # port in the runtime directory, where --port auto would find it
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
     with pytest.raises(link.UserError) as e:
         link.discover()
     msg = str(e.value)
