@@ -28,8 +28,8 @@ _F_AT = const(16)
 _F_UPTIME = const(32)
 
 # The backends (by sys.implementation.name), each with the board make_hw
-# builds when it is given none.
-BACKENDS = {"micropython": "pico", "circuitpython": "feather_rp2040"}
+# builds when it is given none (CircuitPython's names itself: hw_cp.board_name).
+BACKENDS = {"micropython": "pico", "circuitpython": None}
 
 
 def pinmap_path():
@@ -85,8 +85,10 @@ def make_hw(board_name=None, backend="auto", spec=None):
     if spec is None:
         if board_name is None:
             board_name = BACKENDS.get(backend, "pico")
-            if backend == "circuitpython" and sys.implementation.name != "circuitpython":
-                board_name = "rpi_blinka"
+            if backend == "circuitpython":  # the board names itself: board.board_id (Blinka: the Pi's)
+                from firmware import hw_cp
+
+                board_name = hw_cp.board_name()
         spec = board_spec(board_name)
     if backend == "micropython":
         from firmware.hw_mp import MicroPythonHW

@@ -6,7 +6,93 @@ MicroPython driver). DigitalInOut has a `.value` property, not a method,
 so each pin gets a one-method adapter. The board's id is
 microcontroller.cpu.uid (a Raspberry Pi's: /etc/machine-id) and its wall
 clock rtc.RTC (a Raspberry Pi keeps the OS clock: only an offset is kept).
+
+Which board: CircuitPython names itself (`board.board_id`, the name of the
+board's directory in CircuitPython's source: "raspberry_pi_pico",
+"adafruit_feather_rp2040"), and the pinmap.json entry whose "circuitpython"
+field holds that id is the wiring (`board_name`). The bundle's boot.py picks
+the MENU button the same way (`board_entry`). A board with no entry gets one
+line on the console and a blink code on its LED (`unknown_board`), never a
+traceback.
 """
+
+BLINK_UNKNOWN = 3  # board.LED's flashes a cycle: a board pinmap.json has no entry for (hardware/README.md)
+
+
+def _boards():
+    import json
+
+    from firmware.hw import pinmap_path
+
+    with open(pinmap_path()) as f:
+        return json.load(f)["boards"]
+
+
+def board_entry(board_id, boards):
+    """(name, spec) of the board of `boards` (pinmap.json's) whose
+    CircuitPython board id is `board_id`, or None: boot.py and `board_name`
+    ask the same way (boot.py reads the file itself: firmware.hw would
+    compile the rules engine before the drive is even mounted)."""
+    for name in boards:
+        if boards[name].get("circuitpython") == board_id:
+            return name, boards[name]
+    return None
+
+
+def board_name(board_id=None, led=None, cycles=-1):
+    """The pinmap.json key of this board: by CircuitPython's board id
+    (default: board.board_id); under Blinka (CPython on a Raspberry Pi) the
+    Pi's entry. A board with no entry: `unknown_board` (on a board, it never
+    returns; `cycles` blink cycles, then None)."""
+    import sys
+
+    if board_id is None:
+        if sys.implementation.name != "circuitpython":
+            return "rpi_blinka"
+        import board
+
+        board_id = board.board_id
+    boards = _boards()
+    e = board_entry(board_id, boards)
+    if e is not None:
+        return e[0]
+    unknown_board(board_id, boards, led, cycles)
+    return None
+
+
+def unknown_board(board_id, boards, led=None, cycles=-1):
+    """One line on the console, then BLINK_UNKNOWN flashes of the board's
+    LED (board.LED, or the pin named `led`), a pause, again: `cycles` times
+    (-1: until reset; a board without an LED only waits). Why not raise: a
+    traceback on the console tells a player nothing, and code.py would end
+    into CircuitPython's own error blink, which says only "an error"."""
+    import time
+
+    known = sorted(s["circuitpython"] for s in boards.values() if "circuitpython" in s)
+    print("bloomkeeper: no pin map for CircuitPython board %r in firmware/pinmap.json (it knows %s)" % (board_id, ", ".join(known)))
+    dio = None
+    try:
+        import board
+        import digitalio
+
+        pin = getattr(board, led or "LED", None)
+        if pin is not None:
+            dio = digitalio.DigitalInOut(pin)
+            dio.switch_to_output(value=False)
+    except Exception:  # no digitalio, a pin in use: the line alone
+        dio = None
+    while cycles:
+        cycles -= 1
+        for _ in range(BLINK_UNKNOWN):
+            if dio is not None:
+                dio.value = True
+            time.sleep(0.15)
+            if dio is not None:
+                dio.value = False
+            time.sleep(0.15)
+        time.sleep(1.0)
+    if dio is not None:
+        dio.deinit()
 
 
 class CdcDataPort:

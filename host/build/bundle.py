@@ -12,7 +12,8 @@ user's cache directory, see `default_build_dir`):
   it only matters for @micropython.native code: plain bytecode .mpy files
   carry no arch and load on any MicroPython with .mpy format 6), and
   ``firmware/pinmap.json``. ``bloomkeeper flash`` copies it with mpremote.
-* ``firmware-circuitpython/`` (Adafruit Feather RP2040, CircuitPython
+* ``firmware-circuitpython/`` (Raspberry Pi Pico, Adafruit Feather RP2040:
+  every board of pinmap.json with a CircuitPython board id; CircuitPython
   >= 8): ``code.py`` (the entry), ``boot.py`` (second USB serial channel for
   the link; flash writable by the app unless MENU is held at reset), the
   same modules as ``.py`` source, ``firmware/pinmap.json`` and
@@ -99,20 +100,29 @@ CP_BOOT_SRC = '''\
 #    is remounted writable for the code, and the computer sees it read-only.
 #    Hold MENU while pressing reset to keep the drive writable from the computer
 #    (to update the firmware); the app then cannot save games.
+#    The MENU button is this board's pinmap.json entry's, found by
+#    CircuitPython's board id (firmware/hw_cp.py board_entry). A board with
+#    no entry keeps the drive writable from the computer (to add its entry)
+#    and says so in boot_out.txt; code.py then blinks its LED.
 import board
 import digitalio
 import json
 import storage
 import usb_cdc
 
+from firmware.hw_cp import board_entry
+
 usb_cdc.enable(console=True, data=True)
 with open("/firmware/pinmap.json") as f:
-    _menu = json.load(f)["boards"]["feather_rp2040"]["buttons"]["menu"]
-_pin = digitalio.DigitalInOut(getattr(board, _menu))
-_pin.switch_to_input(pull=digitalio.Pull.UP)
-if _pin.value:  # released (pull-up): the app owns the flash
-    storage.remount("/", readonly=False)
-_pin.deinit()
+    _entry = board_entry(board.board_id, json.load(f)["boards"])
+if _entry is None:
+    print("bloomkeeper: no pin map for board", board.board_id, "- CIRCUITPY stays writable")
+else:
+    _pin = digitalio.DigitalInOut(getattr(board, _entry[1]["buttons"]["menu"]))
+    _pin.switch_to_input(pull=digitalio.Pull.UP)
+    if _pin.value:  # released (pull-up): the app owns the flash
+        storage.remount("/", readonly=False)
+    _pin.deinit()
 '''
 
 
@@ -295,13 +305,14 @@ def _library_source(mod):
 
 
 def board_pinmap(runtime, text):
-    """The pin map as the board needs it: only this runtime's boards, without
+    """The pin map as the board needs it: only this runtime's boards (for
+    CircuitPython, every board with a CircuitPython board id), without
     the documentation fields (valid_pins, notes) that serve the tests and the
     wiring diagrams. The board parses it at boot, so smaller is less RAM."""
     boards = json.loads(text)["boards"]
     keep = {}
     for name, spec in boards.items():
-        if spec["runtime"] == runtime:
+        if spec["runtime"] == runtime or runtime == "circuitpython" and "circuitpython" in spec:
             keep[name] = {k: v for k, v in spec.items() if k not in ("valid_pins", "notes")}
     return json.dumps({"boards": keep}, separators=(",", ":")) + "\n"
 

@@ -205,3 +205,60 @@ def test_circuitpython_backend_under_real_blinka():
     # one frame through neopixel_write on the ring's DigitalInOut, GRB, 24 x 3 bytes
     assert out["sent"] == [["digitalio.DigitalInOut", [20, 10, 30], [2, 1, 3], 72]]
     assert out["ticks_ok"]
+
+
+# ------------------------------------------------- which board CircuitPython is
+
+def test_circuitpython_picks_its_pin_map_by_its_own_board_id():
+    """CircuitPython names its board (board.board_id, the name of the board's
+    directory in CircuitPython's source): the Pico and the Feather RP2040
+    get their own entries, never a fixed one; Blinka gets the Pi's."""
+    from firmware import hw_cp
+    from firmware.hw import board_spec
+
+    assert hw_cp.board_name("raspberry_pi_pico") == "pico"
+    assert hw_cp.board_name("adafruit_feather_rp2040") == "feather_rp2040"
+    assert hw_cp.board_name() == "rpi_blinka"  # CPython: a Raspberry Pi under Blinka
+    name, spec = hw_cp.board_entry("raspberry_pi_pico", {"pico": board_spec("pico"), "rpi_blinka": board_spec("rpi_blinka")})
+    assert name == "pico" and spec["buttons"]["menu"] == "GP9" and spec["pixel_pin"] == "GP16"
+    assert hw_cp.board_entry("adafruit_qtpy_rp2040", {"pico": board_spec("pico")}) is None
+
+
+UNKNOWN_BOARD_SCRIPT = r"""
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import board
+from adafruit_blinka.microcontroller.generic_agnostic_board import pin as generic
+from firmware import hw_cp
+
+led = []  # what the LED pin is set to, at the generic pin's lowest layer (its `write`)
+P = generic.Pin
+real_write = getattr(P, "write")
+def spy(self, v):
+    led.append(v)
+    return real_write(self, v)
+setattr(P, "write", spy)
+got = hw_cp.board_name(board.board_id, led="Dx_OUTPUT", cycles=1)
+print(json.dumps({"board_id": board.board_id, "got": got, "led": led}))
+"""
+
+
+@pytest.mark.slow
+def test_an_unknown_board_says_one_line_and_blinks_under_real_blinka():
+    """Blinka's own OS-agnostic board (a real board.board_id no pinmap.json
+    entry names) stands for a CircuitPython board without a pin map: one
+    line on the console, then the blink code on its LED pin (one cycle
+    here; on a board, until reset), and no traceback."""
+    env = dict(os.environ, BLINKA_OS_AGNOSTIC="1")
+    p = subprocess.run([sys.executable, "-c", UNKNOWN_BOARD_SCRIPT, str(REPO)], capture_output=True, text=True, env=env, cwd="/", timeout=120)
+    assert p.returncode == 0 and p.stderr == "", p.stderr
+    lines = p.stdout.splitlines()
+    assert len(lines) == 2, lines
+    assert lines[0].startswith("bloomkeeper: no pin map for CircuitPython board 'OS_AGNOSTIC_BOARD' in firmware/pinmap.json")
+    assert "adafruit_feather_rp2040, raspberry_pi_pico" in lines[0]
+    out = json.loads(lines[1])
+    assert out["got"] is None
+    from firmware.hw_cp import BLINK_UNKNOWN
+
+    n = 2 * BLINK_UNKNOWN
+    assert out["led"][-n:] == [1, 0] * BLINK_UNKNOWN and not any(out["led"][:-n])  # off, then the flashes

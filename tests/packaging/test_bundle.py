@@ -83,15 +83,23 @@ def test_circuitpython_bundle_is_source_with_boot_and_neopixel(built):
         ast.parse((out / rel).read_text(), rel)
     boot = (out / "boot.py").read_text()
     assert "usb_cdc.enable(console=True, data=True)" in boot and 'storage.remount("/", readonly=False)' in boot
-    pinmap = json.loads((out / bundle.PINMAP).read_text())
-    assert pinmap["boards"]["feather_rp2040"]["buttons"]["menu"]  # boot.py reads it
+    assert "board_entry(board.board_id," in boot and "feather_rp2040" not in boot  # the board names itself
+    pinmap = json.loads((out / bundle.PINMAP).read_text())["boards"]
+    from firmware.hw_cp import board_entry
+
+    for board_id, name, menu in (("raspberry_pi_pico", "pico", "GP9"), ("adafruit_feather_rp2040", "feather_rp2040", "D11")):
+        assert board_entry(board_id, pinmap) == (name, pinmap[name]) and pinmap[name]["buttons"]["menu"] == menu  # what boot.py finds
+    assert board_entry("OS_AGNOSTIC_BOARD", pinmap) is None
 
 
 def test_pinmap_ships_each_runtimes_boards_with_their_wiring_unchanged(built):
+    """The CircuitPython bundle has every board CircuitPython runs (a
+    board id): the Pico too, the project's reference board."""
     full = json.loads((REPO / bundle.PINMAP).read_text())["boards"]
     for rt in bundle.RUNTIMES:
         shipped = json.loads((built[rt][0] / bundle.PINMAP).read_text())["boards"]
-        assert sorted(shipped) == sorted(n for n, spec in full.items() if spec["runtime"] == rt)
+        runs = lambda spec: spec["runtime"] == rt or rt == "circuitpython" and "circuitpython" in spec  # noqa: E731
+        assert sorted(shipped) == sorted(n for n, spec in full.items() if runs(spec))
         for name, spec in shipped.items():
             assert spec == {k: v for k, v in full[name].items() if k not in ("valid_pins", "notes")}
             assert spec["buttons"] == full[name]["buttons"] and spec["pixel_pin"] == full[name]["pixel_pin"]

@@ -24,6 +24,15 @@ def test_three_boards_with_their_runtimes():
     }
 
 
+def test_the_boards_circuitpython_runs_carry_its_board_ids():
+    """board.board_id, the name of the board's directory in CircuitPython's
+    source (ports/raspberrypi/boards/raspberry_pi_pico, adafruit_feather_rp2040):
+    firmware/hw_cp.py picks the entry by it. The Pico's board.GP* names are
+    its MicroPython names."""
+    ids = {k: v.get("circuitpython") for k, v in BOARDS.items()}
+    assert ids == {"pico": "raspberry_pi_pico", "feather_rp2040": "adafruit_feather_rp2040", "rpi_blinka": None}
+
+
 def test_pico_matches_the_contract():
     pico = BOARDS["pico"]
     assert pico["pixel_pin"] == "GP16" and pico["pixel_count"] == 24
