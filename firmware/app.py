@@ -75,7 +75,7 @@ class App:
         self._ack = None  # the event shown, not yet durable (settle): its record (_ack_gid, _ack_at: game id, index)
         self._fin = False  # a finish queued in a step: settle writes it
         self._rules = -1  # the title whose rules settle loaded last
-        self.buttons = Buttons(hw.pins, self.clock)
+        self.buttons = getattr(hw, "buttons", Buttons)(hw.pins, self.clock)  # a backend may feed Buttons its own way (firmware/keys_cp.py)
         self.ev = ButtonEvent()
         self.view = ring.View()
         self._first = True

@@ -1,6 +1,8 @@
 """CircuitPython / Raspberry Pi (Adafruit Blinka) backend.
 
-`board` pins by name, `digitalio` inputs with Pull.UP, and the `neopixel`
+`board` pins by name; on CircuitPython the buttons are scanned by
+`keypad.Keys` (firmware/keys_cp.py), under Blinka `digitalio` inputs with
+Pull.UP sampled by the loop; and the `neopixel`
 library with auto_write=False (the ring changes only on write(), like the
 MicroPython driver). DigitalInOut has a `.value` property, not a method,
 so each pin gets a one-method adapter. The board's id is
@@ -167,14 +169,25 @@ class CircuitPythonHW:
         import board
         import digitalio
         import neopixel
+        import sys
 
         from firmware.hw import button_pins, WallClock
 
         self.pins = []
-        for name in button_pins(spec):
-            dio = digitalio.DigitalInOut(getattr(board, name))
-            dio.switch_to_input(pull=digitalio.Pull.UP)
-            self.pins.append(_Pin(dio))
+        names = button_pins(spec)
+        if sys.implementation.name == "circuitpython":  # keypad scans the buttons in C (firmware/keys_cp.py)
+            import keypad
+
+            from firmware.keys_cp import SCAN_MS, KeyPin
+
+            self.keys = keypad.Keys([getattr(board, n) for n in names], value_when_pressed=False, pull=True, interval=SCAN_MS / 1000)
+            self.pins = [KeyPin() for _ in names]
+            self.buttons = self._keypad_buttons  # App makes its Buttons with it
+        else:  # Blinka (its keypad is a Python thread without timestamps): the loop samples the pins
+            for name in names:
+                dio = digitalio.DigitalInOut(getattr(board, name))
+                dio.switch_to_input(pull=digitalio.Pull.UP)
+                self.pins.append(_Pin(dio))
         self.count = spec["pixel_count"]
         px = neopixel.NeoPixel(getattr(board, spec["pixel_pin"]), self.count, auto_write=False, pixel_order=spec.get("pixel_order", "GRB"))
         self.neopixel = px
@@ -194,6 +207,14 @@ class CircuitPythonHW:
             import time
 
             self._ticks = lambda: time.monotonic_ns() // 1000000 & 0x1FFFFFFF  # same period
+
+    def _keypad_buttons(self, pins, clock):
+        """firmware.buttons.Buttons fed by keypad (App calls hw.buttons(pins, clock) where it exists)."""
+        import keypad
+
+        from firmware.keys_cp import KeypadButtons
+
+        return KeypadButtons(self.keys, pins, clock, keypad.Event())
 
     def ticks_ms(self):
         """Milliseconds wrapping at 2**30, like MicroPython's ticks_ms (what

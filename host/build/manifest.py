@@ -44,7 +44,8 @@ package("engine_lite", files=(
 ), base_path="../..", opt=3)
 
 # The board application, with the one hardware backend of its runtime
-# (firmware/hw.py make_hw imports it lazily).
+# (firmware/hw.py make_hw imports it lazily; CircuitPython's brings its
+# keypad feed, keys_cp.py).
 package("firmware", files=(
     "__init__.py",
     "app.py",
@@ -57,4 +58,4 @@ package("firmware", files=(
     "ring.py",
     "screens.py",
     "storage.py",
-), base_path="../..", opt=3)
+) + (() if options.runtime == "micropython" else ("keys_cp.py",)), base_path="../..", opt=3)  # CircuitPython's keypad feed
