@@ -182,6 +182,10 @@ class CircuitPythonHW:
 
             self.keys = keypad.Keys([getattr(board, n) for n in names], value_when_pressed=False, pull=True, interval=SCAN_MS / 1000)
             self.pins = [KeyPin() for _ in names]
+            import microcontroller
+
+            if microcontroller.nvm is not None and len(microcontroller.nvm) >= 1024:
+                self.journal = self._journal  # main.py puts the Store's files behind it
             self.buttons = self._keypad_buttons  # App makes its Buttons with it
         else:  # Blinka (its keypad is a Python thread without timestamps): the loop samples the pins
             for name in names:
@@ -215,6 +219,16 @@ class CircuitPythonHW:
         from firmware.keys_cp import KeypadButtons
 
         return KeypadButtons(self.keys, pins, clock, keypad.Event())
+
+    def _journal(self, fs):
+        """The Store's filesystem `fs` (the CIRCUITPY FAT drive) behind a
+        journal in microcontroller.nvm: an event's write programs nvm, FAT
+        gets it in a quiet spell (firmware/journal_cp.py)."""
+        import microcontroller
+
+        from firmware.journal_cp import JournalFS
+
+        return JournalFS(fs, microcontroller.nvm)
 
     def ticks_ms(self):
         """Milliseconds wrapping at 2**30, like MicroPython's ticks_ms (what

@@ -121,6 +121,9 @@ def main(board=None, root="/bk"):
 
     hw = make_hw(board)
     store = Store(root, clock=hw.ticks_ms)
+    journal = getattr(hw, "journal", None)  # CircuitPython: each event's write to nvm first, FAT in quiet spells
+    if journal is not None:
+        store.fs = journal(store.fs)
     app = App(hw, store)
     app.link = make_link(app, store, board)
     import time

@@ -550,8 +550,16 @@ class Store:
         ~15: littlefs's 4 KB metadata block takes 256 bytes a commit), up
         to five rewrites of a one-byte scratch file in it make it compact
         now, not in the write of the next event (docs/storage.md "Flash
-        work per event")."""
+        work per event"). On CircuitPython's FAT drive there is no
+        littlefs to compact: the quiet work is the journal's drain onto
+        FAT (firmware/journal_cp.py) and the segment's move."""
         log = self.log
+        drain = getattr(self.fs, "drain", None)
+        if drain is not None:
+            drain()
+            if log is not None and log.moving >= 0:
+                log.move()
+            return
         if log is not None and log.live and self.clock:
             if log.moving >= 0:
                 self._commit(log.move)

@@ -45,7 +45,7 @@ package("engine_lite", files=(
 
 # The board application, with the one hardware backend of its runtime
 # (firmware/hw.py make_hw imports it lazily; CircuitPython's brings its
-# keypad feed, keys_cp.py).
+# keypad feed, keys_cp.py, and its flash journal, journal_cp.py).
 package("firmware", files=(
     "__init__.py",
     "app.py",
@@ -58,4 +58,4 @@ package("firmware", files=(
     "ring.py",
     "screens.py",
     "storage.py",
-) + (() if options.runtime == "micropython" else ("keys_cp.py",)), base_path="../..", opt=3)  # CircuitPython's keypad feed
+) + (() if options.runtime == "micropython" else ("journal_cp.py", "keys_cp.py")), base_path="../..", opt=3)  # CircuitPython's journal and keypad feed

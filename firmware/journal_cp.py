@@ -1,0 +1,271 @@
+"""CircuitPython's flash: each event's write lands in a journal in
+`microcontroller.nvm` (programmed, never erased, while the buttons move),
+and the FAT drive gets it in the next quiet spell.
+
+Why: on CircuitPython the Store's files live on the CIRCUITPY FAT drive,
+and CircuitPython writes that drive through one 4 KB cache sector that it
+erases and reprograms whole, interrupts off, whenever a write moves to
+another sector (supervisor/internal_flash.c). An append touches the file's
+data and its directory entry (its size), sometimes the FAT: two or three
+45 ms erases per event, more for a snapshot, with the loop stopped. The
+RP2040's `microcontroller.nvm` is a 4 KB sector of its own, and
+CircuitPython programs bytes there without erasing when they are still
+erased (0xFF) (ports/raspberrypi/common-hal/nvm/ByteArray.c: `write_page`
+when every target byte is 0xFF, else `erase_and_write_sector`). So an
+event appended to the journal costs one or two page programs (0.4 ms
+typical, 3 ms at the datasheet's maximum), and it is on flash when the
+write returns: durable as soon as it was on FAT before.
+
+`JournalFS` wraps the os-like FAT filesystem the Store is given
+(firmware/storage.py): an append (`open(path, "ab")`) and a whole-file
+write (`open(path, "wb")` and one write: the snapshot, settings) become
+journal entries. A call that reads, renames or removes a file the journal
+holds bytes of first `drain()`s the journal (replays its entries on FAT,
+in order, then erases it: one erase); `stat` answers with the journaled
+length; every other call goes to FAT as it is (no entry names its file,
+so the order of the two cannot matter). The Store calls `drain()` in each quiet spell (Store.quiet,
+firmware/main.py tidy), so the journal seldom holds more than a few
+entries and FAT's erases fall between gestures. A journal too full for an
+entry drains first (inside that event's write: at about a hundred events
+without a quiet spell).
+
+An entry: kind (1 append, 2 whole file), path length, data length (2
+bytes), the file offset it was written at (4 bytes), the path, the data,
+crc32 of all that. A power cut in a program leaves a torn entry: its crc
+fails, and it and everything after it are not the journal (the write had
+not returned: the event was not acknowledged). Replaying is idempotent, so
+a cut during a drain only replays again at the next boot: an append whose
+bytes FAT already holds (read back and compared) is skipped, one that
+landed in part is written again from its offset, a whole file is written
+again. The journal is erased only after FAT holds every entry.
+Boot (`JournalFS()`) drains what a cut left.
+
+Durability window: an event is durable when its journal entry is
+programmed (the Store's flush returns), as before; FAT holds it after the
+next quiet spell. What FAT itself risks in a cut (an erase of a sector
+holding directory entries, cut before its program) is the FAT drive's,
+journal or not: docs/storage.md.
+"""
+
+import binascii
+
+from engine_lite import const
+
+_APPEND = const(1)
+_WHOLE = const(2)
+_HEAD = const(8)  # kind, path length, data length (2 B LE), offset (4 B LE)
+
+
+def _u16(b, i):
+    return b[i] | b[i + 1] << 8
+
+
+class _Append:
+    """A file opened "ab" through the journal: each write() one entry."""
+
+    def __init__(self, j, path):
+        self.j = j
+        self.path = path
+
+    def write(self, b):
+        return self.j.append(self.path, b)
+
+    def close(self):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        pass
+
+
+class _Whole(_Append):
+    """A file opened "wb" through the journal: its first write() is the whole
+    file (one entry); a second one drains and goes on on FAT (the archive's
+    copy, not an event's write)."""
+
+    def __init__(self, j, path):
+        _Append.__init__(self, j, path)
+        self.n = 0
+
+    def write(self, b):
+        self.n += 1
+        if self.n == 1:
+            return self.j.whole(self.path, b)
+        return _Append.write(self, b)
+
+    def close(self):
+        if not self.n:  # an empty file
+            self.write(b"")
+
+    def __exit__(self, *exc):
+        if exc[0] is None:
+            self.close()
+
+
+class JournalFS:
+    """The Store's filesystem on CircuitPython: `fs` (os-like: open,
+    listdir, stat, mkdir, remove, rename) behind a journal in `nvm` (a
+    bytearray-like of flash: `nvm[a:b]` reads, `nvm[a:b] = data` programs;
+    microcontroller.nvm). Construction drains what a cut left."""
+
+    def __init__(self, fs, nvm):
+        self.fs = fs
+        self.nvm = nvm
+        self.size = len(nvm)
+        self.sizes = {}  # path -> its length with its journaled bytes (paths the journal appended to)
+        self.buf = bytearray(_HEAD + 48 + 260 + 4)  # one event's entry (a path, a frame)
+        self.end = 0  # the journal's first free byte
+        self.dirty = True  # unknown until read: bytes past `end` may not be erased (a torn entry)
+        try:
+            self.drain()
+        except OSError:  # a drive the computer owns (MENU held at reset): the entries wait for a boot that owns it
+            self._entries_end()
+
+    # -- the journal -------------------------------------------------
+
+    def _entries(self):
+        """(kind, path, offset, data) of each intact entry, in order; sets
+        `end` and `dirty`."""
+        nvm = self.nvm
+        pos = 0
+        while pos + _HEAD + 4 <= self.size:
+            h = nvm[pos : pos + _HEAD]
+            if h[0] == 0xFF:
+                break
+            n = _HEAD + h[1] + _u16(h, 2)
+            if pos + n + 4 > self.size:
+                break
+            e = nvm[pos : pos + n + 4]
+            if binascii.crc32(e[:n]) & 0xFFFFFFFF != e[n] | e[n + 1] << 8 | e[n + 2] << 16 | e[n + 3] << 24:
+                break
+            yield h[0], str(bytes(e[_HEAD : _HEAD + h[1]]), "utf-8"), _u16(h, 4) | _u16(h, 6) << 16, e[_HEAD + h[1] : n]
+            pos += n + 4
+        if self.dirty:  # at boot: anything a torn entry left past the end must be erased before the next entry
+            self.dirty = pos < self.size and nvm[pos : self.size] != b"\xff" * (self.size - pos)
+        self.end = pos
+
+    def _entries_end(self):
+        """Find the journal's end without replaying it."""
+        for _ in self._entries():
+            pass
+
+    def _put(self, kind, path, off, data, buf=None):
+        """Program one entry at the end (draining first if it does not fit);
+        False if it can never fit (then the caller writes FAT itself)."""
+        p = path.encode()
+        n = _HEAD + len(p) + len(data)
+        if n + 4 > self.size:
+            return False
+        if self.dirty or self.end + n + 4 > self.size:
+            self.drain()
+        if buf is None or len(buf) < n + 4:
+            buf = bytearray(n + 4)
+        b = buf
+        b[0] = kind
+        b[1] = len(p)
+        b[2] = len(data) & 255
+        b[3] = len(data) >> 8
+        for i in range(4):
+            b[4 + i] = off >> 8 * i & 255
+        b[_HEAD : _HEAD + len(p)] = p
+        b[_HEAD + len(p) : n] = data
+        c = binascii.crc32(memoryview(b)[:n]) & 0xFFFFFFFF
+        for i in range(4):
+            b[n + i] = c >> 8 * i & 255
+        self.nvm[self.end : self.end + n + 4] = memoryview(b)[: n + 4]
+        self.end += n + 4
+        return True
+
+    def append(self, path, data):
+        off = self.sizes.get(path)
+        if off is None:
+            try:
+                off = self.fs.stat(path)[6]
+            except OSError:  # a new file: its first frame
+                off = 0
+        if not self._put(_APPEND, path, off, data, self.buf):
+            self.drain()
+            with self.fs.open(path, "ab") as f:
+                f.write(data)
+        self.sizes[path] = off + len(data)
+        return len(data)
+
+    def whole(self, path, data):
+        if not self._put(_WHOLE, path, 0, data):
+            self.drain()
+            with self.fs.open(path, "wb") as f:
+                f.write(data)
+        self.sizes[path] = len(data)
+        return len(data)
+
+    def drain(self):
+        """Replay the journal on FAT, in order, then erase it (the part
+        written: one erase of nvm's sector)."""
+        if not (self.end or self.dirty):
+            return
+        fs = self.fs
+        for kind, path, off, data in self._entries():
+            if kind == _WHOLE:
+                with fs.open(path, "wb") as f:
+                    f.write(data)
+                continue
+            try:
+                have = fs.stat(path)[6]
+            except OSError:
+                have = 0
+            if have <= off:
+                with fs.open(path, "ab") as f:
+                    f.write(data)
+                continue
+            with fs.open(path, "rb") as f:  # a drain a cut stopped wrote it already, or part of it
+                f.seek(off)
+                if f.read(len(data)) == data:
+                    continue
+            with fs.open(path, "r+b") as f:  # write it again from its offset
+                f.seek(off)
+                f.write(data)
+        n = self.size if self.dirty else self.end
+        if n:
+            self.nvm[0:n] = b"\xff" * n
+        self.end = 0
+        self.dirty = False
+        self.sizes = {}
+
+    # -- the os-like API the Store uses ---------------------------------
+
+    def open(self, path, mode="r"):
+        if mode == "ab":
+            return _Append(self, path)
+        if mode == "wb":
+            return _Whole(self, path)
+        if path in self.sizes:  # its newest bytes are in the journal
+            self.drain()
+        return self.fs.open(path, mode)
+
+    def listdir(self, path):
+        for p in self.sizes:
+            if p.startswith(path + "/"):  # a file the journal holds may not be on FAT yet
+                self.drain()
+                break
+        return self.fs.listdir(path)
+
+    def stat(self, path):
+        n = self.sizes.get(path)
+        if n is None:
+            return self.fs.stat(path)
+        return (0x8000, 0, 0, 0, 0, 0, n, 0, 0, 0)  # a file with journaled bytes: its length with them
+
+    def mkdir(self, path):
+        self.fs.mkdir(path)
+
+    def remove(self, path):
+        if path in self.sizes:
+            self.drain()
+        self.fs.remove(path)
+
+    def rename(self, old, new):
+        if old in self.sizes or new in self.sizes:
+            self.drain()
+        self.fs.rename(old, new)
