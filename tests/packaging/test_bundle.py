@@ -11,6 +11,7 @@ and run a few steps: a module missing from the bundle fails there.
 
 import ast
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -251,3 +252,28 @@ def test_without_the_circuitpython_driver_all_builds_micropython_and_says_it_ski
         cli.main(["firmware", "--out", str(tmp_path), "--runtime", "circuitpython"])
     err = capsys.readouterr().err
     assert e.value.code == 2 and err.count("\n") == 1 and "bloomkeeper[circuitpython]" in err
+
+
+def test_micropythons_mpy_cross_is_refused_for_the_circuitpython_bundle(tmp_path, monkeypatch):
+    """CircuitPython's .mpy files are its own (header 'C', not 'M'): the
+    MicroPython mpy-cross the MicroPython bundle uses is refused, in one
+    line, before anything is built."""
+    monkeypatch.setenv(bundle.CP_MPY_CROSS_ENV, bundle.mpy_cross_binary())
+    with pytest.raises(bundle.BundleError, match="is not CircuitPython's mpy-cross") as e:
+        bundle.make(("circuitpython",), tmp_path)
+    assert "\n" not in str(e.value) and not (tmp_path / "firmware-circuitpython").exists()
+    monkeypatch.setenv(bundle.CP_MPY_CROSS_ENV, str(tmp_path / "no-such-mpy-cross"))
+    with pytest.raises(bundle.BundleError, match="no-such-mpy-cross"):
+        bundle.make(("circuitpython",), tmp_path)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.environ.get("BLOOMKEEPER_CP_MPY_CROSS"), reason="CircuitPython's mpy-cross is built outside the repo (docs/design.md): set BLOOMKEEPER_CP_MPY_CROSS")
+def test_with_circuitpythons_mpy_cross_the_circuitpython_bundle_is_its_mpy(tmp_path):
+    files = bundle.build("circuitpython", tmp_path / "cp", cp_cross=bundle.cp_mpy_cross())
+    mods = bundle.shipped("circuitpython")
+    assert sorted(r for r in files if r.endswith(".mpy")) == sorted(r[:-3] + ".mpy" for r in mods)
+    for rel in files:
+        if rel.endswith(".mpy"):
+            assert (tmp_path / "cp" / rel).read_bytes()[:2] == b"C\x06", rel  # CircuitPython's magic, format 6
+    assert {"code.py", "boot.py", "lib/neopixel.py", bundle.PINMAP} <= set(files)
