@@ -82,8 +82,8 @@ class _Append:
 
 class _Whole(_Append):
     """A file opened "wb" through the journal: its first write() is the whole
-    file (one entry); a second one drains and goes on on FAT (the archive's
-    copy, not an event's write)."""
+    file (one entry), each one after it an append (the archive's copy, frame
+    by frame: the drain writes such a run through one open file)."""
 
     def __init__(self, j, path):
         _Append.__init__(self, j, path)
@@ -102,6 +102,12 @@ class _Whole(_Append):
     def __exit__(self, *exc):
         if exc[0] is None:
             self.close()
+
+
+class _Run:
+    def __init__(self, f, path):
+        self.f = f
+        self.path = path
 
 
 class JournalFS:
@@ -202,36 +208,54 @@ class JournalFS:
 
     def drain(self):
         """Replay the journal on FAT, in order, then erase it (the part
-        written: one erase of nvm's sector)."""
+        written: one erase of nvm's sector). Appends that continue one
+        another go through one open file, so FAT writes each sector once."""
         if not (self.end or self.dirty):
             return
         fs = self.fs
+        f = None  # the FAT file a run of appends goes on into (one open: FAT's sectors written once)
+        at = 0  # where that run has got to
         for kind, path, off, data in self._entries():
+            if f is not None and (kind != _APPEND or path != f.path or off != at):
+                f.f.close()
+                f = None
             if kind == _WHOLE:
-                with fs.open(path, "wb") as f:
-                    f.write(data)
+                with fs.open(path, "wb") as w:
+                    w.write(data)
                 continue
-            try:
-                have = fs.stat(path)[6]
-            except OSError:
-                have = 0
-            if have <= off:
-                with fs.open(path, "ab") as f:
-                    f.write(data)
-                continue
-            with fs.open(path, "rb") as f:  # a drain a cut stopped wrote it already, or part of it
-                f.seek(off)
-                if f.read(len(data)) == data:
-                    continue
-            with fs.open(path, "r+b") as f:  # write it again from its offset
-                f.seek(off)
-                f.write(data)
+            if f is None and not self._landed(path, off, data):
+                f = _Run(fs.open(path, "ab"), path)
+            if f is not None:
+                f.f.write(data)
+                at = off + len(data)
+        if f is not None:
+            f.f.close()
         n = self.size if self.dirty else self.end
         if n:
             self.nvm[0:n] = b"\xff" * n
         self.end = 0
         self.dirty = False
         self.sizes = {}
+
+    def _landed(self, path, off, data):
+        """True if FAT holds this append already (a drain a cut stopped);
+        one that landed in part is written again from its offset here.
+        False: it goes at the file's end."""
+        fs = self.fs
+        try:
+            have = fs.stat(path)[6]
+        except OSError:
+            have = 0
+        if have <= off:
+            return False
+        with fs.open(path, "rb") as f:
+            f.seek(off)
+            if f.read(len(data)) == data:
+                return True
+        with fs.open(path, "r+b") as f:  # write it again from its offset
+            f.seek(off)
+            f.write(data)
+        return True
 
     # -- the os-like API the Store uses ---------------------------------
 
