@@ -4,7 +4,8 @@ gesture seen through a save, with its true duration.
 keypad is CircuitPython's C module and does not run here: Blinka ships a
 keypad.py, but it is a Python thread scanning in real time, and its events
 carry no timestamp (CircuitPython 8+ adds one), so it cannot say what the
-board's does. The keypad here is tests/kit/keypad_model.py: the scanner as
+board's does (one test runs the feed on it: the same API, edges timed when
+taken). The keypad here is tests/kit/keypad_model.py: the scanner as
 CircuitPython's source describes it (a scan every interval from the 1 ms
 tick interrupt, none while a flash stall has interrupts off, each change
 queued with the scan's 29-bit tick), fed by a player's script. Buttons is
@@ -12,14 +13,18 @@ the real firmware/buttons.py, fed by the real KeypadButtons.
 """
 
 import difflib
+import json
+import os
 import random
+import subprocess
+import sys
 
 import pytest
 
 from firmware.buttons import LONG, SHORT, ButtonEvent
 from firmware.keys_cp import KeyPin, KeypadButtons
 from tests.kit.keypad_model import Event, ScriptedKeys, gestures_script, play
-from tests.kit.mpy_harness import run_mpy
+from tests.kit.mpy_harness import REPO, run_mpy
 
 HOLD = 700  # a player's long press (LONG from 600 ms)
 
@@ -62,7 +67,7 @@ def test_a_save_that_holds_the_loop_loses_no_gesture_and_misreads_none():
 
 
 @pytest.mark.slow
-def test_what_survives_45_and_400_ms_stalls(capsys):
+def test_what_survives_45_and_400_ms_stalls():
     """The figures docs/controls.md gives (pytest -s prints them). At the
     pace of 80 ms taps and 220 ms gaps, 45 ms stalls lose nothing with
     keypad, two or six a save. What keypad cannot see is what no scan
@@ -77,10 +82,9 @@ def test_what_survives_45_and_400_ms_stalls(capsys):
                 k = _campaign("keypad", tap, gap, stall, per, range(0, 100, 25))
                 s = _campaign("sampled", tap, gap, stall, per, range(0, 100, 25))
                 rows.append((tap, gap, stall, per, k, s))
-    with capsys.disabled():
-        print("\ntap/gap  stall x per save   keypad lost/extra of n   sampled lost/extra")
-        for tap, gap, stall, per, k, s in rows:
-            print("%3d/%-3d  %3d ms x %d        %3d/%-3d of %d            %3d/%d" % (tap, gap, stall, per, k[0], k[1], k[2], s[0], s[1]))
+    print("\ntap/gap  stall x per save   keypad lost/extra of n   sampled lost/extra")  # pytest -s shows it
+    for tap, gap, stall, per, k, s in rows:
+        print("%3d/%-3d  %3d ms x %d        %3d/%-3d of %d            %3d/%d" % (tap, gap, stall, per, k[0], k[1], k[2], s[0], s[1]))
     by = {(r[0], r[2], r[3]): r for r in rows}
     assert by[80, 45, 2][4][:2] == (0, 0) and by[80, 45, 6][4][:2] == (0, 0)
     for r in rows:  # keypad never does worse than sampling
@@ -233,3 +237,53 @@ def test_the_keypad_feed_allocates_nothing_in_real_micropython():
     r = run_mpy("gc.collect()\nmicropython.heap_lock()\nscript()\nmicropython.heap_unlock()\nprint(list(OUT[:N[0]]))\n",
                 setup=MPY_SETUP)
     assert r.stdout.splitlines() == [str([0 << 4 | SHORT, 7 << 4 | LONG])]
+
+
+BLINKA_KEYPAD_SCRIPT = r"""
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+import board, keypad
+from firmware.keys_cp import KeyPin, KeypadButtons
+from firmware.buttons import ButtonEvent
+
+names = ["Dx_INPUT_TRUE", "Dx_INPUT_FALSE", "Dx_INPUT_TRUE_PULL_UP", "Dx_INPUT_TRUE_PULL_DOWN",
+         "Dx_OUTPUT", "Dx_INPUT_TOGGLE", "DOTSTAR_DATA", "DOTSTAR_CLK"]
+level = [True] * 8  # released (pull-up)
+keys = keypad.Keys([getattr(board, n) for n in names], value_when_pressed=False, pull=True, interval=0.005)
+for i, dio in enumerate(keys._digitalinouts):  # steer each generic pin's lowest layer, as test_hw_backends does
+    gp = dio._pin
+    gp.pin_behavior[gp.id] = (lambda i=i: level[i])
+def settle(n):  # until keypad's thread has queued n events (never a timing assertion: a wait)
+    for _ in range(2000):
+        if len(keys.events) >= n:
+            return
+        time.sleep(0.001)
+    raise SystemExit("keypad queued %d events, not %d" % (len(keys.events), n))
+T = [0]
+b = KeypadButtons(keys, [KeyPin() for _ in names], lambda: T[0], keypad.Event())
+ev = ButtonEvent()
+got = []
+def poll_at(t):
+    T[0] = t
+    b.poll()
+    while b.get_into(ev):
+        got.append([ev.button, ev.kind])
+level[7] = False; settle(1); poll_at(100)     # menu down, taken at 100
+level[7] = True; settle(1); poll_at(800)      # up, taken at 800: held 700
+level[2] = False; settle(1); poll_at(900)
+level[2] = True; settle(1); poll_at(980)      # globemaster: 80 ms
+print(json.dumps({"stamped": b.stamped, "got": got}))
+"""
+
+
+@pytest.mark.slow
+def test_the_feed_takes_blinkas_real_keypad_events_without_timestamps():
+    """Blinka's keypad.py (a real keypad API: Keys, EventQueue.get_into,
+    Event.key_number/pressed) has no timestamps, as CircuitPython 7 had
+    none: each edge is then timed when the loop takes it. Its scanning
+    thread reads real Blinka pins, steered at their lowest layer."""
+    env = dict(os.environ, BLINKA_OS_AGNOSTIC="1")
+    p = subprocess.run([sys.executable, "-c", BLINKA_KEYPAD_SCRIPT, str(REPO)], capture_output=True, text=True, env=env, cwd="/", timeout=120)
+    assert p.returncode == 0, p.stderr + p.stdout
+    out = json.loads(p.stdout.strip().splitlines()[-1])
+    assert out == {"stamped": False, "got": [[7, LONG], [2, SHORT]]}
