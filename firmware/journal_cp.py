@@ -5,7 +5,8 @@ and the FAT drive gets it in the next quiet spell.
 Why: on CircuitPython the Store's files live on the CIRCUITPY FAT drive,
 and CircuitPython writes that drive through one 4 KB cache sector that it
 erases and reprograms whole, interrupts off, whenever a write moves to
-another sector (supervisor/internal_flash.c). An append touches the file's
+another sector or anything is read (ports/raspberrypi/supervisor/
+internal_flash.c). An append touches the file's
 data and its directory entry (its size), sometimes the FAT: two or three
 45 ms erases per event, more for a snapshot, with the loop stopped. The
 RP2040's `microcontroller.nvm` is a 4 KB sector of its own, and
