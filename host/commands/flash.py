@@ -23,6 +23,11 @@ version refused the update, which is one line, exit 2. ``--dry-run`` prints
 the exact mpremote command line and touches nothing. A port URL
 (``rfc2217://localhost:4000``, the Wokwi simulator in VS Code) works like a
 device path.
+
+``--uf2 [FILE]`` instead puts a whole firmware image (``make uf2``: the board
+code frozen into MicroPython) onto a board in BOOTSEL mode, and a board
+whose hello says it runs such a frozen build is refused by the path above
+(the copied files would not run): host/commands/uf2_flash.py.
 """
 
 import os
@@ -66,6 +71,11 @@ def register(sub):
                    help="build directory (default: the user's cache, %s)" % bundle.BUILD)
     p.add_argument("--wait", type=duration, default=HELLO_WAIT, metavar="S",
                    help="seconds to wait for the hello after the reset (default %g)" % HELLO_WAIT)
+    p.add_argument("--uf2", nargs="?", const="", default=None, metavar="FILE",
+                   help="instead, put a whole firmware image (make uf2) onto a Pico in BOOTSEL mode (its RPI-RP2 drive, "
+                   "or picotool): FILE, or the newest UF2 built under --out; a board running MicroPython is restarted "
+                   "into BOOTSEL first. The way to install and update a frozen build (host/commands/uf2_flash.py)")
+    p.add_argument("--drive", metavar="PATH", help="with --uf2: the RPI-RP2 drive's mount point (default: found)")
     p.set_defaults(func=flash_cmd)
 
 
@@ -168,6 +178,12 @@ def wait_for_hello(port, wait):
 
 
 def flash_cmd(args):
+    from host.commands import uf2_flash
+
+    if args.uf2 is not None:
+        return uf2_flash.flash_uf2(args)
+    if args.drive:
+        raise UserError("--drive is for --uf2 (a UF2 onto a board in BOOTSEL mode)")
     out_dir = os.path.join(args.out, bundle.OUT_DIRS["micropython"])
     if os.path.exists(args.out) and not os.path.isdir(args.out):
         raise UserError("--out %s is a file: give a directory to build in (default: build/)" % args.out)
@@ -186,6 +202,7 @@ def flash_cmd(args):
 
     if importlib.util.find_spec("mpremote") is None:
         raise UserError("mpremote is not installed in this Python (pip install mpremote)")
+    uf2_flash.refuse_frozen(port)  # its frozen modules would shadow the copied files
     version = bundle.firmware_version()
     mpy = sum(n for r, n in files.items() if r.endswith(".mpy"))
     print("bundle: firmware %s, %d files, %d bytes of .mpy (%s)" % (version, len(files), mpy, out_dir))
