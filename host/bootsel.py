@@ -80,10 +80,10 @@ def _unescape(field):
     return "".join(out)
 
 
-def linux_mounts(mounts=MOUNTS):
+def linux_mounts(mounts=None):
     """The mount points of FAT file systems in a /proc/mounts-style table."""
     try:
-        with open(mounts) as f:
+        with open(mounts or MOUNTS) as f:
             lines = f.read().splitlines()
     except OSError:
         return []
@@ -95,14 +95,14 @@ def linux_mounts(mounts=MOUNTS):
     return out
 
 
-def candidates(platform=None, mounts=MOUNTS, volumes=VOLUMES):
+def candidates(platform=None, mounts=None, volumes=None):
     """Every place a UF2 drive may be mounted on this system."""
     platform = platform or sys.platform
     if platform.startswith("win"):
         return ["%s:\\" % c for c in string.ascii_uppercase[2:]]  # C: to Z:
     if platform == "darwin":
         try:
-            return sorted(str(p) for p in Path(volumes).iterdir())
+            return sorted(str(p) for p in Path(volumes or VOLUMES).iterdir())
         except OSError:
             return []
     return linux_mounts(mounts)
@@ -113,9 +113,9 @@ def find_drives(**where):
     return [d for d in candidates(**where) if is_bootsel_drive(d)]
 
 
-def unmounted_device(by_label=BY_LABEL):
+def unmounted_device(by_label=None):
     """Linux: the RPI-RP2 block device when it is there but not mounted, else None."""
-    dev = os.path.join(by_label, BOARD_ID)
+    dev = os.path.join(by_label or BY_LABEL, BOARD_ID)
     return dev if os.path.exists(dev) else None
 
 
