@@ -53,6 +53,15 @@ RP2040_PAGE = 256
 RP2040_FLASH = (0x10000000, 0x11000000)
 MAX_FILE = (RP2040_FLASH[1] - RP2040_FLASH[0]) // RP2040_PAGE * BLOCK  # a whole 16 MB flash: 32 MB of UF2
 
+# Where MicroPython's littlefs file system (the board's saved games, /bk)
+# begins in flash, per MICROPY_BOARD: the top MICROPY_HW_FLASH_STORAGE_BYTES
+# of the board's flash (ports/rp2: 1408 KB of the Pico's 2 MB, 848 KB of the
+# Pico W's). A UF2 that writes at or above it would overwrite the saved games.
+FS_START = {
+    "RPI_PICO": 0x10000000 + 2 * 1024 * 1024 - 1408 * 1024,
+    "RPI_PICO_W": 0x10000000 + 2 * 1024 * 1024 - 848 * 1024,
+}
+
 # What `make uf2` names its output: bloomkeeper-<version>-<MICROPY_BOARD>.uf2
 NAME = re.compile(r"^bloomkeeper-(?P<version>[0-9A-Za-z.+!_]+?)-(?P<board>[A-Z0-9_]+)\.uf2$")
 UF2_DIR = "uf2"  # below the build directory
@@ -153,6 +162,15 @@ def read(path):
     except OSError as err:
         raise Uf2Error("cannot read %s: %s" % (path, err.strerror or err))
     return data, parse(data, str(path))
+
+
+def check_keeps_files(image, board, what="the file"):
+    """Uf2Error when the image would write over `board`'s file system (its
+    saved games); boards whose layout is not known here are not checked."""
+    start = FS_START.get(board)
+    if start is not None and image.end > start:
+        raise Uf2Error("%s writes flash up to 0x%08x, into the %s's file system (from 0x%08x) where the saved games are: "
+                       "not flashed" % (what, image.end, board, start))
 
 
 def name_parts(name):

@@ -188,6 +188,10 @@ def flash_uf2(args):
         raise UserError(str(err))
     parts = uf2_file.name_parts(path.name)
     version = parts[0] if parts else None
+    try:
+        uf2_file.check_keeps_files(image, parts[1] if parts else None, str(path))
+    except uf2_file.Uf2Error as err:
+        raise UserError(str(err))
     print("UF2: %s (%s%s)" % (path, image.describe(), ", firmware %s for %s" % parts if parts else ""))
     if args.drive:
         drive = check_drive(args.drive)

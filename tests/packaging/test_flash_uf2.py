@@ -310,3 +310,12 @@ def test_plain_flash_goes_on_for_a_board_that_is_not_frozen(place, pico, capsys,
     board = pico(None, frozen=False)
     err = fails(capsys, ["flash", "--port", board.sb.link_path])
     assert len(ran) == 1 and "raw REPL" in err
+
+
+def test_a_uf2_that_would_overwrite_the_saved_games_is_refused(place, capsys):
+    drive = place.drive()
+    before = tree(drive)
+    place.file.write_bytes(uf2_writer.uf2(bytes(700 * 1024)))  # past the Pico's 640 KB firmware region
+    err = fails(capsys, ["flash", "--uf2", str(place.file)])
+    assert "file system (from 0x100a0000) where the saved games are: not flashed" in err
+    assert tree(drive) == before

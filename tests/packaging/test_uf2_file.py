@@ -189,3 +189,16 @@ def test_copy_writes_the_file_whole(tmp_path):
 def test_picotool_that_cannot_run_is_a_failure_not_a_missing_board(tmp_path):
     ok, out = bootsel.picotool_load(str(tmp_path / "no-picotool"), tmp_path / "x.uf2")
     assert ok is None and out
+
+
+def test_an_image_that_reaches_the_file_system_would_lose_the_saved_games():
+    """The Pico's littlefs (its saved games) is the top 1408 KB of its 2 MB
+    flash: a UF2 for RPI_PICO must stay below 0x100A0000."""
+    fits = uf2_file.parse(uf2_writer.uf2(bytes(640 * 1024)))
+    assert fits.end == 0x100A0000
+    uf2_file.check_keeps_files(fits, "RPI_PICO")
+    over = uf2_file.parse(uf2_writer.uf2(bytes(256), base=0x100A0000))
+    with pytest.raises(uf2_file.Uf2Error, match="into the RPI_PICO's file system .* where the saved games are"):
+        uf2_file.check_keeps_files(over, "RPI_PICO", "x.uf2")
+    uf2_file.check_keeps_files(over, "RPI_PICO_W")  # the Pico W's firmware region is larger
+    uf2_file.check_keeps_files(over, None)  # a board whose layout is not known here
