@@ -193,6 +193,7 @@ def flash_cmd(args):
         raise UserError("cannot build the firmware: %s" % err)
     except OSError as err:
         raise UserError("cannot write the firmware bundle to %s: %s" % (out_dir, err.strerror or err))
+    uf2_flash.refuse_bootsel_board(args.port, args.dry_run)  # a Pico in BOOTSEL mode takes a UF2, not files
     port = resolve_port(args.port, dry_run=args.dry_run)
     argv = mpremote_command(port, out_dir)
     if args.dry_run:

@@ -86,6 +86,22 @@ def refuse_frozen(port):
                         % (port, info.get("fw", "?")))
 
 
+def refuse_bootsel_board(port, dry_run=False):
+    """Plain `flash` with --port auto and no MicroPython board on USB serial,
+    but a Pico in BOOTSEL mode: say that it takes a UF2 (one line)."""
+    if dry_run or port not in (None, "", "auto"):
+        return
+    from host.sync.link import micropython_ports
+
+    if micropython_ports():
+        return
+    drives = bootsel.find_drives()
+    if drives:
+        raise UserError("no MicroPython board on USB serial, but a Pico in BOOTSEL mode (RPI-RP2 drive %s): it takes a "
+                        "UF2: bloomkeeper flash --uf2 (the frozen build; hardware/README.md, \"Install the UF2\")"
+                        % drives[0])
+
+
 # -- the file ------------------------------------------------------------------
 
 
@@ -230,7 +246,12 @@ def flash_uf2(args):
         if status != 0 and any(s in text for s in REBOOT_FAILURES):
             raise UserError(flash.explain("the restart into BOOTSEL", port, output))
         drive = wait_for_drive(DRIVE_WAIT)
-        if not drive:
+        if not drive and tool:  # no drive mounted, but picotool reaches the boot ROM over USB
+            ok, output = bootsel.picotool_load(tool, path)
+            loaded = ok is True
+            if loaded:
+                print("loaded with picotool (%s): the board restarts into it" % tool)
+        if not drive and not loaded:
             raise UserError(no_drive_after_reboot(port, path, DRIVE_WAIT))
     if drive:
         print("copying it onto the RPI-RP2 drive %s" % drive)
@@ -258,9 +279,13 @@ def wait_for_frozen_hello(port, wait, path):
 
     deadline = time.monotonic() + wait
     last = None
+    cap = min(10.0, max(wait, 1.0))
     while True:
         try:
-            lk = link.connect(port, cap=min(10.0, max(wait, 1.0)), request_timeout=0.5)
+            if port in (None, "", "auto"):  # the Pico that restarted, never a simulator that happens to run
+                lk = link.discover(cap=cap, request_timeout=0.5, ports=link.micropython_ports())
+            else:
+                lk = link.connect(port, cap=cap, request_timeout=0.5)
         except UserError as err:
             last = err
             if "speaks link protocol" in str(err):

@@ -319,3 +319,20 @@ def test_a_uf2_that_would_overwrite_the_saved_games_is_refused(place, capsys):
     err = fails(capsys, ["flash", "--uf2", str(place.file)])
     assert "file system (from 0x100a0000) where the saved games are: not flashed" in err
     assert tree(drive) == before
+
+
+def test_plain_flash_on_a_pico_in_bootsel_mode_points_to_the_uf2(place, capsys):
+    drive = place.drive()
+    err = fails(capsys, ["flash"])
+    assert "a Pico in BOOTSEL mode (RPI-RP2 drive %s): it takes a UF2: bloomkeeper flash --uf2" % drive in err
+
+
+@needs_build_key
+def test_port_auto_finds_the_restarted_pico_on_usb(place, pico, capsys, monkeypatch):
+    """--port auto after the copy: the Pico's USB serial (2E8A:0005) that
+    comes up, asked for its hello."""
+    drive = place.drive()
+    board = pico(drive)
+    monkeypatch.setattr("host.sync.link.micropython_ports", lambda: [board.sb.link_path] if board.got else [])
+    assert cli.main(["flash", "--uf2", str(place.file)]) == 0
+    assert "hello from %s: firmware %s (frozen build)" % (board.sb.link_path, __version__) in capsys.readouterr().out
