@@ -140,7 +140,11 @@ def copy_uf2(data, name, drive):
     return path
 
 
-PICOTOOL_NO_DEVICE = ("No accessible RP", "no accessible RP")  # picotool 1.x: "RP2040 devices", 2.x: "RP-series devices"
+# picotool's words when it reaches no board: none in BOOTSEL mode (1.x "No
+# accessible RP2040 devices", 2.x "No accessible RP-series devices ..."), or
+# a picotool built without USB support (as a pico-sdk build may fetch and
+# build it, for its UF2 conversion only), which has no `load` at all.
+PICOTOOL_NO_DEVICE = ("No accessible RP", "without USB support")
 
 
 def picotool():
@@ -150,8 +154,9 @@ def picotool():
 
 def picotool_load(exe, uf2_path, timeout=120):
     """`picotool load -x FILE`: write the UF2 into a BOOTSEL board over USB and
-    start it. (True, output) when it did; (False, output) when no BOOTSEL
-    board answered; (None, output) for any other failure."""
+    start it. (True, output) when it did; (False, output) when it reached no
+    BOOTSEL board (none there, or a picotool without USB); (None, output)
+    for any other failure."""
     try:
         p = subprocess.run([exe, "load", "-x", os.fspath(uf2_path)], capture_output=True, text=True, timeout=timeout)
     except (OSError, subprocess.TimeoutExpired) as err:

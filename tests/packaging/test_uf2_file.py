@@ -10,7 +10,10 @@ mount table written as Linux's /proc/mounts writes it.
 """
 
 import os
+import shutil
 import struct
+import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -202,3 +205,53 @@ def test_an_image_that_reaches_the_file_system_would_lose_the_saved_games():
         uf2_file.check_keeps_files(over, "RPI_PICO", "x.uf2")
     uf2_file.check_keeps_files(over, "RPI_PICO_W")  # the Pico W's firmware region is larger
     uf2_file.check_keeps_files(over, None)  # a board whose layout is not known here
+
+
+# -- against the real things, where this machine has them ----------------------------
+# picotool (Raspberry Pi's, built from its public sources: on PATH, or PICOTOOL=its
+# path) and the official MicroPython v1.28.0 RPI_PICO image the chip bench keeps
+# (BK_CHIP_CACHE, default ~/.cache/bk-chip). Neither comes from a package
+# registry, so a clean clone skips these.
+
+PICOTOOL = os.environ.get("PICOTOOL") or shutil.which("picotool")
+OFFICIAL = Path(os.environ.get("BK_CHIP_CACHE", Path.home() / ".cache" / "bk-chip")) / "RPI_PICO-20260406-v1.28.0.uf2"
+needs_picotool = pytest.mark.skipif(not PICOTOOL, reason="no picotool (PATH or PICOTOOL=)")
+
+
+@needs_picotool
+def test_picotool_writes_the_same_uf2_as_the_kit_and_the_reader_takes_it(tmp_path):
+    """Raspberry Pi's own converter and the kit's writer agree byte for
+    byte, so the reader's tests stand on what the Pico's tools make."""
+    image = uf2_writer.firmware_like(5000)
+    (tmp_path / "fw.bin").write_bytes(image)
+    p = subprocess.run([PICOTOOL, "uf2", "convert", str(tmp_path / "fw.bin"), str(tmp_path / "fw.uf2"), "--family", "rp2040"],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stdout + p.stderr
+    made = (tmp_path / "fw.uf2").read_bytes()
+    assert made == uf2_writer.uf2(image)
+    assert uf2_file.parse(made).describe() == "20 blocks, 5120 bytes for RP2040 flash 0x10000000-0x10001400"
+
+
+@needs_picotool
+def test_a_picotool_that_reaches_no_board_is_not_a_failure(tmp_path):
+    """`picotool load` with no Pico in BOOTSEL mode, or a picotool built
+    without USB support: the flash goes on to its other ways. Run only with
+    a picotool that cannot touch a board (no USB), never one that could
+    flash a Pico plugged into this machine."""
+    v = subprocess.run([PICOTOOL, "version"], capture_output=True, text=True, timeout=60)
+    if "without USB support" not in v.stdout + v.stderr:
+        pytest.skip("this picotool has USB support: it could flash a real board")
+    f = tmp_path / "fw.uf2"
+    f.write_bytes(GOOD)
+    ok, out = bootsel.picotool_load(PICOTOOL, f)
+    assert ok is False and "without USB support" in out
+
+
+@pytest.mark.skipif(not OFFICIAL.is_file(), reason="no official MicroPython RPI_PICO image in BK_CHIP_CACHE (the chip bench says where it comes from)")
+def test_the_official_micropython_image_reads_whole_and_leaves_the_file_system_alone():
+    data, img = uf2_file.read(OFFICIAL)
+    assert img.blocks == len(data) // 512 and img.start == 0x10000000
+    uf2_file.check_keeps_files(img, "RPI_PICO")  # it ends below 0x100A0000, where its littlefs begins
+    if PICOTOOL:  # picotool reads the same image and names its drive where FS_START says
+        p = subprocess.run([PICOTOOL, "info", "-a", str(OFFICIAL)], capture_output=True, text=True, timeout=60)
+        assert "embedded drive:    0x%08x-0x10200000 (1408K)" % uf2_file.FS_START["RPI_PICO"] in p.stdout
