@@ -64,7 +64,8 @@ def register(sub):
                        description="Build the MicroPython bundle (as bloomkeeper firmware), update the board with one "
                        "mpremote run (only changed files are copied, stale engine_lite/ and firmware/ files removed, "
                        "saved games in /bk stay), reset it and check that the app's hello names this version. "
-                       "--dry-run prints the mpremote command line.")
+                       "--dry-run prints the mpremote command line. --uf2 instead puts a whole firmware image onto a Pico in "
+                       "BOOTSEL mode, and a board running such a frozen image is refused without it.")
     options.port(p, "auto: the one USB device with VID:PID 2E8A:0005")
     p.add_argument("--dry-run", action="store_true", help="print the mpremote command line, run nothing")
     p.add_argument("--out", default=str(bundle.BUILD), metavar="DIR",
@@ -74,7 +75,7 @@ def register(sub):
     p.add_argument("--uf2", nargs="?", const="", default=None, metavar="FILE",
                    help="instead, put a whole firmware image (make uf2) onto a Pico in BOOTSEL mode (its RPI-RP2 drive, "
                    "or picotool): FILE, or the newest UF2 built under --out; a board running MicroPython is restarted "
-                   "into BOOTSEL first. The way to install and update a frozen build (host/commands/uf2_flash.py)")
+                   "into BOOTSEL first. The way to install and update a frozen build (hardware/README.md, \"Install the UF2\")")
     p.add_argument("--drive", metavar="PATH", help="with --uf2: the RPI-RP2 drive's mount point (default: found)")
     p.set_defaults(func=flash_cmd)
 
