@@ -34,6 +34,7 @@ from pathlib import Path
 from host import bootsel
 from host.build import bundle, uf2_file
 from host.errors import UserError
+from host.io_util import show
 
 DRIVE_WAIT = 15.0  # seconds for the RPI-RP2 drive to appear after machine.bootloader()
 POLL = 0.25
@@ -50,6 +51,12 @@ BUILD_KINDS = {
 }
 
 
+def field(info, key, limit=40):
+    """A field of a board's hello as it can be printed: escaped, bounded ("?" if absent)."""
+    v = info.get(key)
+    return "?" if v is None else show(v if type(v) is str else str(v))[:limit]
+
+
 def build_words(info):
     """What the hello's `build` says, in words for `doctor`."""
     kind = info.get("build")
@@ -57,7 +64,7 @@ def build_words(info):
         return "unknown (firmware from before the hello named its build)"
     if type(kind) is str and kind in BUILD_KINDS:
         return BUILD_KINDS[kind]
-    return "unknown (%r)" % (kind if type(kind) is str else type(kind).__name__)[:40]
+    return "unknown (%s)" % (field(info, "build") if type(kind) is str else type(kind).__name__)
 
 
 def update_command(info, port="auto"):
@@ -83,7 +90,7 @@ def refuse_frozen(port):
     if info.get("build") == "frozen":
         raise UserError("the board on %s runs a frozen Bloomkeeper image (firmware %s): .mpy files copied onto it would "
                         "not run (the image's own modules come first); update it with a new UF2: bloomkeeper flash --uf2"
-                        % (port, info.get("fw", "?")))
+                        % (port, field(info, "fw")))
 
 
 def refuse_bootsel_board(port, dry_run=False):
@@ -262,14 +269,14 @@ def flash_uf2(args):
     info, port = wait_for_frozen_hello(args.port, args.wait, path)
     kind = info.get("build")
     print("hello from %s: firmware %s (%s build), board %s, link protocol %s" % (
-        port, info.get("fw", "?"), kind if type(kind) is str else "unknown", info.get("board", "?"), info.get("proto", "?")))
+        port, field(info, "fw"), field(info, "build") if kind is not None else "unknown", field(info, "board"), field(info, "proto")))
     if kind != "frozen":
         raise UserError("the board on %s answers, but its hello says build %s, not frozen: it did not start the UF2 "
                         "(if it still shows the RPI-RP2 drive, the copy did not take; try again or %s)"
-                        % (port, kind if type(kind) is str else "unknown (older firmware)", manual_steps(path)))
+                        % (port, field(info, "build") if kind is not None else "unknown (older firmware)", manual_steps(path)))
     if version and info.get("fw") != version:
         raise UserError("the board on %s answers firmware %s, not the UF2's %s: it did not take the update (try again, or %s)"
-                        % (port, info.get("fw"), version, manual_steps(path)))
+                        % (port, field(info, "fw"), version, manual_steps(path)))
     return 0
 
 

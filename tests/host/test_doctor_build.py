@@ -27,8 +27,8 @@ def test_the_three_kinds_in_words():
     assert build_words({"build": "files"}).startswith(".mpy files on the board's file system")
     assert build_words({}) == "unknown (firmware from before the hello named its build)"
     # a board's answers are data: whatever it says is named, bounded, never trusted
-    assert build_words({"build": 7}) == "unknown ('int')"
-    assert build_words({"build": "x" * 500}).startswith("unknown ('xxx") and len(build_words({"build": "x" * 500})) < 60
+    assert build_words({"build": 7}) == "unknown (int)"
+    assert build_words({"build": "x" * 500}).startswith("unknown (xxx") and len(build_words({"build": "x" * 500})) < 60
 
 
 def test_the_update_hint_follows_the_build_kind():
@@ -84,3 +84,8 @@ def test_doctor_on_a_frozen_board(served):
     assert "build: frozen image (the code is inside the MicroPython firmware" in out
     assert "firmware 0.0.1 differs from this host's %s: update it with bloomkeeper flash --uf2 --port %s" % (
         __version__, sb.link_path) in out
+
+
+def test_a_hostile_build_is_printed_escaped_on_one_line():
+    words = build_words({"build": "fro\nzen\x1b[2J"})
+    assert words.startswith("unknown (") and "\n" not in words and "\x1b" not in words
