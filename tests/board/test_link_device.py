@@ -324,6 +324,7 @@ class MiniBoard:
     board_id = "mini"
     uid = "m1"
     fw = "t"
+    build = "files"
     def uptime(self):
         return 5
     remote_buttons = False
