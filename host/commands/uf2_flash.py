@@ -202,47 +202,54 @@ def no_drive_after_reboot(port, path, wait):
 
 
 def flash_uf2(args):
-    from host.commands import flash
-
     path = choose_file(args.uf2, args.out)
     try:
         data, image = uf2_file.read(path)
-    except uf2_file.Uf2Error as err:
-        raise UserError(str(err))
-    parts = uf2_file.name_parts(path.name)
-    version = parts[0] if parts else None
-    try:
+        parts = uf2_file.name_parts(path.name)
         uf2_file.check_keeps_files(image, parts[1] if parts else None, str(path))
     except uf2_file.Uf2Error as err:
         raise UserError(str(err))
     print("UF2: %s (%s%s)" % (path, image.describe(), ", firmware %s for %s" % parts if parts else ""))
-    if args.drive:
-        drive = check_drive(args.drive)
-    else:
-        drive = _one_drive(bootsel.find_drives())
+    drive = check_drive(args.drive) if args.drive else _one_drive(bootsel.find_drives())
     tool = None if drive else bootsel.picotool()
     if args.dry_run:
-        if drive:
-            print("would copy it onto the RPI-RP2 drive %s" % drive)
-        elif tool:
-            print("would load it with: %s" % shlex.join([tool, "load", "-x", str(path)]))
-        else:
-            port = serial_board(args.port)
-            if port is None:
-                raise UserError("no board found in BOOTSEL mode nor on USB serial: " + manual_steps(path))
-            print("would restart %s into BOOTSEL mode with: %s" % (port, shlex.join(reboot_command(port))))
+        print(plan(path, drive, tool, args.port))
         return 0
-    loaded = False
-    if not drive and tool:
-        ok, output = bootsel.picotool_load(tool, path)
-        if ok is None:
-            last = [ln for ln in output.strip().splitlines() if ln.strip()]
-            raise UserError("picotool load failed: %s" % (last[-1].strip() if last else "no output"))
-        loaded = ok
-        if loaded:
-            print("loaded with picotool (%s): the board restarts into it" % tool)
-    if not drive and not loaded:
-        port = serial_board(args.port)
+    put_on_board(path, data, drive, tool, args.port)
+    check_hello(path, parts[0] if parts else None, *wait_for_frozen_hello(args.port, args.wait, path))
+    return 0
+
+
+def plan(path, drive, tool, port):
+    """--dry-run: what flash_uf2 would do, in one line (nothing is touched)."""
+    if drive:
+        return "would copy it onto the RPI-RP2 drive %s" % drive
+    if tool:
+        return "would load it with: %s" % shlex.join([tool, "load", "-x", str(path)])
+    port = serial_board(port)
+    if port is None:
+        raise UserError("no board found in BOOTSEL mode nor on USB serial: " + manual_steps(path))
+    return "would restart %s into BOOTSEL mode with: %s" % (port, shlex.join(reboot_command(port)))
+
+
+def _picotool(tool, path):
+    """picotool load: True when it wrote the image, False when it reached no board."""
+    ok, output = bootsel.picotool_load(tool, path)
+    if ok is None:
+        last = [ln for ln in output.strip().splitlines() if ln.strip()]
+        raise UserError("picotool load failed: %s" % (last[-1].strip() if last else "no output"))
+    if ok:
+        print("loaded with picotool (%s): the board restarts into it" % tool)
+    return ok
+
+
+def put_on_board(path, data, drive, tool, port):
+    """The image onto the board in BOOTSEL mode: its drive, else picotool,
+    else a MicroPython board on USB serial restarted into BOOTSEL first."""
+    from host.commands import flash
+
+    if not drive and not (tool and _picotool(tool, path)):
+        port = serial_board(port)
         if port is None:
             raise UserError("no board found in BOOTSEL mode (no RPI-RP2 drive%s) nor a MicroPython board on USB serial: %s"
                             % (", picotool sees none" if tool else "", manual_steps(path)))
@@ -253,12 +260,9 @@ def flash_uf2(args):
         if status != 0 and any(s in text for s in REBOOT_FAILURES):
             raise UserError(flash.explain("the restart into BOOTSEL", port, output))
         drive = wait_for_drive(DRIVE_WAIT)
-        if not drive and tool:  # no drive mounted, but picotool reaches the boot ROM over USB
-            ok, output = bootsel.picotool_load(tool, path)
-            loaded = ok is True
-            if loaded:
-                print("loaded with picotool (%s): the board restarts into it" % tool)
-        if not drive and not loaded:
+        if not drive:
+            if tool and _picotool(tool, path):  # no drive mounted, but picotool reaches the boot ROM over USB
+                return
             raise UserError(no_drive_after_reboot(port, path, DRIVE_WAIT))
     if drive:
         print("copying it onto the RPI-RP2 drive %s" % drive)
@@ -266,7 +270,10 @@ def flash_uf2(args):
             bootsel.copy_uf2(data, path.name, drive)
         except OSError as err:
             raise UserError("cannot write %s onto %s: %s (was the board unplugged?)" % (path.name, drive, err.strerror or err))
-    info, port = wait_for_frozen_hello(args.port, args.wait, path)
+
+
+def check_hello(path, version, info, port):
+    """The board that answered after the copy runs the image: build frozen, the file's version."""
     kind = info.get("build")
     print("hello from %s: firmware %s (%s build), board %s, link protocol %s" % (
         port, field(info, "fw"), field(info, "build") if kind is not None else "unknown", field(info, "board"), field(info, "proto")))
@@ -277,7 +284,6 @@ def flash_uf2(args):
     if version and info.get("fw") != version:
         raise UserError("the board on %s answers firmware %s, not the UF2's %s: it did not take the update (try again, or %s)"
                         % (port, field(info, "fw"), version, manual_steps(path)))
-    return 0
 
 
 def wait_for_frozen_hello(port, wait, path):

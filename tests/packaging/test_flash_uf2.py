@@ -17,6 +17,8 @@ its drive appearing.
 """
 
 import os
+import shutil
+import subprocess
 import threading
 import time
 
@@ -336,3 +338,23 @@ def test_port_auto_finds_the_restarted_pico_on_usb(place, pico, capsys, monkeypa
     monkeypatch.setattr("host.sync.link.micropython_ports", lambda: [board.sb.link_path] if board.got else [])
     assert cli.main(["flash", "--uf2", str(place.file)]) == 0
     assert "hello from %s: firmware %s (frozen build)" % (board.sb.link_path, __version__) in capsys.readouterr().out
+
+
+PICOTOOL = os.environ.get("PICOTOOL") or shutil.which("picotool")
+
+
+def _picotool_without_usb():
+    if not PICOTOOL:
+        return False
+    v = subprocess.run([PICOTOOL, "version"], capture_output=True, text=True, timeout=60)
+    return "without USB support" in v.stdout + v.stderr
+
+
+@pytest.mark.skipif(not _picotool_without_usb(), reason="needs a picotool built without USB support (PICOTOOL=), "
+                    "one that cannot flash a board plugged into this machine")
+def test_a_picotool_on_path_that_reaches_no_board_is_said_in_the_one_line(place, capsys):
+    """The real picotool on PATH reaching no board, no drive, no board on
+    USB serial: one line that says so and what to do by hand, exit 2."""
+    (place.path / "bin" / "picotool").symlink_to(PICOTOOL)
+    err = fails(capsys, ["flash", "--uf2", str(place.file)])
+    assert "no RPI-RP2 drive, picotool sees none" in err
