@@ -49,7 +49,7 @@ def image():
     a frozen module cannot tell where it is from __file__, and an image
     holds only modules."""
     try:
-        import bk_image
+        import bk_image  # type: ignore[import-not-found]  # only inside a firmware image (host/build/uf2.py)
 
         return bk_image
     except ImportError:

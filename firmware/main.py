@@ -125,6 +125,7 @@ def main(board=None, root="/bk"):
     hw = make_hw(board)
     store = Store(root, clock=hw.ticks_ms)
     app = App(hw, store)
+    store.mark = app.buttons  # told when each piece of flash work begins: a press latched in a stall is dated by it
     app.link = make_link(app, store, board)
     import time
 

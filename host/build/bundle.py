@@ -68,7 +68,7 @@ PINMAP = "firmware/pinmap.json"
 MARCH = "armv6m"  # RP2040 = Cortex-M0+
 # mpy-cross -O3 leaves out the line-number tables (and asserts, which board
 # code never uses: tests/packaging/test_bundle.py): about 8% of the bundle, what keeps
-# it within its 48 KB budget. A traceback on the board then names the file
+# it within its 52 KB budget. A traceback on the board then names the file
 # and the function (the fault log's "where"), with "line 1" for every line.
 OPT = "-O3"
 
