@@ -11,6 +11,7 @@ commands read alike and a test can hold each one to it).
 """
 
 import argparse
+import difflib
 import importlib
 import sys
 
@@ -75,9 +76,38 @@ EXAMPLES = {"flash": "bloomkeeper flash --dry-run"}
 
 
 class _Parser(argparse.ArgumentParser):
+    def parse_known_args(self, args=None, namespace=None):
+        self.argv = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
+
     def error(self, message):
         words = self.prog.split(" ", 1)  # "bloomkeeper score" -> "score: ..."
+        message = self.misspelt(message)
         fail(message if len(words) == 1 else "%s: %s" % (words[1], message))
+
+    def misspelt(self, message):
+        """An option nobody knows is named, with the one it may have meant:
+        `--verison` would otherwise be reported as a missing COMMAND
+        (argparse judges the missing argument first), and a subcommand's
+        stray option as "unrecognized arguments" of the whole line."""
+        if message.startswith("unrecognized arguments: "):
+            tokens = message.split(": ", 1)[1].split()
+        elif "required" in message:
+            tokens = getattr(self, "argv", ())
+        else:
+            return message
+        parser, where = self, ""
+        for action in self._actions:  # the subcommand whose options these were
+            for name, sub in (getattr(action, "choices", None) or {}).items() if isinstance(action, argparse._SubParsersAction) else ():
+                if name in getattr(self, "argv", ()):
+                    parser, where = sub, name + ": "
+                    break
+        known = [o for o in list(parser._option_string_actions) + list(self._option_string_actions) if o.startswith("--")]
+        unknown = [t.split("=", 1)[0] for t in tokens if t.startswith("--") and t.split("=", 1)[0] not in known]
+        if not unknown:
+            return message
+        near = difflib.get_close_matches(unknown[0], known, n=1)
+        return "%sunknown option %s%s" % (where, unknown[0], " (did you mean %s?)" % near[0] if near else "")
 
 
 class _Formatter(argparse.HelpFormatter):

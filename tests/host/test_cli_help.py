@@ -46,3 +46,20 @@ def test_completion_scripts_know_every_subcommand():
             [sys.executable, "-m", "host.cli", "completion", "bash"], cwd=REPO, capture_output=True, text=True, timeout=60).stdout,
             capture_output=True, text=True, timeout=60)
         assert r.returncode == 0, r.stderr  # a script bash can source
+
+
+@pytest.mark.parametrize(
+    "argv, said",
+    [
+        (["--verison"], "bloomkeeper: unknown option --verison (did you mean --version?)"),
+        (["sync", "--prot", "x"], "bloomkeeper: sync: unknown option --prot (did you mean --port?)"),
+        (["sim", "--runtme", "micropython"], "bloomkeeper: sim: unknown option --runtme (did you mean --runtime?)"),
+        (["sync", "--port=x", "--zzzz"], "bloomkeeper: sync: unknown option --zzzz"),
+        ([], "bloomkeeper: the following arguments are required: COMMAND"),  # nothing misspelt: argparse's own words
+    ],
+)
+def test_a_misspelt_option_is_named_not_reported_as_a_missing_command(capsys, argv, said):
+    with pytest.raises(SystemExit) as e:
+        cli.main(argv)
+    assert e.value.code == 2
+    assert capsys.readouterr().err == said + "\n"
