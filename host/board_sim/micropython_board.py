@@ -238,8 +238,8 @@ class GuestApp:
                 if self.sb._pty is not None:
                     self.sb._pty.write(binascii.unhexlify(rest))
             elif kind == "K":
-                if rest:
-                    self.sb.note_refused(rest)
+                if rest:  # the refusal's code, then a player's words (simboard.py)
+                    self.sb.refusal_code, _, self.sb.refusal = rest.partition(" ")
                 self.view.error_at += 1
             elif kind == "E":
                 failure = rest
