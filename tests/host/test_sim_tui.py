@@ -594,3 +594,43 @@ def test_the_header_keeps_the_board_id_and_shortens_the_flash_path():
     assert len(head) <= 78  # what must be seen fits; only the board's name may be cut
     short = header("link: /dev/pts/1", "sim0123456789ab", 48, "/tmp/f", "Pico", 78)
     assert "flash: /tmp/f" in short
+
+
+@pytest.mark.tmux
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux not installed (apt-get install -y tmux)")
+def test_every_screen_says_what_it_means_at_80x24(tmp_path):
+    """A real 80x24 terminal, Stalk Exchange from setup to a refused
+    portfolio: the board id in the header, the menu's chosen item, a held
+    flower's value, the portfolio's target count and a refusal in a
+    player's words, each whole on screen, the window still fitting."""
+    cmd = "cd %s && TERM=xterm-256color %s -m host.cli sim --state-dir %s; echo SIM-EXIT=$?" % (
+        REPO, sys.executable, tmp_path / "flash")
+    t = Terminal(tmp_path, "bkscreens", 80, 24)
+
+    def seen(text):
+        t.wait(text)
+        pane = t.pane().rstrip("\n")
+        _fits(pane)
+        return pane
+
+    try:
+        t.keys(cmd, "Enter")
+        t.wait("Setup: which game?")
+        t.type_slowly(("1", "Space", "3", "Space", "Space"))
+        pane = seen("crash: at least 14 more harvested tokens")
+        assert re.search(r"board id sim[0-9a-f]{12} ", pane.split("\n")[0]) and "placeholder" not in pane
+        t.type_slowly(("M",))
+        seen("> 5 close the menu")
+        t.type_slowly(("m",))
+        seen("> 1 flush the Exchange: 1 token, once a game")
+        t.type_slowly(("u", "!"))
+        seen("held: dahlia, Stalk Value 0")
+        t.type_slowly(("Space", "m", "M", "2", "O"))
+        seen("0 of 12 tokens (3 players: 12 each)")
+        t.type_slowly(("1", "Space"))
+        pane = seen("everyone holds exactly 12")
+        assert "portfolio_size" not in pane
+        t.keys("q")
+        t.wait("SIM-EXIT=0")
+    finally:
+        t.close()
