@@ -87,7 +87,7 @@ def player_refusal(app, err):
     if code == errors.PORTFOLIO_SIZE:
         seat = app.view.player
         held_ = sum(app.portfolio.counts.values[f] for f in range(5))
-        return "%s's portfolio is %s: with %d players everyone holds exactly %d" % (
+        return "%s entered %s, but with %d players every portfolio holds exactly %d" % (
             st.names[seat], count(held_, "token"), st.n, PORTFOLIO_SIZE[st.n])
     if code == errors.TURN_INCOMPLETE:
         if stalk:

@@ -628,7 +628,8 @@ def test_every_screen_says_what_it_means_at_80x24(tmp_path):
         t.type_slowly(("Space", "m", "M", "2", "O"))
         seen("0 of 12 tokens (3 players: 12 each)")
         t.type_slowly(("1", "Space"))
-        pane = seen("everyone holds exactly 12")
+        pane = seen("Seat 1 entered 1 token")
+        assert "every portfolio holds" in pane and "exactly 12 (2 red blinks)" in pane
         assert "portfolio_size" not in pane
         t.keys("q")
         t.wait("SIM-EXIT=0")

@@ -193,7 +193,7 @@ OK, MENU = 6, 7
         # Stalk Exchange, 3 players, game over at once; 1 dahlia token entered, OK
         ([(0, SHORT), (OK, SHORT), (2, SHORT), (OK, SHORT), (OK, SHORT), (OK, SHORT), (OK, SHORT),
           (MENU, LONG), (1, SHORT), (OK, LONG), (0, SHORT)], [(OK, SHORT)],
-         "Seat 1's portfolio is 1 token: with 3 players everyone holds exactly 12 (2 red blinks)", "portfolio_size"),
+         "Seat 1 entered 1 token, but with 3 players every portfolio holds exactly 12 (2 red blinks)", "portfolio_size"),
         # Stalk Exchange: end the turn early (hold OK = stuck, then end again before...)
         ([(0, SHORT), (OK, SHORT), (2, SHORT), (OK, SHORT), (OK, SHORT), (OK, SHORT)], [(MENU, LONG), (0, SHORT)] * 2,
          "Seat 1 has already flushed the Exchange (once a game)", "flush_used"),
