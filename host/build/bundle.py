@@ -289,8 +289,9 @@ def _library_source(mod):
 
     spec = importlib.util.find_spec(mod)
     if spec is None or not spec.origin or not spec.origin.endswith(".py"):
-        raise BundleError("%s not installed: pip install 'bloomkeeper[circuitpython]' (it is %s; in a clone: make install)"
-                          % (mod, CP_LIBS[mod]))
+        from host import pages
+
+        raise BundleError("%s not installed (it is %s): %s" % (mod, CP_LIBS[mod], pages.extra_hint("circuitpython")))
     return Path(spec.origin).read_text()
 
 
@@ -349,7 +350,9 @@ def optional_missing(runtime):
         return None
     for mod, dist in CP_LIBS.items():
         if importlib.util.find_spec(mod) is None:
-            return "Adafruit's %s driver is not installed (pip install 'bloomkeeper[circuitpython]')" % mod
+            from host import pages
+
+            return "Adafruit's %s driver is not installed: %s" % (mod, pages.extra_hint("circuitpython"))
     return None
 
 

@@ -128,14 +128,19 @@ def stage(src, board, version, root=bundle.ROOT):
     return written + ["main.py", IMAGE_MODULE + ".py"]
 
 
-def check_tree(mp):
+# The submodules each build needs (the rp2 port's and the Unix port's standard variant).
+SUBMODULES_RP2 = ("lib/pico-sdk", "lib/tinyusb", "lib/micropython-lib", "lib/mbedtls")
+SUBMODULES_UNIX = ("lib/micropython-lib", "lib/mbedtls")
+
+
+def check_tree(mp, submodules=SUBMODULES_RP2):
     """The MicroPython tree, checked enough that the build's failures are not
     about a missing piece; Uf2Error names what is missing."""
     mp = Path(mp).expanduser().resolve()
     if not (mp / "py" / "mpconfig.h").is_file():
         raise Uf2Error("%s is not a MicroPython source tree (no py/mpconfig.h): give MICROPY_DIR=... "
                        "(hardware/README.md, Build the UF2)" % mp)
-    for sub in ("lib/pico-sdk", "lib/tinyusb", "lib/micropython-lib"):
+    for sub in submodules:
         d = mp / sub
         if not d.is_dir() or not any(d.iterdir()):
             raise Uf2Error("%s/%s is empty: its submodules are missing (make -C %s/ports/rp2 submodules, "
@@ -171,6 +176,26 @@ def _run(cmd, log, env):
         raise Uf2Error("%s failed (exit %d): see %s" % (Path(str(cmd[0])).name, p.returncode, log.name))
 
 
+def _prepare(mp, work, board, version, port_manifest, log, jobs, w):
+    """What both builds do first: stage the sources into work/src, write the
+    top manifest (the port's own manifest first), build mpy-cross if the
+    tree has none yet. Returns (manifest path, environment): the
+    environment sets SOURCE_DATE_EPOCH and, through CFLAGS/ASMFLAGS (CMake
+    adds them to the toolchain's own flags, -mcpu=cortex-m0plus ...; a
+    -DCMAKE_C_FLAGS would replace those), the prefix maps that keep the
+    tree's and the build's paths out of the image."""
+    src = work / "src"
+    stage(src, board, version)
+    manifest = work / "manifest.py"
+    manifest.write_text(top_manifest(port_manifest, src.as_posix()))
+    prefix = "-ffile-prefix-map=%s=. -ffile-prefix-map=%s=build" % (mp, work / "build")
+    env = dict(os.environ, SOURCE_DATE_EPOCH=tree_epoch(mp), CFLAGS=prefix, ASMFLAGS=prefix)
+    if not (mp / "mpy-cross" / "build" / "mpy-cross").is_file():
+        w("building mpy-cross (once per tree)\n")
+        _run(["make", "-C", mp / "mpy-cross", "-j", jobs], log, env)
+    return manifest, env
+
+
 def build(mp, board, out, version=None, jobs=None, stream=None):
     """Build bloomkeeper-<version>-<BOARD>.uf2 into `out`; return its path."""
     w = (stream or sys.stdout).write
@@ -182,20 +207,10 @@ def build(mp, board, out, version=None, jobs=None, stream=None):
     out = Path(out).resolve()
     work = out / mboard
     work.mkdir(parents=True, exist_ok=True)
-    src = work / "src"
-    stage(src, board, version)
-    manifest = work / "manifest.py"
-    manifest.write_text(top_manifest("$(PORT_DIR)/boards/manifest.py", src.as_posix()))
     jobs = str(jobs or os.cpu_count() or 1)
     build_dir = work / "build"
-    # Through the environment, not -DCMAKE_C_FLAGS: CMake adds CFLAGS to the
-    # toolchain's own flags (-mcpu=cortex-m0plus ...), a -D would replace them.
-    prefix = "-ffile-prefix-map=%s=. -ffile-prefix-map=%s=build" % (mp, build_dir)
-    env = dict(os.environ, SOURCE_DATE_EPOCH=tree_epoch(mp), CFLAGS=prefix, ASMFLAGS=prefix)
     with open(work / "build.log", "w") as log:
-        if not (mp / "mpy-cross" / "build" / "mpy-cross").is_file():
-            w("building mpy-cross (once per tree)\n")
-            _run(["make", "-C", mp / "mpy-cross", "-j", jobs], log, env)
+        manifest, env = _prepare(mp, work, board, version, "$(PORT_DIR)/boards/manifest.py", log, jobs, w)
         cmake = ["cmake", "-S", mp / "ports" / PORT, "-B", build_dir, "-DPICO_BUILD_DOCS=0",
                  "-DMICROPY_BOARD=%s" % mboard, "-DMICROPY_BOARD_DIR=%s" % (mp / "ports" / PORT / "boards" / mboard),
                  "-DMICROPY_FROZEN_MANIFEST=%s" % manifest]
@@ -230,21 +245,13 @@ def build_unix(mp, out, board="pico", version=None, jobs=None, stream=None):
     submodules or system libraries the board image has no use for (ffi,
     btree)."""
     w = (stream or sys.stdout).write
-    mp = Path(mp).expanduser().resolve()
-    if not (mp / "py" / "mpconfig.h").is_file():
-        raise Uf2Error("%s is not a MicroPython source tree (no py/mpconfig.h)" % mp)
+    mp = check_tree(mp, SUBMODULES_UNIX)
     version = version or bundle.firmware_version()
     work = Path(out).resolve()
     work.mkdir(parents=True, exist_ok=True)
-    src = work / "src"
-    stage(src, board, version)
-    manifest = work / "manifest.py"
-    manifest.write_text(top_manifest("$(PORT_DIR)/variants/standard/manifest.py", src.as_posix()))
-    env = dict(os.environ, SOURCE_DATE_EPOCH=tree_epoch(mp))
     jobs = str(jobs or os.cpu_count() or 1)
     with open(work / "build.log", "w") as log:
-        if not (mp / "mpy-cross" / "build" / "mpy-cross").is_file():
-            _run(["make", "-C", mp / "mpy-cross", "-j", jobs], log, env)
+        manifest, env = _prepare(mp, work, board, version, "$(PORT_DIR)/variants/standard/manifest.py", log, jobs, w)
         w("building MicroPython's Unix port with Bloomkeeper %s frozen (log: %s)\n" % (version, log.name))
         _run(["make", "-C", mp / "ports" / "unix", "-j", jobs, "VARIANT=standard", "BUILD=%s" % (work / "build"),
               "FROZEN_MANIFEST=%s" % manifest, "MICROPY_PY_FFI=0", "MICROPY_PY_BTREE=0"], log, env)

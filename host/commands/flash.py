@@ -32,6 +32,7 @@ whose hello says it runs such a frozen build is refused by the path above
 
 import os
 import shlex
+import stat
 import subprocess
 import sys
 import time
@@ -136,6 +137,41 @@ def run_mpremote(argv):
     return p.returncode, (p.stdout or "") + (p.stderr or "")
 
 
+def port_trouble(port):
+    """Why PORT (a device path) cannot be a board's port: absent, or not a
+    device at all (a file, a directory), in the words `sync` and `doctor`
+    use; None when it is a device (or a URL, or a Windows COM name, which
+    only opening can judge). mpremote answers "failed to access" for all of
+    these and for a busy port alike, so flash asks the path itself."""
+    if "://" in port or os.name == "nt":
+        return None
+    try:
+        mode = os.stat(port).st_mode
+    except FileNotFoundError:
+        return "no such port %s (see `--port auto`)" % port
+    except OSError as err:
+        return "cannot use port %s: %s (see `--port auto`)" % (port, err.strerror or err)
+    if not stat.S_ISCHR(mode):
+        return "%s is %s, not a serial port (see `--port auto`)" % (port, "a directory" if stat.S_ISDIR(mode) else "a file")
+    return None
+
+
+def access_trouble(port):
+    """After mpremote's "failed to access": the real cause, asked as `sync`
+    asks it (host/sync/link.open_serial: absent, permission denied, busy);
+    busy when the port opens now (another program had it a moment ago)."""
+    from host.sync import link
+
+    trouble = port_trouble(port)
+    if trouble:
+        return trouble
+    try:
+        link.open_serial(port).close()
+    except UserError as err:
+        return str(err)
+    return "port %s is busy: another program has it open (a serial monitor, Thonny, bloomkeeper follow?)" % port
+
+
 def explain(step, port, output):
     """One line for a failed mpremote step."""
     text = " ".join(output.split())
@@ -146,7 +182,7 @@ def explain(step, port, output):
     if "no device found" in text:
         return "no board found on %s (plugged in? give --port PATH)" % port
     if "failed to access" in text or "in use" in text:
-        return "port %s is busy: another program has it open (a serial monitor, Thonny, bloomkeeper follow?)" % port
+        return access_trouble(port)
     if "could not enter raw repl" in text.lower():
         return ("%s does not give a MicroPython raw REPL: is it a MicroPython board? "
                 "(if the Bloomkeeper app hangs it, unplug and replug and try again)" % port)
@@ -188,6 +224,9 @@ def flash_cmd(args):
     out_dir = os.path.join(args.out, bundle.OUT_DIRS["micropython"])
     if os.path.exists(args.out) and not os.path.isdir(args.out):
         raise UserError("--out %s is a file: give a directory to build in (default: build/)" % args.out)
+    trouble = None if args.dry_run or args.port in (None, "", "auto") else port_trouble(args.port)
+    if trouble:  # before the build: a wrong --port is said at once and changes nothing
+        raise UserError(trouble)
     try:
         files = bundle.build("micropython", out_dir)
     except bundle.BundleError as err:

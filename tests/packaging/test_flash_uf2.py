@@ -222,10 +222,18 @@ def test_the_restart_without_a_drive_appearing_says_what_to_do(place, capsys, mo
 
 
 def test_a_restart_that_cannot_reach_the_board_is_one_line(place, capsys, monkeypatch):
-    monkeypatch.setattr(flash, "run_mpremote", lambda argv: (1, "mpremote: failed to access /dev/ttyACM5 (it may be in use by another program)\n"))
-    monkeypatch.setattr("host.sync.link.micropython_ports", lambda: ["/dev/ttyACM5"])
-    err = fails(capsys, ["flash", "--uf2", str(place.file)])
-    assert "port /dev/ttyACM5 is busy" in err
+    """mpremote could not open the board's port: said as plain flash says it
+    (flash.explain), and no drive is waited for."""
+    master, slave = os.openpty()  # a real serial device that opens: so the port was busy a moment ago
+    name = os.ttyname(slave)
+    try:
+        monkeypatch.setattr(flash, "run_mpremote", lambda argv: (1, "mpremote: failed to access %s (it may be in use by another program)\n" % name))
+        monkeypatch.setattr("host.sync.link.micropython_ports", lambda: [name])
+        err = fails(capsys, ["flash", "--uf2", str(place.file)])
+    finally:
+        os.close(master)
+        os.close(slave)
+    assert "port %s is busy" % name in err
 
 
 def test_nothing_plugged_in_says_what_to_do_by_hand(place, capsys):
