@@ -76,7 +76,7 @@ def register(sub):
     p.add_argument("--uf2", nargs="?", const="", default=None, metavar="FILE",
                    help="instead, put a whole firmware image (make uf2) onto a Pico in BOOTSEL mode (its RPI-RP2 drive, "
                    "or picotool): FILE, or the newest UF2 built under --out; a board running MicroPython is restarted "
-                   "into BOOTSEL first. The way to install and update a frozen build (hardware/README.md, \"Install the UF2\")")
+                   "into BOOTSEL first. The way to install and update a frozen build (`bloomkeeper docs hardware`, \"Install the UF2\")")
     p.add_argument("--drive", metavar="PATH", help="with --uf2: the RPI-RP2 drive's mount point (default: found)")
     p.set_defaults(func=flash_cmd)
 

@@ -43,7 +43,7 @@ BOOTLOADER = "import time, machine; time.sleep_ms(100); machine.bootloader()"  #
 # mpremote's words when the restart did not reach the board (flash.explain turns them into one line);
 # any other exit is the USB link dropping as the board restarts, which is what should happen
 REBOOT_FAILURES = ("no device found", "failed to access", "in use", "could not enter raw repl", "not-micropython")
-BUILD_HELP = "make uf2 MICROPY_DIR=/path/to/micropython in a clone (hardware/README.md, \"Build the UF2\")"
+BUILD_HELP = "make uf2 MICROPY_DIR=/path/to/micropython in a clone (`bloomkeeper docs hardware`, \"Build the UF2\")"
 
 BUILD_KINDS = {
     "frozen": "frozen image (the code is inside the MicroPython firmware; update it with a new UF2: bloomkeeper flash --uf2)",
@@ -105,7 +105,7 @@ def refuse_bootsel_board(port, dry_run=False):
     drives = bootsel.find_drives()
     if drives:
         raise UserError("no MicroPython board on USB serial, but a Pico in BOOTSEL mode (RPI-RP2 drive %s): it takes a "
-                        "UF2: bloomkeeper flash --uf2 (the frozen build; hardware/README.md, \"Install the UF2\")"
+                        "UF2: bloomkeeper flash --uf2 (the frozen build; `bloomkeeper docs hardware`, \"Install the UF2\")"
                         % drives[0])
 
 

@@ -290,7 +290,7 @@ def test_bad_paths_and_drives_are_one_line(place, capsys, tmp_path):
 
 def test_no_built_uf2_says_how_to_build_one(place, capsys, tmp_path):
     err = fails(capsys, ["flash", "--uf2", "--out", str(tmp_path / "empty")])
-    assert "no UF2 built yet" in err and "make uf2 MICROPY_DIR=" in err and "hardware/README.md" in err
+    assert "no UF2 built yet" in err and "make uf2 MICROPY_DIR=" in err and "`bloomkeeper docs hardware`, \"Build the UF2\"" in err
     both = tmp_path / "two" / "uf2"
     both.mkdir(parents=True)
     (both / "bloomkeeper-0.1.0-RPI_PICO.uf2").write_bytes(DATA)
