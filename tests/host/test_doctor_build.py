@@ -18,7 +18,7 @@ from host.board_sim import serve_record
 from host.board_sim.board import SimBoard
 from host.commands.doctor import version_note
 from host.commands.uf2_flash import build_words, update_command
-from tests.kit.frozen_sim import hello_names_build, run_frozen
+from tests.kit.frozen_sim import run_frozen
 from tests.kit.mpy_harness import REPO
 
 
@@ -74,7 +74,6 @@ def test_doctor_names_the_build_of_the_simulated_board(served):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not hello_names_build(), reason="this firmware's hello has no build key yet")
 def test_doctor_on_a_frozen_board(served):
     sb = SimBoard(state_dir=None).start()
     run_frozen(sb)

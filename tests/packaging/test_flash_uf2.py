@@ -29,7 +29,7 @@ from host.board_sim import serve_record
 from host.board_sim.board import SimBoard
 from host.commands import flash, uf2_flash
 from tests.kit import uf2_writer
-from tests.kit.frozen_sim import hello_names_build, run_frozen
+from tests.kit.frozen_sim import run_frozen
 
 pytestmark = pytest.mark.slow  # a simulated board on a pty, and hello waits of a few seconds
 
@@ -38,7 +38,6 @@ UF2_NAME = "bloomkeeper-%s-RPI_PICO.uf2" % __version__
 DATA = uf2_writer.uf2(uf2_writer.firmware_like(20000))
 
 
-needs_build_key = pytest.mark.skipif(not hello_names_build(), reason="this firmware's hello has no build key yet")
 
 
 @pytest.fixture
@@ -133,7 +132,6 @@ def tree(path):
 # -- the way onto the board ------------------------------------------------------
 
 
-@needs_build_key
 def test_a_uf2_goes_onto_the_rom_drive_and_the_board_answers_frozen(place, pico, capsys):
     drive = place.drive()
     board = pico(drive)
@@ -154,7 +152,6 @@ def test_a_board_that_does_not_answer_frozen_after_the_copy_is_one_line(place, p
     assert "not frozen: it did not start the UF2" in err and "hold the BOOTSEL button" in err
 
 
-@needs_build_key
 def test_without_a_file_the_newest_built_uf2_is_taken(place, pico, capsys):
     drive = place.drive()
     out_dir = place.path / "build"
@@ -168,7 +165,6 @@ def test_without_a_file_the_newest_built_uf2_is_taken(place, pico, capsys):
     assert board.got == DATA and not (drive / older.name).exists()
 
 
-@needs_build_key
 def test_a_running_board_is_restarted_into_bootsel_then_flashed(place, pico, capsys, monkeypatch):
     """No drive: the MicroPython board on USB is asked to restart into
     BOOTSEL with mpremote's own `bootloader` command; its drive appears and
@@ -302,7 +298,6 @@ def test_no_built_uf2_says_how_to_build_one(place, capsys, tmp_path):
 # -- plain flash on a frozen board ---------------------------------------------------
 
 
-@needs_build_key
 def test_plain_flash_refuses_a_frozen_board_and_copies_nothing(place, pico, capsys, monkeypatch):
     ran = []
     monkeypatch.setattr(flash, "run_mpremote", lambda argv: (ran.append(argv), (0, ""))[1])
@@ -337,7 +332,6 @@ def test_plain_flash_on_a_pico_in_bootsel_mode_points_to_the_uf2(place, capsys):
     assert "a Pico in BOOTSEL mode (RPI-RP2 drive %s): it takes a UF2: bloomkeeper flash --uf2" % drive in err
 
 
-@needs_build_key
 def test_port_auto_finds_the_restarted_pico_on_usb(place, pico, capsys, monkeypatch):
     """--port auto after the copy: the Pico's USB serial (2E8A:0005) that
     comes up, asked for its hello."""
