@@ -37,6 +37,7 @@ import subprocess
 import sys
 import time
 
+from host import pages
 from host.build import bundle
 from host.commands import options
 from host.errors import UserError
@@ -94,7 +95,8 @@ def resolve_port(port, dry_run=False):
         return "auto"  # mpremote's own auto: the first USB serial device
     if not ports:
         raise UserError("no board found: no USB serial device with VID:PID 2E8A:0005 (MicroPython on a Pico); "
-                        "plug it in, flash MicroPython first (hardware/README.md), or give --port PATH")
+                        "plug it in, install Bloomkeeper's UF2 (bloomkeeper flash --uf2, %s), or give --port PATH"
+                        % pages.ref("hardware"))
     raise UserError("several boards found (%s): choose one with --port" % ", ".join(ports))
 
 
@@ -177,8 +179,9 @@ def explain(step, port, output):
     text = " ".join(output.split())
     if "NOT-MICROPYTHON" in text:
         impl = (text.split("NOT-MICROPYTHON", 1)[1].split() or ["another firmware"])[0]
-        return ("%s runs %s, not MicroPython: for CircuitPython copy build/firmware-circuitpython/ onto the CIRCUITPY "
-                "drive; for a Pico flash MicroPython first (hardware/README.md)" % (port, impl))
+        return ("%s runs %s, not MicroPython: for CircuitPython copy %s onto the CIRCUITPY drive "
+                "(bloomkeeper firmware builds it); for a Pico install Bloomkeeper's UF2 (bloomkeeper flash --uf2, %s)"
+                % (port, impl, bundle.BUILD / bundle.OUT_DIRS["circuitpython"], pages.ref("hardware")))
     if "no device found" in text:
         return "no board found on %s (plugged in? give --port PATH)" % port
     if "failed to access" in text or "in use" in text:
