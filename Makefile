@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 # The Python floor: requires-python in pyproject.toml (python-floor checks it).
 FLOOR := $(shell sed -n 's/^requires-python = ">=\([0-9.]*\)".*/\1/p' pyproject.toml)
 
-.PHONY: install test test-fast run run-micropython bench firmware romfs python-floor clean
+.PHONY: install test test-fast run run-micropython bench firmware uf2 romfs python-floor clean
 
 install: $(STAMP)
 
@@ -52,6 +52,14 @@ bench: $(STAMP)
 # Outside a clone, `bloomkeeper firmware` builds the same into the user's cache.
 firmware: $(STAMP)
 	$(VENV)/bin/python -m host.build.bundle --out build
+
+# One MicroPython firmware image with the bundle, the entry and the pin map
+# frozen in: build/uf2/bloomkeeper-<version>-RPI_PICO.uf2, from a MicroPython
+# v1.28.0 source tree with its submodules (MICROPY_DIR; hardware/README.md,
+# "Build the UF2"). Not part of `make test`: the tree comes from outside the
+# package registries.
+uf2: $(STAMP)
+	$(VENV)/bin/python -m host.build.uf2 --out build/uf2 $(if $(MICROPY_DIR),--micropython $(MICROPY_DIR))
 
 # The same MicroPython bundle as one ROMFS image, build/bloomkeeper.romfs, for
 # a firmware with a ROMFS partition (bytecode runs from flash: hardware/README.md).

@@ -13,10 +13,11 @@ ring, `refusal(app, code)` why the ring just blinked when the app itself
 refused a press (the engine's own refusals carry their message).
 """
 
-from engine_lite import record
-from engine_lite.tables import BASIC_ACTIONS, TRACK_START_PLACEHOLDER, track_key
+from engine_lite import errors, record
+from engine_lite.tables import BASIC_ACTIONS, PORTFOLIO_SIZE, TRACK_START_PLACEHOLDER, track_key
 from engine_lite.vocab import BRIGHT_LEVELS, FLOWERS, GAME_TITLES
 from firmware import ring
+from firmware.buttons import ticks_diff
 
 TITLES = {
     "setup_game": ("Setup: which game?", "which game?"),
@@ -55,12 +56,67 @@ APP_REFUSALS = {
     ("harvest", ring.E_RULE): "harvest comes in the upkeep, after the turn's two basic actions",
     ("plant_kind", ring.E_RULE): "this player has planted no flora yet: 1 dahlia for a new type",
 }
+# The menu's items (hold MENU), in sector / flower-button order, in the
+# rulebook's words: what each one does at the table.
+MENU_ITEMS = (
+    "flush the Exchange: 1 token, once a game",
+    "crash: harvest met the top Stalk Value",
+    "brightness of the ring",
+    "new game (abandon this one)",
+    "close the menu",
+)
+
 CODE_WORDS = {
     ring.E_NOTHING: "that button does nothing here",
     ring.E_RULE: "not at this point of the turn",
     ring.E_SHORT: "out of range (not enough, or past the limit)",
     ring.E_ONCE: "already done (once only)",
 }
+
+
+def player_refusal(app, err):
+    """The engine refused an event: why, as a player at the table would say
+    it (the cards' words, the numbers from the table). The engine's stable
+    code stays out of this line (the link, the tests and docs/ key on it);
+    its own message is the fallback for a code not worded here."""
+    code = getattr(err, "code", None)
+    g = app.game
+    st = g.table if g is not None else None
+    who = st.names[st.player] if st is not None and not st.over else ""
+    stalk = g is not None and g.game == record.STALK
+    if code == errors.PORTFOLIO_SIZE:
+        seat = app.view.player
+        held_ = sum(app.portfolio.counts.values[f] for f in range(5))
+        return "%s entered %s, but with %d players every portfolio holds exactly %d" % (
+            st.names[seat], count(held_, "token"), st.n, PORTFOLIO_SIZE[st.n])
+    if code == errors.TURN_INCOMPLETE:
+        if stalk:
+            return "%s plays two basic actions (plant or swap) first" % who
+        return "%s takes Seed cards or plants first" % who
+    if code == errors.HAND_SHORT:
+        return "%s has %s: that flower costs %d" % (who, count(st.hand[st.player], "Seed card"), app.plant.number.values[0])
+    if code == errors.TOO_MANY and "garden" in str(err) and st is not None:  # ruling R10
+        return "the Garden has only %s to harvest (this turn's Bulbs wait for the next turn)" % count(st.garden, "Flower token")
+    if code == errors.MIXED_TURN:
+        return "a turn is one or the other: take Seed cards, or plant flowers"
+    words = {
+        errors.UPKEEP: "the upkeep has begun (the first harvest): no more plants or swaps this turn",
+        errors.FLUSH_USED: "%s has already flushed the Exchange (once a game)" % who,
+        errors.EXCHANGE_EMPTY: "the Stalk Exchange is empty: nothing to plant or swap",
+        errors.NO_TOKENS: "%s has no Seedy Business token left" % who,
+        errors.TRIGGERED: "the game's end is already triggered: this is the last turn",
+        errors.GAME_OVER: "the game is over" + (": enter the portfolios" if stalk else ""),
+        errors.NOT_OVER: "portfolios are entered after the game",
+        errors.LAST_ROUND: "last round: plant only, no taking Seed cards",
+        errors.NOTHING_TO_UNDO: "nothing to undo",
+    }.get(code)
+    if words:
+        return words
+    msg = str(getattr(err, "message", err))
+    for prefix in ("plant: ", "harvest: ", "portfolio: ", "undo: "):  # the event's name: not a player's word
+        if msg.startswith(prefix):
+            msg = msg[len(prefix):]
+    return msg
 
 
 def title(app):
@@ -83,9 +139,32 @@ def refusal(app, code):
     return "%s (%s)" % (why, blinks(code))
 
 
+def _menu(app):
+    """The menu in words: every item it offers, the chosen one marked (the
+    ring marks it with its sector; OK chooses it)."""
+    m = app.menu
+    out = ["Menu: OK chooses the marked item, MENU moves"]
+    for i, words in enumerate(MENU_ITEMS):
+        if m.items & (1 << i):
+            out.append("%s %d %s" % (">" if i == m.sel else " ", i + 1, words))
+    return out
+
+
+def held(app):
+    """The flower held down (hold a flower = its value), in words, while the
+    ring shows it (ring.PEEK_MS); None otherwise."""
+    v = app.view
+    if v.peek < 0 or v.peek_at < 0 or ticks_diff(app.clock(), v.peek_at) >= ring.PEEK_MS:
+        return None
+    final = app.screen == "results"
+    return "held: %s, %s %d" % (FLOWERS[v.peek], "final value" if final else "Stalk Value", v.values[v.peek])
+
+
 def describe(app):
     g = app.game
     s = app.screen
+    if s == "menu" and app.menu.step == 0:  # the menu's items (its brightness and confirm steps keep their title)
+        return _menu(app)
     lines = [] if s in ("stalk", "harvest", "orchids", "results", "portfolio") else [title(app)]
     if g is not None and g.table is not None:
         st = g.table
@@ -108,6 +187,9 @@ def describe(app):
         lines.append("points: %d" % app.plant.number.values[0])
     elif s == "plant_seeds":
         lines.append("Seed cards discarded: %d" % app.plant.number.values[0])
+    peek = held(app)
+    if peek:
+        lines.append(peek)
     return lines
 
 
@@ -196,12 +278,9 @@ def _stalk(app, st):
             "tokens: "
             + ", ".join("%s %d%s" % (st.names[s], st.tokens[s], " flushed" if st.flushed[s] else "") for s in range(st.n))
         )
-        end = "bag %d, exchange %d, harvested %d" % (st.bag, st.exchange, st.harvested)
-        if not st.trigger:
-            end += ", crash in >= %d" % st.crash_distance()
-        out.append(end)
-        if not st.track_given:
-            out.append("start space %d: placeholder, unconfirmed" % st.track_start)
+        out.append("bag %d, exchange %d, harvested %d" % (st.bag, st.exchange, st.harvested))
+        if not st.trigger:  # the placeholder start space was said once, at setup
+            out.append("crash: at least %s" % count(st.crash_distance(), "more harvested token"))
     if st.trigger and not st.over:
         out.append("LAST TURN (%s): the game ends after it" % ("market crash" if st.trigger == 1 else "bag empty"))
     if app.harvest.flower >= 0:
@@ -210,6 +289,8 @@ def _stalk(app, st):
         seat = app.view.player
         counts = app.portfolio.counts.values
         out.append("portfolio of %s: %s" % (st.names[seat], ", ".join("%s %d" % (FLOWERS[f], counts[f]) for f in range(5))))
+        out.append("%d of %d tokens (%d players: %d each)"
+                   % (sum(counts[f] for f in range(5)), PORTFOLIO_SIZE[st.n], st.n, PORTFOLIO_SIZE[st.n]))
     return out
 
 
@@ -226,6 +307,6 @@ def _orchids(app, st):
         kinds = len(set(f[0] for f in st.flowers[s]))
         out.append(
             "%s: %s, %s, %s, %d composted"
-            % (st.names[s], count(len(st.flowers[s]), "flower"), count(kinds, "type"), count(st.hand[s], "card"), st.composted[s])
+            % (st.names[s], count(len(st.flowers[s]), "flower"), count(kinds, "type"), count(st.hand[s], "Seed card"), st.composted[s])
         )
     return out

@@ -19,6 +19,20 @@ class EngineError(ValueError):
         return "line %d: %s" % (self.line, self.message)
 
 
+def quote(value):
+    """`value` quoted in a message, the same on both runtimes: repr, except
+    that a non-ASCII character a name can hold prints as itself. MicroPython's
+    repr escapes every one ('Zo\\xeb' for 'Zoë'), CPython's does not; control
+    characters and the line separators stay escaped, so a message stays one
+    line."""
+    if type(value) is not str:
+        return repr(value)
+    out = "'"
+    for ch in value:  # U+2028/2029 (ord >> 1 == 0x1014) are line breaks
+        out += ch if ord(ch) >= 0xA0 and ord(ch) >> 1 != 0x1014 else repr(ch)[1:-1]
+    return out + "'"
+
+
 # Stable error codes. Short strings: they travel over the serial link.
 BAD_JSON = "bad_json"  # the line is not a JSON object
 BAD_EVENT = "bad_event"  # unknown `ev`, or an event the game does not have

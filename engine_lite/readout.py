@@ -48,7 +48,8 @@ def stalk_dict(st):
         "game_over": st.over,
         "track_start": st.track_start,
         "track_start_placeholder": not st.track_given,
-        "tokens_until_crash": st.crash_distance(),
+        # once the end is triggered the countdown means nothing: null, not a stale number
+        "tokens_until_crash": None if st.trigger else st.crash_distance(),
         "portfolios_entered": [st.names[s] for s in range(st.n) if st.entered[s]],
     }
     for s in range(st.n):

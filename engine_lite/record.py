@@ -9,7 +9,7 @@ dict back exactly (optional start fields stay absent if they were absent).
 """
 
 from engine_lite import const, tables
-from engine_lite.errors import EngineError, BAD_EVENT, BAD_FIELD, NOT_STARTED
+from engine_lite.errors import EngineError, BAD_EVENT, BAD_FIELD, NOT_STARTED, quote
 
 STALK: int = const(0)  # annotated: mypy cannot follow const through engine_lite while it is half imported
 ORCHIDS: int = const(1)
@@ -88,7 +88,7 @@ def player_names(names, where):
         _bad("%s: players must be 2 to 5 names, got %d" % (where, len(names)))
     for i, name in enumerate(names):
         if not check_name(name):
-            _bad("%s: player name %r must be 1-12 printable ASCII characters" % (where, name))
+            _bad("%s: player name %s must be 1-12 printable ASCII characters" % (where, quote(name)))
         if names.index(name) < i:  # an earlier seat has it (no slice copy)
             _bad("%s: player name %s is given twice" % (where, name))
     return names
@@ -96,7 +96,7 @@ def player_names(names, where):
 
 def flower_index(name, where):
     if name not in tables.FLOWERS:
-        _bad("%s: unknown flower %r" % (where, name))
+        _bad("%s: unknown flower %s" % (where, quote(name)))
     return tables.FLOWERS.index(name)
 
 
@@ -121,7 +121,7 @@ def encode_start(ev):
     _only(ev, ("game", "players", "length", "track_start", "nonce", "at", "uptime"))
     game = ev.get("game")
     if game not in GAMES:
-        _bad("start: unknown game %r" % (game,))
+        _bad("start: unknown game %s" % quote(game))
     names = player_names(ev.get("players"), "start")
     n = len(names)
     flags = 0
@@ -192,7 +192,7 @@ def encode(ev, game, names):
             _only(ev, ("player", "counts"))
             who = ev.get("player")
             if who not in names:
-                _bad("portfolio: unknown player %r" % (who,))
+                _bad("portfolio: unknown player %s" % quote(who))
             counts = flower_counts(ev.get("counts"), "portfolio counts")
             return bytes((OP_PORTFOLIO, names.index(who))) + bytes(counts)
     elif game == ORCHIDS:
@@ -203,7 +203,7 @@ def encode(ev, game, names):
             return encode_sow(ev)
     if game is None:
         raise EngineError(NOT_STARTED, "%s before start: the first event must be start" % kind)
-    raise EngineError(BAD_EVENT, "unknown event %r for %s" % (kind, GAMES[game]))
+    raise EngineError(BAD_EVENT, "unknown event %s for %s" % (quote(kind), GAMES[game]))
 
 
 def encode_harvest(flower, count):

@@ -22,21 +22,30 @@ between ever saw it held past `debounce_ms`.
 Presses during flash work: pins that have `irq()` (machine.Pin, on
 firmware/hw_mp.py) get a hard interrupt on both edges (`Buttons.irq`, which
 says what it relies on in MicroPython's source) that latches each edge with
-its tick; poll() first replays the latched edges in order, each at the tick
-its interrupt ran, as a poll at that instant would have seen it, and then
-only times those pins, never samples them (the latch is the one record of
-their level). An edge inside a flash stall is taken at the stall's end. A
-press whose fall and rise both came inside one stall (one interrupt with
-both flags, the level back where it was) counts as one short press whatever
-its hold, since the stall hid it; a contact's bounce comes with a press's
-own edges, which the interrupts see apart. Any more edges inside the same
-stall latch the same two flags and are lost: two whole presses in one stall
-arrive as one, and a held press released inside a stall and pressed and
-released again in it arrives as its first press only (each needs a release,
-a gap and a 20 ms press inside one stall: none fits in a 45 ms erase at a
-player's pace, and the datasheet's 400 ms is a worn chip's). Without
-`irq()` (CircuitPython, the simulator) the pins are sampled each poll, and
-a press that begins and ends between two polls is not seen.
+its tick; poll() first replays the latched edges in order, each at its
+tick, as a poll at that instant would have seen it, and then only times
+those pins, never samples them (the latch is the one record of their
+level). An edge inside a flash stall reaches its interrupt only when the
+stall ends, so its true time is somewhere in the flash work: the Store
+marks when each piece of flash work begins (`busy`, firmware/storage.py
+Store.mark), and a press latched then is dated from that mark, the earliest
+it can have been, while a release is dated at the stall's end, the latest.
+So a hold is never read shorter than it was (a long press begun inside a
+400 ms erase stays long), and a tap is read longer by at most one piece of
+flash work: an 80 ms tap is misread long only by work over 520 ms, more
+than one erase at the datasheet's maximum (docs/design.md, "Gestures
+through flash stalls"). A press whose fall and rise both came inside one
+stall (one interrupt with both flags, the level back where it was) counts
+as one short press whatever its hold, since the stall hid it; a contact's
+bounce comes with a press's own edges, which the interrupts see apart. Any
+more edges inside the same stall latch the same two flags and are lost:
+two whole presses in one stall arrive as one, and a held press released
+inside a stall and pressed and released again in it arrives as its first
+press only (each needs a release, a gap and a 20 ms press inside one
+stall: none fits in a 45 ms erase at a player's pace, and the datasheet's
+400 ms is a worn chip's). Without `irq()` (CircuitPython, the simulator)
+the pins are sampled each poll, and a press that begins and ends between
+two polls is not seen.
 
 No allocation in `poll()` or `get_into()` (the hot path; a heap_lock test
 proves it): state lives in preallocated bytearrays/lists of small ints and
@@ -90,6 +99,7 @@ class Buttons:
         self.head = 0
         self.count = 0
         self.dropped = 0
+        self.busy = -1  # when the flash work under way began (Store.mark sets it), or -1: none
         self.lat = hasattr(pins[0], "irq") and bytearray(32)  # latched edges (irq)
         self.w = self.r = 0  # their ring's writer and reader
         if self.lat:
@@ -122,15 +132,19 @@ class Buttons:
           overwrite the flags before it reads them. So this is hard, and
           allocates nothing: each entry is a byte in `lat` (pin << 4 | the
           flags | the level) and a tick in `at`, in a ring of 32 that `w`
-          writes and poll() reads behind (`r`). The tick is when this ran:
-          for edges latched in a stall, the stall's end. 32: a stall
+          writes and poll() reads behind (`r`). The tick is when this ran
+          (for edges latched in a stall, the stall's end), but a fall
+          alone while flash work is under way is dated from when that
+          work began (`busy`): the press may have come at any moment of
+          it, and its hold is timed from the earliest. 32: a stall
           latches at most 8 entries (one a pin); a contact bouncing 32
           times within one loop turn (each call here takes tens of
           microseconds on the chip) would lap the reader, which would then
           lose them all."""
         j = self.w
-        self.lat[j] = self.pins.index(p) << 4 | p.irq().flags() | p.value()  # type: ignore[index]  # armed only where lat is a bytearray
-        self.at[j] = self.clock()
+        f = p.irq().flags()
+        self.lat[j] = self.pins.index(p) << 4 | f | p.value()  # type: ignore[index]  # armed only where lat is a bytearray
+        self.at[j] = self.busy if f == 4 and self.busy >= 0 else self.clock()
         self.w = j + 1 & 31
 
     def poll(self):
@@ -145,6 +159,7 @@ class Buttons:
         the collection it was avoiding. Each method here stays within 11
         (tests/board/test_main_loop.py counts every byte an idle turn allocates)."""
         now = self.clock()
+        self.busy = -1  # no flash work runs while the loop polls (a mark an exception left behind ends here)
         if self.r != self.w:
             self._replay()
         raw = self.raw

@@ -33,19 +33,37 @@ BACKENDS = {"micropython": "pico", "circuitpython": None}
 
 
 def pinmap_path():
-    """pinmap.json beside this module. Frozen into a firmware (host/build/manifest.py),
-    the module names itself .frozen/firmware/hw.py, and its pin map is
-    /pinmap.json: a /firmware directory on the file system would shadow
-    the frozen package."""
-    f = (globals().get("__file__") or "firmware/hw.py").replace(".frozen/firmware", "")
+    """pinmap.json beside this module: where the bundle, mip and the sources
+    keep it. Only for code that is files: see board_spec."""
+    f = globals().get("__file__") or "firmware/hw.py"
     i = f.rfind("/")
     return (f[:i] if i >= 0 else ".") + "/pinmap.json"
 
 
+def image():
+    """The firmware image's own facts (the frozen module bk_image: BOARD,
+    VERSION, PINMAP, written by host/build/uf2.py), or None where the code
+    is files on the file system. Why a module and not a file: MicroPython
+    names a frozen module by its package path ("firmware/hw.py"), exactly
+    as it names one imported from the file system's current directory, so
+    a frozen module cannot tell where it is from __file__, and an image
+    holds only modules."""
+    try:
+        import bk_image  # type: ignore[import-not-found]  # only inside a firmware image (host/build/uf2.py)
+
+        return bk_image
+    except ImportError:
+        return None
+
+
 def board_spec(board_name):
-    """The pinmap.json entry of one board (KeyError names an unknown board)."""
+    """The pin map entry of one board (KeyError names an unknown board): the
+    image's own pin map in a frozen firmware, else pinmap.json."""
     import json
 
+    img = image()
+    if img is not None:
+        return json.loads(img.PINMAP)["boards"][board_name]
     with open(pinmap_path()) as f:
         boards = json.load(f)["boards"]
     return boards[board_name]
@@ -84,8 +102,9 @@ def make_hw(board_name=None, backend="auto", spec=None):
         backend = pick_backend(board_name, backend)
     if spec is None:
         if board_name is None:
-            board_name = BACKENDS.get(backend, "pico")
-            if backend == "circuitpython":  # the board names itself: board.board_id (Blinka: the Pi's)
+            img = image()
+            board_name = img.BOARD if img is not None else BACKENDS.get(backend, "pico")
+            if img is None and backend == "circuitpython":  # the board names itself: board.board_id (Blinka: the Pi's)
                 from firmware import hw_cp
 
                 board_name = hw_cp.board_name()

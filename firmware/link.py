@@ -9,7 +9,7 @@ an 'R' answer, an 'X' error (nothing changed) or the 'E' events.
 
 `board` is any object with this duck-typed interface (AppBoard below wraps
 the real App and Store; the tests may use a stand-in):
-  board_id, fw                      strings for the hello (board_id = the board TYPE)
+  board_id, fw, build               strings for the hello (board_id = the board TYPE; build: "frozen" or "files")
   uid                                this board's unique id (or None)
   utc() -> unix seconds or None      its wall clock; set_time(t) sets it
   uptime() -> seconds since boot
@@ -180,7 +180,7 @@ class Link:
 
     def op_hello(self, req):
         b = self.board
-        return {"proto": codec.PROTO, "fw": b.fw, "board": b.board_id, "id": b.uid, "up": b.uptime(), "game": b.current(), "max": len(self.rx.buf) - 4}
+        return {"proto": codec.PROTO, "fw": b.fw, "build": b.build, "board": b.board_id, "id": b.uid, "up": b.uptime(), "game": b.current(), "max": len(self.rx.buf) - 4}
 
     def op_time(self, req):
         """The host sets the board's clock (unix seconds UTC) whenever it talks to it."""
@@ -321,11 +321,12 @@ class AppBoard:
 
     remote_buttons = False
 
-    def __init__(self, app, store, board_id="pico", fw="0", uid=None):
+    def __init__(self, app, store, board_id="pico", fw="0", uid=None, build="files"):
         self.app = app
         self.store = store
         self.board_id = board_id
         self.fw = fw
+        self.build = build  # "frozen": the code is inside the firmware image (firmware/hw.py image); "files": on the file system
         self.uid = uid or app.hw.uid
 
     def utc(self):

@@ -87,7 +87,10 @@ def make_link(app, store, board):
             port = CdcDataPort()
         else:
             port = link.StdioPort()
-        return link.Link(link.AppBoard(app, store, board_id=board or sys.implementation.name), port)
+        from firmware.hw import image
+
+        build = "files" if image() is None else "frozen"
+        return link.Link(link.AppBoard(app, store, board_id=board or sys.implementation.name, build=build), port)
     except Exception as e:  # no USB data channel (e.g. boot.py not set up)
         print("serial link off:", e)  # and None: no link
 
@@ -125,6 +128,7 @@ def main(board=None, root="/bk"):
     if journal is not None:
         store.fs = journal(store.fs)
     app = App(hw, store)
+    store.mark = app.buttons  # told when each piece of flash work begins: a press latched in a stall is dated by it
     app.link = make_link(app, store, board)
     import time
 

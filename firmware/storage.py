@@ -396,6 +396,7 @@ class Store:
         self.log = None  # type: FlashLog | None  # the game in progress
         self._next = None  # type: int | None  # next game number (after boot)
         self._pgame = None  # type: Game | None  # the game whose log's last frame waits for flush()
+        self.mark = None  # the board's Buttons (App sets it): told when each piece of flash work begins (_mark)
 
     def _path(self, gid, ext, d=None):
         return "%s/%s%s" % (d or self.root, gid, ext)
@@ -536,11 +537,15 @@ class Store:
         if game is not None:
             self._commit(game.log.flush)
             if self._due(game):
+                self._mark(True)
                 self._snapshot(game)
         if self._pfin:
             self._pfin = False
+            self._mark(True)
             self._archive()
+            self._mark(True)
             self._prune()
+        self._mark(False)
 
     def quiet(self):
         """The flash work no event should wait for, done while the buttons
@@ -566,16 +571,28 @@ class Store:
             for _ in range(5):
                 if self._commits >= PUMP:
                     self._commit(self._scratch)
+            self._mark(False)
 
     def _commit(self, write):
         """Run `write`, a commit to the live directory, and count it; one
         that stalled for _STALL_MS erased a block: the directory compacted."""
         clock = self.clock
         t = clock and clock()
+        self._mark(True)
         write()
         self._commits += 1
         if clock and (clock() - t) & _TICKS_MASK >= _STALL_MS:
             self._commits = 0
+
+    def _mark(self, on):
+        """Tell the buttons (`mark`) that a piece of flash work begins now
+        (on) or that the flash work is over: a press the chip latched in a
+        stall is dated from the start of the piece that hid it, so the
+        pieces are each one write or one rename, never a whole game's end
+        at once (firmware/buttons.py, "Presses during flash work")."""
+        m = self.mark
+        if m is not None and self.clock:
+            m.busy = self.clock() if on else -1
 
     def _scratch(self):
         with self.fs.open(self.live + SCRATCH, "wb") as f:

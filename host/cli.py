@@ -11,10 +11,11 @@ commands read alike and a test can hold each one to it).
 """
 
 import argparse
+import difflib
 import importlib
 import sys
 
-from host import __version__, config
+from host import __version__, config, pages
 from host.errors import UserError
 
 COMMAND_MODULES = (
@@ -27,6 +28,7 @@ COMMAND_MODULES = (
     "host.commands.doctor",
     "host.commands.firmware",
     "host.commands.completion",
+    "host.commands.docs",
 )
 
 # subcommand -> (description: what it is for, when the one-line help is not
@@ -52,7 +54,7 @@ GUIDE = {
                "bloomkeeper follow --port /dev/ttyACM0"),
     "plays": ("List the plays in the database, each dated by its own start (~: the board did not know the time).",
               "bloomkeeper plays --json"),
-    "export": ("Write the plays database as JSON, CSV or BG Stats plays (docs/protocol.md) to stdout.",
+    "export": ("Write the plays database as JSON, CSV or BG Stats plays (%s) to stdout." % pages.ref("protocol"),
                "bloomkeeper export --format bgstats > plays.json"),
     "repair": ("Judge the records a sync quarantined (the rules engine refused them) again, and store in their plays "
                "the ones the installed engine now accepts; the rest stay quarantined.",
@@ -68,6 +70,9 @@ GUIDE = {
     "firmware": ("Build the board bundles, as `make firmware` does in a clone: the MicroPython bundle (.mpy, for "
                  "flash) and the CircuitPython one (source, for the CIRCUITPY drive), stamped with this version.",
                  "bloomkeeper firmware --out ./build"),
+    "docs": ("Show a documentation page: they ship with bloomkeeper, so messages name a page as "
+             "`bloomkeeper docs TOPIC`, the same in a clone and after pip or pipx install. Without a topic: the list.",
+             "bloomkeeper docs controls"),
     "completion": ("Print the shell completion script for bloomkeeper, made from its own parser.",
                    "bloomkeeper completion bash > ~/.local/share/bash-completion/completions/bloomkeeper"),
 }
@@ -75,9 +80,38 @@ EXAMPLES = {"flash": "bloomkeeper flash --dry-run"}
 
 
 class _Parser(argparse.ArgumentParser):
+    def parse_known_args(self, args=None, namespace=None):
+        self.argv = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
+
     def error(self, message):
         words = self.prog.split(" ", 1)  # "bloomkeeper score" -> "score: ..."
+        message = self.misspelt(message)
         fail(message if len(words) == 1 else "%s: %s" % (words[1], message))
+
+    def misspelt(self, message):
+        """An option nobody knows is named, with the one it may have meant:
+        `--verison` would otherwise be reported as a missing COMMAND
+        (argparse judges the missing argument first), and a subcommand's
+        stray option as "unrecognized arguments" of the whole line."""
+        if message.startswith("unrecognized arguments: "):
+            tokens = message.split(": ", 1)[1].split()
+        elif "required" in message:
+            tokens = getattr(self, "argv", ())
+        else:
+            return message
+        parser, where = self, ""
+        for action in self._actions:  # the subcommand whose options these were
+            for name, sub in (getattr(action, "choices", None) or {}).items() if isinstance(action, argparse._SubParsersAction) else ():
+                if name in getattr(self, "argv", ()):
+                    parser, where = sub, name + ": "
+                    break
+        known = [o for o in list(parser._option_string_actions) + list(self._option_string_actions) if o.startswith("--")]
+        unknown = [t.split("=", 1)[0] for t in tokens if t.startswith("--") and t.split("=", 1)[0] not in known]
+        if not unknown:
+            return message
+        near = difflib.get_close_matches(unknown[0], known, n=1)
+        return "%sunknown option %s%s" % (where, unknown[0], " (did you mean %s?)" % near[0] if near else "")
 
 
 class _Formatter(argparse.HelpFormatter):

@@ -83,6 +83,7 @@ class SimBoard:
         self.errors = 0        # firmware exceptions caught
         self.blinks = 0        # error blinks seen on the ring
         self.refusal = None
+        self.refusal_code = None  # the engine's stable code of the last refusal (not shown)
         self.error_is_refusal = False  # last_error came from a refused press
         self.label = board
         self.queue = []        # pending (button, kind)
@@ -221,9 +222,15 @@ class SimBoard:
             self.error_is_refusal = False
 
     def note_refused(self, err):
-        """Called by the observed Store: the engine refused a record."""
-        code = getattr(err, "code", None)
-        self.refusal = "%s (%s)" % (err, code) if code else str(err)
+        """Called by the observed Store: the engine refused a record. The
+        player's line says why in the table's words (app_words); the stable
+        code is kept in `refusal_code` (for logs and tests), not shown."""
+        words = _words()
+        self.refusal_code = getattr(err, "code", None)
+        try:
+            self.refusal = str(words.player_refusal(self.app, err)) if words is not None else str(err)
+        except Exception:  # the words could not be made (an event from the link, not the buttons): the engine's own
+            self.refusal = str(err)
 
     def _note_fault(self):
         """The firmware survived a fault (App.recover): say what its fault log says."""
@@ -242,7 +249,7 @@ class SimBoard:
         words = _words()
         if self.refusal:
             blinks = "" if words is None else " (%s)" % words.blinks(code)
-            why = "refused by the rules: %s%s" % (self.refusal, blinks)
+            why = "%s%s" % (self.refusal, blinks)
         elif words is not None:
             why = words.refusal(self.app, code)
         else:

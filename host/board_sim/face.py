@@ -90,6 +90,31 @@ def short_path(path):
     return path
 
 
+def fit_path(path, room):
+    """`path` in at most `room` characters: its last components kept whole
+    behind "..." (the flash directory's own name says most), the very tail
+    when even one component is too long."""
+    if len(path) <= room:
+        return path
+    tail = path.rstrip(os.sep)
+    while os.sep in tail and len("..." + tail) > room:
+        tail = tail.split(os.sep, 1)[1]
+    shown = "..." + (os.sep if not tail.startswith(os.sep) else "") + tail
+    return shown if len(shown) <= room else "..." + path[-max(room - 3, 1):]
+
+
+def header(link, board_id, brightness, flash, label, width):
+    """The simulator's one-line header in `width` characters. The board id
+    (what `sync` and the plays database name the board by) and the link are
+    never cut: the flash directory is shortened to the room left, and the
+    board's name, last, is what an ellipsis takes."""
+    head = "%s  board id %s  brightness %d" % (link, board_id, brightness)
+    room = width - len(head) - len("  flash: ")
+    if flash is not None and room >= 8:
+        head += "  flash: " + fit_path(flash, room)
+    return head + "  " + label
+
+
 def button_colours():
     """Legend colours of the five flower buttons: the ring's own (firmware/ring.py FLOWER_RGB)."""
     try:

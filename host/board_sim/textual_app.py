@@ -29,6 +29,7 @@ from host.board_sim.face import (
     LONG_PREFIX,
     button_colours,
     display_rgb,
+    header,
     ring_layout,
     short_path,
 )
@@ -204,11 +205,10 @@ class SimApp(App):
         self.query_one("#ring", RingView).set_pixels(list(pixels), label, bright)
         link = ("link: %s" % link_path) if link_path else ("link: none (%s)" % (link_note or "not started"))
         info = Text(no_wrap=True, overflow="ellipsis")  # one line: the board's name is cut first
-        info.append(link, style="bold")
         flash = short_path(sim.state_dir) if sim.state_dir else "in memory"
-        info.append("  flash: %s" % (flash if len(flash) <= 24 else "..." + flash[-21:]))
-        info.append("  brightness %d" % bright)
-        info.append("  %s (simulated, id %s)" % (sim.label, getattr(sim.hw, "uid", "?")))
+        room = max(self.size.width - 2, 40)  # the header's padding
+        info.append(header(link, getattr(sim.hw, "uid", "?"), bright, flash, "%s (simulated)" % sim.label, room))
+        info.stylize("bold", 0, len(link))
         self.query_one("#info", Static).update(info)
         state = Text()
         for k, line in enumerate(lines):

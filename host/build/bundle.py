@@ -72,7 +72,7 @@ PINMAP = "firmware/pinmap.json"
 MARCH = "armv6m"  # RP2040 = Cortex-M0+
 # mpy-cross -O3 leaves out the line-number tables (and asserts, which board
 # code never uses: tests/packaging/test_bundle.py): about 8% of the bundle, what keeps
-# it within its 48 KB budget. A traceback on the board then names the file
+# it within its 52 KB budget. A traceback on the board then names the file
 # and the function (the fault log's "where"), with "line 1" for every line.
 OPT = "-O3"
 
@@ -327,8 +327,9 @@ def _library_source(mod):
 
     spec = importlib.util.find_spec(mod)
     if spec is None or not spec.origin or not spec.origin.endswith(".py"):
-        raise BundleError("%s not installed: pip install 'bloomkeeper[circuitpython]' (it is %s; in a clone: make install)"
-                          % (mod, CP_LIBS[mod]))
+        from host import pages
+
+        raise BundleError("%s not installed (it is %s): %s" % (mod, CP_LIBS[mod], pages.extra_hint("circuitpython")))
     return Path(spec.origin).read_text()
 
 
@@ -390,7 +391,9 @@ def optional_missing(runtime):
         return None
     for mod, dist in CP_LIBS.items():
         if importlib.util.find_spec(mod) is None:
-            return "Adafruit's %s driver is not installed (pip install 'bloomkeeper[circuitpython]')" % mod
+            from host import pages
+
+            return "Adafruit's %s driver is not installed: %s" % (mod, pages.extra_hint("circuitpython"))
     return None
 
 

@@ -16,13 +16,10 @@ What each path gets, and why it differs from `bloomkeeper flash`:
   map; main.py from host/build/board_entry.py. Unstamped, the hello's
   firmware version is "0" (`doctor` says the version is unknown).
 * Freezing compiles the modules into the firmware image (their bytecode then
-  runs from flash and costs no heap to load: the way to a small heap). A
-  frozen firmware holds only modules, so main.py and the pin map still go
-  onto the file system, the pin map as /pinmap.json (firmware/hw.py looks
-  there when frozen; a /firmware directory would shadow the frozen package);
-  the manifest says how. It includes the
-  port's own manifest first, because a FROZEN_MANIFEST replaces the board's
-  default one, which freezes the `neopixel` driver the firmware imports.
+  runs from flash and costs no heap to load: the way to a small heap):
+  `make uf2` (host/build/uf2.py) freezes this same manifest, the entry and
+  the pin map into one .uf2, so nothing goes on the file system but the
+  games.
 """
 
 import argparse

@@ -2,30 +2,31 @@
 # MicroPython's manifest format (micropython-lib conventions).
 #
 # Read by host/build/bundle.py, which copies exactly these files into both
-# bundles (`make firmware`, `bloomkeeper firmware`, `bloomkeeper flash`), and by
-# host/build/install_paths.py, which writes package.json (mpremote mip) from it.
-# tests/packaging/test_manifest.py holds it to the import closure of firmware/main.py on
-# each runtime: a module the firmware imports that this list misses, or one it
-# lists that nothing imports, fails there.
+# bundles (`make firmware`, `bloomkeeper firmware`, `bloomkeeper flash`), by
+# host/build/install_paths.py, which writes package.json (mpremote mip) from it,
+# and by host/build/uf2.py (`make uf2`), which freezes it into a MicroPython
+# firmware image. tests/packaging/test_manifest.py holds it to the import closure
+# of firmware/main.py on each runtime: a module the firmware imports that this
+# list misses, or one it lists that nothing imports, fails there.
 #
-# Freezing it into a MicroPython firmware, with MicroPython's source:
-#   make -C ports/rp2 BOARD=RPI_PICO FROZEN_MANIFEST=/path/to/this/repo/host/build/manifest.py
-# A firmware holds only modules: after flashing it, put the entry and the pin map
-# on the file system (the pin map at the top: a /firmware directory there would
-# shadow the frozen package):
-#   mpremote cp host/build/board_entry.py :main.py + cp firmware/pinmap.json :pinmap.json
+# It names only Bloomkeeper's own modules, so it freezes on any port: a
+# FROZEN_MANIFEST replaces the port's default manifest, so whoever freezes it
+# includes the port's own first (the rp2 port's freezes the `neopixel` driver
+# the firmware imports). `make uf2` writes that top manifest (host/build/uf2.py);
+# by hand, on the rp2 port:
+#   include("$(PORT_DIR)/boards/manifest.py")
+#   include("/path/to/this/repo/host/build/manifest.py")
+# and on the Unix port "$(PORT_DIR)/variants/manifest.py" instead.
 #
-# Paths are relative to this file (MicroPython's build reads it from here): ../..
-# is the repository, or site-packages in an installed wheel.
+# Options: `runtime` ("micropython" unless told; bundle.py also reads the list
+# for "circuitpython", whose bundle differs only in its backend) and `base`,
+# the directory holding engine_lite/ and firmware/ (default ../.., the
+# repository, or site-packages in an installed wheel; `make uf2` points it at
+# the stamped copy it freezes). Relative paths are relative to this file.
 
-# The runtime: a MicroPython build leaves it at its default; bundle.py also
-# reads the list for "circuitpython", whose bundle differs only in its backend.
-options.defaults(runtime="micropython")
+options.defaults(runtime="micropython", base="../..")
 
 metadata(description="Bloomkeeper: table companion for Stalk Exchange and Oh My. Orchids!")
-
-# The port's own frozen modules (asyncio, neopixel, ...): a FROZEN_MANIFEST replaces them otherwise.
-include("$(PORT_DIR)/boards/manifest.py")
 
 # The rules core. Not here: table_score.py, stamp.py and readout.py, the host's
 # (a whole table scored, start fields as JSON, state dicts), which board code
@@ -41,7 +42,7 @@ package("engine_lite", files=(
     "stalk.py",
     "tables.py",
     "vocab.py",
-), base_path="../..", opt=3)
+), base_path=options.base, opt=3)
 
 # The board application, with the one hardware backend of its runtime
 # (firmware/hw.py make_hw imports it lazily; CircuitPython's brings its
@@ -58,4 +59,4 @@ package("firmware", files=(
     "ring.py",
     "screens.py",
     "storage.py",
-) + (() if options.runtime == "micropython" else ("journal_cp.py", "keys_cp.py")), base_path="../..", opt=3)  # CircuitPython's journal and keypad feed
+) + (() if options.runtime == "micropython" else ("journal_cp.py", "keys_cp.py")), base_path=options.base, opt=3)  # CircuitPython's journal and keypad feed

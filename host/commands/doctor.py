@@ -8,6 +8,9 @@ from flash (docs/ring.md). This command prints that log so a fault can be
 reported and fixed rather than only survived. Read-only: it changes
 nothing on the board.
 
+It says which kind of build the board runs (the hello's `build`: a frozen
+image, updated with a new UF2, or .mpy files on its file system, updated
+by `bloomkeeper flash`; unknown on firmware older than the key).
 It also compares versions: the board's hello names the firmware it runs
 (the bundle is stamped with the package version when it is built), and a
 board whose firmware is not this host's version gets one line saying so and
@@ -20,6 +23,7 @@ is one line (peer_error), and every string is printed escaped (show).
 
 from host import __version__
 from host.commands import options
+from host.commands.uf2_flash import build_words, update_command
 from host.io_util import show
 from host.sync.db import games_of
 from host.sync.link import BoardError, connect, peer_error
@@ -30,11 +34,12 @@ def _field(d, key, default="?"):
     return show(v if type(v) is str else str(v))
 
 
-def version_note(fw, port="auto"):
-    """One line when the board's firmware is not this host's version, else None."""
+def version_note(fw, port="auto", info=None):
+    """One line when the board's firmware is not this host's version, else
+    None. `info`: the hello, whose build kind says how to update it."""
     if fw == __version__:
         return None
-    flash = "bloomkeeper flash" + ("" if port in (None, "", "auto") else " --port %s" % port)
+    flash = update_command(info or {}, port)
     if fw in (None, "", "0"):
         return ("firmware version unknown (built before versions, or from unstamped sources), this host is %s: "
                 "update it with %s" % (__version__, flash))
@@ -62,7 +67,8 @@ def doctor_cmd(args):
     print("board %s (id %s), firmware %s, link protocol %s; this host: bloomkeeper %s"
           % (_field(info, "board"), _field(info, "id", "none: firmware before ids"), _field(info, "fw"), _field(info, "proto"),
              __version__))
-    note = version_note(fw if type(fw) is str else None, args.port)
+    print("build: %s" % show(build_words(info)))
+    note = version_note(fw if type(fw) is str else None, args.port, info)
     if note:
         print(show(note))
     game = status.get("game")

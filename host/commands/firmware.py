@@ -36,6 +36,6 @@ def register(sub):
                    help="build directory (default: the user's cache, %s)" % bundle.BUILD)
     p.add_argument("--runtime", choices=bundle.RUNTIMES + ("all",), default="all",
                    help="which bundle (default all: circuitpython is skipped, saying so, without Adafruit's "
-                   "neopixel driver: pip install 'bloomkeeper[circuitpython]')")
+                   "neopixel driver, the circuitpython extra)")
     p.add_argument("--romfs", action="store_true", help="also the MicroPython bundle as one ROMFS image (bloomkeeper.romfs)")
     p.set_defaults(func=firmware_cmd)

@@ -23,14 +23,21 @@ version refused the update, which is one line, exit 2. ``--dry-run`` prints
 the exact mpremote command line and touches nothing. A port URL
 (``rfc2217://localhost:4000``, the Wokwi simulator in VS Code) works like a
 device path.
+
+``--uf2 [FILE]`` instead puts a whole firmware image (``make uf2``: the board
+code frozen into MicroPython) onto a board in BOOTSEL mode, and a board
+whose hello says it runs such a frozen build is refused by the path above
+(the copied files would not run): host/commands/uf2_flash.py.
 """
 
 import os
 import shlex
+import stat
 import subprocess
 import sys
 import time
 
+from host import pages
 from host.build import bundle
 from host.commands import options
 from host.errors import UserError
@@ -59,13 +66,19 @@ def register(sub):
                        description="Build the MicroPython bundle (as bloomkeeper firmware), update the board with one "
                        "mpremote run (only changed files are copied, stale engine_lite/ and firmware/ files removed, "
                        "saved games in /bk stay), reset it and check that the app's hello names this version. "
-                       "--dry-run prints the mpremote command line.")
+                       "--dry-run prints the mpremote command line. --uf2 instead puts a whole firmware image onto a Pico in "
+                       "BOOTSEL mode, and a board running such a frozen image is refused without it.")
     options.port(p, "auto: the one USB device with VID:PID 2E8A:0005")
     p.add_argument("--dry-run", action="store_true", help="print the mpremote command line, run nothing")
     p.add_argument("--out", default=str(bundle.BUILD), metavar="DIR",
                    help="build directory (default: the user's cache, %s)" % bundle.BUILD)
     p.add_argument("--wait", type=duration, default=HELLO_WAIT, metavar="S",
                    help="seconds to wait for the hello after the reset (default %g)" % HELLO_WAIT)
+    p.add_argument("--uf2", nargs="?", const="", default=None, metavar="FILE",
+                   help="instead, put a whole firmware image (make uf2) onto a Pico in BOOTSEL mode (its RPI-RP2 drive, "
+                   "or picotool): FILE, or the newest UF2 built under --out; a board running MicroPython is restarted "
+                   "into BOOTSEL first. The way to install and update a frozen build (`bloomkeeper docs hardware`, \"Install the UF2\")")
+    p.add_argument("--drive", metavar="PATH", help="with --uf2: the RPI-RP2 drive's mount point (default: found)")
     p.set_defaults(func=flash_cmd)
 
 
@@ -82,7 +95,8 @@ def resolve_port(port, dry_run=False):
         return "auto"  # mpremote's own auto: the first USB serial device
     if not ports:
         raise UserError("no board found: no USB serial device with VID:PID 2E8A:0005 (MicroPython on a Pico); "
-                        "plug it in, flash MicroPython first (hardware/README.md), or give --port PATH")
+                        "plug it in, install Bloomkeeper's UF2 (bloomkeeper flash --uf2, %s), or give --port PATH"
+                        % pages.ref("hardware"))
     raise UserError("several boards found (%s): choose one with --port" % ", ".join(ports))
 
 
@@ -125,17 +139,53 @@ def run_mpremote(argv):
     return p.returncode, (p.stdout or "") + (p.stderr or "")
 
 
+def port_trouble(port):
+    """Why PORT (a device path) cannot be a board's port: absent, or not a
+    device at all (a file, a directory), in the words `sync` and `doctor`
+    use; None when it is a device (or a URL, or a Windows COM name, which
+    only opening can judge). mpremote answers "failed to access" for all of
+    these and for a busy port alike, so flash asks the path itself."""
+    if "://" in port or os.name == "nt":
+        return None
+    try:
+        mode = os.stat(port).st_mode
+    except FileNotFoundError:
+        return "no such port %s (see `--port auto`)" % port
+    except OSError as err:
+        return "cannot use port %s: %s (see `--port auto`)" % (port, err.strerror or err)
+    if not stat.S_ISCHR(mode):
+        return "%s is %s, not a serial port (see `--port auto`)" % (port, "a directory" if stat.S_ISDIR(mode) else "a file")
+    return None
+
+
+def access_trouble(port):
+    """After mpremote's "failed to access": the real cause, asked as `sync`
+    asks it (host/sync/link.open_serial: absent, permission denied, busy);
+    busy when the port opens now (another program had it a moment ago)."""
+    from host.sync import link
+
+    trouble = port_trouble(port)
+    if trouble:
+        return trouble
+    try:
+        link.open_serial(port).close()
+    except UserError as err:
+        return str(err)
+    return "port %s is busy: another program has it open (a serial monitor, Thonny, bloomkeeper follow?)" % port
+
+
 def explain(step, port, output):
     """One line for a failed mpremote step."""
     text = " ".join(output.split())
     if "NOT-MICROPYTHON" in text:
         impl = (text.split("NOT-MICROPYTHON", 1)[1].split() or ["another firmware"])[0]
-        return ("%s runs %s, not MicroPython: for CircuitPython copy build/firmware-circuitpython/ onto the CIRCUITPY "
-                "drive; for a Pico flash MicroPython first (hardware/README.md)" % (port, impl))
+        return ("%s runs %s, not MicroPython: for CircuitPython copy %s onto the CIRCUITPY drive "
+                "(bloomkeeper firmware builds it); for a Pico install Bloomkeeper's UF2 (bloomkeeper flash --uf2, %s)"
+                % (port, impl, bundle.BUILD / bundle.OUT_DIRS["circuitpython"], pages.ref("hardware")))
     if "no device found" in text:
         return "no board found on %s (plugged in? give --port PATH)" % port
     if "failed to access" in text or "in use" in text:
-        return "port %s is busy: another program has it open (a serial monitor, Thonny, bloomkeeper follow?)" % port
+        return access_trouble(port)
     if "could not enter raw repl" in text.lower():
         return ("%s does not give a MicroPython raw REPL: is it a MicroPython board? "
                 "(if the Bloomkeeper app hangs it, unplug and replug and try again)" % port)
@@ -168,15 +218,25 @@ def wait_for_hello(port, wait):
 
 
 def flash_cmd(args):
+    from host.commands import uf2_flash
+
+    if args.uf2 is not None:
+        return uf2_flash.flash_uf2(args)
+    if args.drive:
+        raise UserError("--drive is for --uf2 (a UF2 onto a board in BOOTSEL mode)")
     out_dir = os.path.join(args.out, bundle.OUT_DIRS["micropython"])
     if os.path.exists(args.out) and not os.path.isdir(args.out):
         raise UserError("--out %s is a file: give a directory to build in (default: build/)" % args.out)
+    trouble = None if args.dry_run or args.port in (None, "", "auto") else port_trouble(args.port)
+    if trouble:  # before the build: a wrong --port is said at once and changes nothing
+        raise UserError(trouble)
     try:
         files = bundle.build("micropython", out_dir)
     except bundle.BundleError as err:
         raise UserError("cannot build the firmware: %s" % err)
     except OSError as err:
         raise UserError("cannot write the firmware bundle to %s: %s" % (out_dir, err.strerror or err))
+    uf2_flash.refuse_bootsel_board(args.port, args.dry_run)  # a Pico in BOOTSEL mode takes a UF2, not files
     port = resolve_port(args.port, dry_run=args.dry_run)
     argv = mpremote_command(port, out_dir)
     if args.dry_run:
@@ -186,6 +246,7 @@ def flash_cmd(args):
 
     if importlib.util.find_spec("mpremote") is None:
         raise UserError("mpremote is not installed in this Python (pip install mpremote)")
+    uf2_flash.refuse_frozen(port)  # its frozen modules would shadow the copied files
     version = bundle.firmware_version()
     mpy = sum(n for r, n in files.items() if r.endswith(".mpy"))
     print("bundle: firmware %s, %d files, %d bytes of .mpy (%s)" % (version, len(files), mpy, out_dir))

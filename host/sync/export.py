@@ -8,10 +8,12 @@ json     a JSON array of plays: board (the board's unique id), board_type,
 csv      one row per player per play (date and date_estimated as in json).
 bgstats  a JSON array of plays, each in the shape BG Stats documents for
          plays pushed to it from other apps (docs/protocol.md, "BG Stats"):
-         sourceName, sourcePlayId, playDate (the game's start in the host's
-         local time), game {name, sourceGameId, bggId, highestWins, noPoints},
-         players [{name, sourcePlayerId, score, winner, rank, startPlayer,
-         role}]. Only scored plays go in: BG Stats needs the scores.
+         sourceName, sourcePlayId, playDate (the game's start in UTC),
+         game {name, sourceGameId, bggId, highestWins, noPoints},
+         players [{name, sourcePlayerId (a named player's name; an unnamed
+         seat's id is unique to its play), score, winner, rank, startPlayer,
+         role}], comments (only when the start is an estimate). Only scored
+         plays go in: BG Stats needs the scores.
 bgstats-links  the same plays, one BG Stats import link per line
          (createPlay.html?data=<the play, URL-encoded>): opened on a phone or
          tablet with BG Stats, each shows the app's import dialog.
@@ -53,9 +55,21 @@ def state(p):
 
 
 def local_time(iso_utc):
-    """ISO 8601 UTC -> 'YYYY-MM-DD HH:MM:SS' in the host's local time."""
+    """ISO 8601 UTC -> 'YYYY-MM-DD HH:MM:SS' in the host's local time (what
+    `plays` prints)."""
     t = calendar.timegm(time.strptime(iso_utc, "%Y-%m-%dT%H:%M:%SZ"))
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(t))
+
+
+def bgstats_date(iso_utc):
+    """ISO 8601 UTC -> BG Stats' playDate, 'YYYY-MM-DD HH:MM:SS' in UTC.
+
+    BG Stats reads playDate as UTC and shows it in the phone's own zone
+    (docs/protocol.md, "BG Stats"): the host's zone must not enter, or an
+    evening game east of UTC lands on the next day. Parsed, not sliced, so
+    a malformed date fails here rather than reaching the app."""
+    t = calendar.timegm(time.strptime(iso_utc, "%Y-%m-%dT%H:%M:%SZ"))
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(t))
 
 
 def to_json(plays):
@@ -119,6 +133,27 @@ def source_play_id(p):
     return "%s/%s" % (p["board"], p["game_id"])
 
 
+def unnamed(name, seat):
+    """True for a seat nobody named: the board calls seat k "Seat k" then
+    (firmware/screens.py), in every play of every board."""
+    return name == "Seat %d" % (seat + 1)
+
+
+def source_player_id(p, seat):
+    """BG Stats remembers which of the user's players a (sourceName,
+    sourcePlayerId) is, once matched, for every later import. A name the
+    players entered is a person: the name itself, the same on every play
+    and board. An unnamed seat is nobody in particular: its id is unique to
+    the play (the play's id + the seat), so two strangers in "Seat 1" of two
+    plays are never merged. A name is 1-12 characters and a play's id is
+    longer, so the two kinds never meet."""
+    name = p["players"][seat]
+    return "%s/seat %d" % (source_play_id(p), seat + 1) if unnamed(name, seat) else name
+
+
+ESTIMATED_NOTE = "Start time estimated by the host (the board did not know the time)"
+
+
 def bgstats_play(p):
     """One scored play as BG Stats' import payload (docs/protocol.md, "BG Stats")."""
     res = _results(p)
@@ -128,7 +163,7 @@ def bgstats_play(p):
         players.append(
             {
                 "name": name,
-                "sourcePlayerId": name,  # the board knows players by name only
+                "sourcePlayerId": source_player_id(p, seat),
                 "score": r["score"],
                 "winner": bool(r["winner"]),
                 "rank": r["rank"],
@@ -136,10 +171,10 @@ def bgstats_play(p):
                 "role": "",
             }
         )
-    return {
+    play = {
         "sourceName": SOURCE_NAME,
         "sourcePlayId": source_play_id(p),
-        "playDate": local_time(p["date"]),
+        "playDate": bgstats_date(p["date"]),
         "game": {
             "name": GAME_NAMES[p["game"]],
             "sourceGameId": p["game"],
@@ -149,6 +184,9 @@ def bgstats_play(p):
         },
         "players": players,
     }
+    if p.get("date_estimated"):
+        play["comments"] = ESTIMATED_NOTE
+    return play
 
 
 def _scored(plays):

@@ -344,14 +344,20 @@ def _latched_rig():
     r.pins = [machine.Pin(n, machine.Pin.IN, machine.Pin.PULL_UP) for n in range(2, 10)]
     r.b = Buttons(r.pins, lambda: r.t)
 
-    def stall(ms, edges):
+    def stall(ms, edges, work=False):
+        """`work`: the stall is flash work the Store marked (Store._mark),
+        as every flash write of the board's is."""
         s = machine.disable_irq()
         t0 = r.t
+        if work:
+            r.b.busy = t0
         for at, i, level in edges:
             r.t = t0 + at
             r.pins[i].level = level
         r.t = t0 + ms
         machine.enable_irq(s)
+        if work:
+            r.b.busy = -1
 
     r.stall = stall
     r.set = lambda i, v: setattr(r.pins[i], "level", v)
@@ -452,6 +458,110 @@ def test_latched_edges_outside_stalls_keep_the_debounce_and_the_long_press():
     r.set(5, 1)
     r.run(50)
     assert [(b, k) for _, b, k in r.log] == [(5, LONG)]
+
+
+# Finger timings of a player: 80 ms taps, 700 ms holds; a W25Q16JV erase
+# takes 45 ms typically and 400 ms at the datasheet's maximum.
+
+@pytest.mark.parametrize("begun_at", [0, 50, 200, 399])
+def test_a_long_press_begun_inside_a_400_ms_erase_is_long(begun_at):
+    r = _latched_rig()
+    r.run(10)
+    r.stall(400, [(begun_at, 6, 0)], work=True)
+    r.run(700 - (400 - begun_at))
+    r.set(6, 1)
+    r.run(50)
+    assert [(b, k) for _, b, k in r.log] == [(6, LONG)]
+
+
+def test_without_the_flash_mark_that_long_press_was_read_short():
+    """The control (what the chip showed): dated at the stall's end, a
+    700 ms hold begun 200 ms into a 400 ms erase looked 500 ms long."""
+    r = _latched_rig()
+    r.run(10)
+    r.stall(400, [(200, 6, 0)])
+    r.run(500)
+    r.set(6, 1)
+    r.run(50)
+    assert [(b, k) for _, b, k in r.log] == [(6, SHORT)]
+
+
+@pytest.mark.parametrize("ms", [45, 400])
+@pytest.mark.parametrize("begun_at_end", [1, 20, 79])
+def test_a_tap_begun_inside_an_erase_is_short(ms, begun_at_end):
+    r = _latched_rig()
+    r.run(10)
+    r.stall(ms, [(ms - begun_at_end, 2, 0)], work=True)  # 80 ms tap, its end after the erase
+    r.run(80 - begun_at_end)
+    r.set(2, 1)
+    r.run(50)
+    assert [(b, k) for _, b, k in r.log] == [(2, SHORT)]
+
+
+@pytest.mark.parametrize("ms", [45, 400])
+def test_a_long_press_released_inside_an_erase_is_long(ms):
+    """A 700 ms hold let go 10 ms before an erase ends: the release is
+    dated at the stall's end, the latest it can have been."""
+    r = _latched_rig()
+    r.set(5, 0)
+    r.run(700 - ms + 10)
+    r.stall(ms, [(ms - 10, 5, 1)], work=True)
+    r.run(50)
+    assert [(b, k) for _, b, k in r.log] == [(5, LONG)]
+
+
+def test_the_store_marks_each_piece_of_flash_work_and_ends_the_mark():
+    """Store._mark, as the board's Store runs it: the mark is set while the
+    frame's write runs, and cleared when flush() returns."""
+    from boardkit.memfs import MemFS
+    from firmware.storage import Store
+    import engine_lite
+    from engine_lite import record
+    from tests.kit.mpy_harness import REPO
+    from tests.kit.storage_script import load_events
+
+    start = engine_lite.Game().encode(load_events(REPO / "tests/records/orchids-5p.jsonl")[0])
+    seen = []
+
+    class Mark:
+        busy = -1
+
+    fs = MemFS()
+    t = [100]
+    store = Store(fs=fs, clock=lambda: t[0])
+    store.mark = Mark()
+    real_open = fs.open
+
+    def open_(path, mode="rb"):
+        if "w" in mode or "a" in mode:
+            seen.append(store.mark.busy)
+        return real_open(path, mode)
+
+    fs.open = open_
+    store.boot()
+    g = store.new_game(start)
+    t[0] = 250
+    seen.clear()
+    store.apply(g, record.encode_take(1), later=True)
+    store.flush()
+    assert seen and all(b == 250 for b in seen)
+    assert store.mark.busy == -1
+
+
+@pytest.mark.mpy
+def test_a_long_press_begun_inside_an_erase_in_real_micropython():
+    r = run_mpy(
+        "step(10)\n"
+        "B.busy = T[0]\n"  # the Store's mark: flash work begins
+        "stall(400, [(200, 6, 0)])\n"
+        "B.busy = -1\n"
+        "step(500)\n"
+        "PINS[6].level = 1\n"
+        "step(50)\n"
+        "print(list(OUT[:N[0]]))\n",
+        setup=LATCH_SETUP,
+    )
+    assert r.stdout.splitlines() == [str([6 * 16 + LONG])]
 
 
 @pytest.mark.mpy

@@ -35,7 +35,7 @@ def dev():
 def test_hello_is_versioned(dev):
     kind, ans = answer(dev, "hello", seq=513)
     assert kind == "R"
-    assert ans == {"proto": codec.PROTO, "fw": "test", "board": "test-board", "id": None, "up": 0, "game": "0002", "max": codec.MAX_PAYLOAD}
+    assert ans == {"proto": codec.PROTO, "fw": "test", "build": "files", "board": "test-board", "id": None, "up": 0, "game": "0002", "max": codec.MAX_PAYLOAD}
 
 
 def test_the_host_sets_the_board_clock_and_new_games_carry_their_start_time(dev):
@@ -324,6 +324,7 @@ class MiniBoard:
     board_id = "mini"
     uid = "m1"
     fw = "t"
+    build = "files"
     def uptime(self):
         return 5
     remote_buttons = False

@@ -282,7 +282,8 @@ def test_the_terminal_simulator_on_micropython(tmp_path):
             settle(sb, 100)
         sb.press(6)  # OK: refused, the ring blinks
         settle(sb)
-        assert sb.blinks == blinks + 1 and "refused by the rules" in sb.error_text()
+        assert sb.blinks == blinks + 1 and "the Garden has only 6 Flower tokens to harvest" in sb.error_text()
+        assert sb.refusal_code == "too_many" and "too_many" not in sb.error_text()  # the code is kept, not shown
     finally:
         sb.close()
     sb = micropython_board.MpySimBoard(state_dir=flash, clock=lambda: now[0], link=False).start()

@@ -16,6 +16,7 @@ capture-pane); it is skipped where tmux is not installed
 import asyncio
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -194,7 +195,7 @@ def test_orchids_take_seeds_and_end_the_turn(tmp_path):
             await until(pilot, lambda: "turn 2: Seat 2" in screen_text(app),
                         what="the next player's turn")
             assert app.sim.app.game.table.hand[0] == hand + 3
-            assert "Seat 1: 0 flowers, 0 types, %d cards" % (hand + 3) in screen_text(app)
+            assert "Seat 1: 0 flowers, 0 types, %d Seed cards" % (hand + 3) in screen_text(app)
             await pilot.pause(0.4)
             assert app.sim.pixels() != before, "the ring shows whose turn it is"
             await until(pilot, lambda: drawn_matches_pixels(app), what="the drawn ring to equal the App's pixels")
@@ -213,10 +214,11 @@ def test_a_refused_event_blinks_and_says_why(tmp_path):
             # 7 dahlias, OK: 3 players seed 6, this turn's bulb does not count (ruling R10)
             await keys(pilot, *["1"] * 7, "space")
             await until(pilot, lambda: app.sim.blinks > blinks, what="the error blink")
-            said = "last error: ok short: refused by the rules: harvest: at most 6 tokens"
+            said = "last error: ok short: the Garden has only 6 Flower tokens to harvest"
             await until(pilot, lambda: said in screen_text(app), what="the refusal in words")
             text = screen_text(app)
-            assert "harvest: at most 6 tokens in the garden (R10: not this turn's bulbs)" in app.sim.last_error
+            assert "(this turn's Bulbs wait for the next turn)" in app.sim.last_error
+            assert "too_many" not in text and app.sim.refusal_code == "too_many"
             assert app.sim.app.game.table.harvested == 0  # nothing changed
             assert "(3 red blinks)" in text  # R10's refusal: "not enough" (docs/controls.md)
             assert "link: none" in text
@@ -545,7 +547,10 @@ def test_bloomkeeper_sim_fits_an_80x24_terminal(tmp_path):
         t.wait("Setup: which game?")
         t.type_slowly(("1", "Space", "3", "Space", "Space", "Space", "m", "1"))
         t.wait("harvest being counted")
-        _fits(t.pane().rstrip("\n"))
+        pane = t.pane().rstrip("\n")
+        _fits(pane)
+        top = pane.split("\n")[0]
+        assert re.search(r"board id sim[0-9a-f]{12} ", top) and "flash: ..." in top, top  # the id whole, the path shortened
         t.keys("q")
         t.wait("SIM-EXIT=0")
     finally:
@@ -570,9 +575,62 @@ def test_bloomkeeper_sim_shows_a_refusal_whole_at_80x24(tmp_path):
         pane = t.pane().rstrip("\n")
         _fits(pane)
         side = " ".join(line[31:].strip() for line in pane.split("\n")[1:15])  # the column beside the ring
-        said = ("last error: ok short: refused by the rules: plant: the Orchid display holds 3 cards: "
-                "refill comes after the turn (display_empty) (3 red blinks)")
+        said = ("last error: ok short: the Orchid display holds 3 cards: refill comes after the turn (3 red blinks)")
         assert said in " ".join(side.split()), pane
+        t.keys("q")
+        t.wait("SIM-EXIT=0")
+    finally:
+        t.close()
+
+
+def test_the_header_keeps_the_board_id_and_shortens_the_flash_path():
+    from host.board_sim.face import header
+
+    long = "~/.local/state/bloomkeeper/sim/pico"
+    line = header("link: /dev/pts/12", "sim0123456789ab", 48, long, "Raspberry Pi Pico (simulated)", 78)
+    assert line.startswith("link: /dev/pts/12  board id sim0123456789ab  brightness 48  flash: ...")
+    assert line.split("  ")[3].endswith("/pico")
+    head = line[: line.index("Raspberry")].rstrip()
+    assert len(head) <= 78  # what must be seen fits; only the board's name may be cut
+    short = header("link: /dev/pts/1", "sim0123456789ab", 48, "/tmp/f", "Pico", 78)
+    assert "flash: /tmp/f" in short
+
+
+@pytest.mark.tmux
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux not installed (apt-get install -y tmux)")
+def test_every_screen_says_what_it_means_at_80x24(tmp_path):
+    """A real 80x24 terminal, Stalk Exchange from setup to a refused
+    portfolio: the board id in the header, the menu's chosen item, a held
+    flower's value, the portfolio's target count and a refusal in a
+    player's words, each whole on screen, the window still fitting."""
+    cmd = "cd %s && TERM=xterm-256color %s -m host.cli sim --state-dir %s; echo SIM-EXIT=$?" % (
+        REPO, sys.executable, tmp_path / "flash")
+    t = Terminal(tmp_path, "bkscreens", 80, 24)
+
+    def seen(text):
+        t.wait(text)
+        pane = t.pane().rstrip("\n")
+        _fits(pane)
+        return pane
+
+    try:
+        t.keys(cmd, "Enter")
+        t.wait("Setup: which game?")
+        t.type_slowly(("1", "Space", "3", "Space", "Space"))
+        pane = seen("crash: at least 14 more harvested tokens")
+        assert re.search(r"board id sim[0-9a-f]{12} ", pane.split("\n")[0]) and "placeholder" not in pane
+        t.type_slowly(("M",))
+        seen("> 5 close the menu")
+        t.type_slowly(("m",))
+        seen("> 1 flush the Exchange: 1 token, once a game")
+        t.type_slowly(("u", "!"))
+        seen("held: dahlia, Stalk Value 0")
+        t.type_slowly(("Space", "m", "M", "2", "O"))
+        seen("0 of 12 tokens (3 players: 12 each)")
+        t.type_slowly(("1", "Space"))
+        pane = seen("Seat 1 entered 1 token")
+        assert "every portfolio holds" in pane and "exactly 12 (2 red blinks)" in pane
+        assert "portfolio_size" not in pane
         t.keys("q")
         t.wait("SIM-EXIT=0")
     finally:

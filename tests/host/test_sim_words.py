@@ -3,7 +3,11 @@ does: help lines that follow the phase, no firmware screen names, no stale
 numbers, no crash countdown after the crash, basic and extra actions told
 apart, and refusals that say what happened."""
 
+import pytest
+
 from boardkit import app_words
+from engine_lite.tables import PORTFOLIO_SIZE
+from host.board_sim.board import LONG, SHORT, SimBoard
 from tests.kit.app_helpers import Board
 
 SCREEN_NAMES = ("setup_game", "setup_players", "setup_length", "setup_track", "plant_kind", "plant_points",
@@ -49,9 +53,9 @@ def test_stalk_help_follows_the_phase(board):
 def test_no_crash_countdown_after_the_crash(board):
     b = board
     b.do("ok\nglobemaster\nok\nok")
-    assert "crash in >= " in words(b)
+    assert "crash: at least 14 more harvested tokens" in words(b)  # says what it counts
     b.do("long menu\ndaffodil")  # the crash the board could not see
-    assert "crash in" not in words(b) and "LAST TURN (market crash)" in words(b)
+    assert "crash: at least" not in words(b) and "LAST TURN (market crash)" in words(b)
 
 
 def test_unconfirmed_start_space_is_said_in_words(board):
@@ -59,7 +63,7 @@ def test_unconfirmed_start_space_is_said_in_words(board):
     b.do("ok\nglobemaster\nok")
     assert "UNCONFIRMED" in words(b) and "Market board" in words(b)
     b.do("ok")
-    assert "start space 26: placeholder, unconfirmed" in words(b)
+    assert "placeholder" not in words(b) and "26" not in words(b)  # said once, at setup: not for the whole game
     b = Board(settings={"track_start": {"3": 30}})
     b.do("ok\nglobemaster\nok")
     assert "UNCONFIRMED" not in words(b)
@@ -127,6 +131,100 @@ def test_the_player_to_play_shows_the_seat_only_when_the_name_does_not(board):
 def test_counts_are_singular_for_one(board):
     b = board
     b.do("daffodil\nok\ndaffodil\nok")  # Orchids, 2 players: Seat 2 starts with 1 Seed card
-    assert "Seat 2: 0 flowers, 0 types, 1 card, 0 composted" in words(b)
+    assert "Seat 2: 0 flowers, 0 types, 1 Seed card, 0 composted" in words(b)
     b.do("dahlia\nlong ok\ndahlia\nlong ok\nok\ndahlia\ndahlia\nok\ndahlia\nok")  # Seat 1 plants a flora
-    assert "Seat 1: 1 flower, 1 type, 0 cards, 0 composted" in words(b)
+    assert "Seat 1: 1 flower, 1 type, 0 Seed cards, 0 composted" in words(b)
+
+
+def test_the_menu_says_each_item_and_which_one_is_chosen(board):
+    b = board
+    b.do("ok\nglobemaster\nok\nok\nlong menu")  # Stalk Exchange play: the menu has all five items
+    text = app_words.describe(b.app)
+    assert text[0].startswith("Menu:") and "> 5 close the menu" in text
+    assert "  1 flush the Exchange: 1 token, once a game" in text
+    assert "  2 crash: harvest met the top Stalk Value" in text
+    b.do("menu")  # MENU moves the choice: flush
+    text = app_words.describe(b.app)
+    assert "> 1 flush the Exchange: 1 token, once a game" in text and "  5 close the menu" in text
+    assert sum(line.startswith(">") for line in text) == 1
+
+
+def test_a_held_flower_says_its_value_while_the_ring_shows_it(board):
+    b = board
+    b.do("ok\nglobemaster\nok\nok\nok\nok\ntulip x4\nok")  # tulip's Stalk Value is 4
+    b.do("long tulip")
+    assert "held: tulip, Stalk Value 4" in words(b)
+    b.wait(2100)  # the ring shows it PEEK_MS: so do the words
+    assert "held:" not in words(b)
+
+
+def test_the_portfolio_screen_says_how_many_tokens_each_player_holds(board):
+    b = board
+    b.do("ok\nglobemaster\nok\nok\nok\nok\nlong menu\ndaffodil\nlong ok")  # 3 players: game over
+    assert b.screen == "portfolio"
+    assert "0 of 12 tokens (3 players: 12 each)" in words(b)
+    b.do("tulip x3")
+    assert "3 of 12 tokens" in words(b) and PORTFOLIO_SIZE[3] == 12
+
+
+def _sim():
+    """The simulator's own board (host/board_sim/board.py), its clock moved by the test."""
+    now = [0]
+    sb = SimBoard(link=False, clock=lambda: now[0]).start()
+
+    def keys(*presses):
+        for button, kind in presses:
+            sb.press(button, kind)
+            while sb.busy():
+                now[0] += 5
+                sb.tick()
+            for _ in range(20):
+                now[0] += 5
+                sb.tick()
+    return sb, keys
+
+
+OK, MENU = 6, 7
+
+
+@pytest.mark.parametrize(
+    "setup, refused, said, code",
+    [
+        # Stalk Exchange, 3 players, game over at once; 1 dahlia token entered, OK
+        ([(0, SHORT), (OK, SHORT), (2, SHORT), (OK, SHORT), (OK, SHORT), (OK, SHORT), (OK, SHORT),
+          (MENU, LONG), (1, SHORT), (OK, LONG), (0, SHORT)], [(OK, SHORT)],
+         "Seat 1 entered 1 token, but with 3 players every portfolio holds exactly 12 (2 red blinks)", "portfolio_size"),
+        # Stalk Exchange: end the turn early (hold OK = stuck, then end again before...)
+        ([(0, SHORT), (OK, SHORT), (2, SHORT), (OK, SHORT), (OK, SHORT), (OK, SHORT)], [(MENU, LONG), (0, SHORT)] * 2,
+         "Seat 1 has already flushed the Exchange (once a game)", "flush_used"),
+        # Oh My. Orchids!, 2 players: Seat 1 plants an orchid of 1 point costing 1 Seed card with none in hand
+        ([(1, SHORT), (OK, SHORT), (1, SHORT), (OK, SHORT)], [(OK, SHORT), (OK, SHORT), (0, SHORT), (OK, SHORT), (0, SHORT), (OK, SHORT)],
+         "Seat 1 has 0 Seed cards: that flower costs 1", "hand_short"),
+    ],
+)
+def test_refusals_read_as_a_player_says_them_without_the_code(setup, refused, said, code):
+    sb, keys = _sim()
+    try:
+        keys(*setup)
+        keys(*refused)
+        err = sb.error_text()
+        assert said in err, err
+        assert "(%s)" % code not in err and "refused by the rules" not in err and "Flora 1" not in err
+        assert sb.refusal_code == code  # kept for logs and tests, not on the player's line
+    finally:
+        sb.close()
+
+
+def test_the_words_fit_the_simulator_panel_without_wrapping(board):
+    """The panel beside the ring is 45 characters wide at 80x24: the menu,
+    the crash line and the portfolio target each stay one line."""
+    b = board
+    b.do("ok\nglobemaster\nok\nok")
+    lines = app_words.describe(b.app)
+    b.do("long menu")
+    lines += app_words.describe(b.app)
+    b.do("undo\nok\nok\nlong menu\ndaffodil\nlong ok")
+    lines += app_words.describe(b.app)
+    for line in lines:
+        if line.startswith(("crash:", ">", "  ", "Menu", "0 of")):
+            assert len(line) <= 45, line

@@ -29,4 +29,8 @@ The others that remain, and why:
   flash's), lfs_powercut (the Store on real littlefs, cut at every block
   operation), and the few test modules whose guest code builds an App
   inline to check one thing under heap_lock or a fault.
+
+Firmware images: uf2_writer writes UF2 files after Microsoft's
+specification, apart from the reader `flash --uf2` uses; frozen_sim has the
+simulator answer as a board that runs a frozen image.
 """

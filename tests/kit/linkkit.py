@@ -30,6 +30,7 @@ class StoreBoard:
         self.uid = uid
         self.clock = clock or SimHW(count=1)  # utc / set_utc / uptime, as the board's hardware has them
         self.fw = "test"
+        self.build = "files"
         self.hooks = []
         self._settings = None
 

@@ -183,10 +183,26 @@ def romfs_tree(dst):
     return dst
 
 
-def run_program(path, cwd, heapsize_kb=None, timeout=120, args=()):
+def frozen_tree(dst):
+    """A guest tree for an interpreter with the board's code frozen in
+    (host/build/uf2.py build_unix): the guest tree without any engine_lite/
+    or firmware/ file, so the board's modules can come only from the image.
+    Returns dst."""
+    dst = Path(dst)
+    base = bundle_dir()
+    shutil.copytree(base / "_extra", dst, ignore=lambda d, names: [n for n in names if n in MPY_PACKAGES[:2]])
+    for rel in GUEST_DATA:
+        shutil.copytree(REPO / rel, dst / rel, dirs_exist_ok=True)
+    (dst / "_stubs").mkdir(exist_ok=True)
+    copy_stand_ins(dst / "_stubs")
+    return dst
+
+
+def run_program(path, cwd, heapsize_kb=None, timeout=120, args=(), interpreter=None):
     """Run one MicroPython program file; (stdout, stderr, exit status).
-    AssertionError (with what the guest printed) on a timeout."""
-    cmd = micropython_command()
+    `interpreter`: another micropython executable (default: the pinned Unix
+    port). AssertionError (with what the guest printed) on a timeout."""
+    cmd = [str(interpreter)] if interpreter else micropython_command()
     if heapsize_kb is not None:
         cmd += ["-X", "heapsize=%dk" % heapsize_kb]
     cmd += [str(path)] + list(args)
@@ -206,7 +222,7 @@ def guest_program(code, setup="", heap_kb=None):
     return _GUEST % {"setup": setup, "code": code, "heap": heap}
 
 
-def run_mpy(code, *, setup="", heap_kb=None, heapsize_kb=None, timeout=120, tree=None):
+def run_mpy(code, *, setup="", heap_kb=None, heapsize_kb=None, timeout=120, tree=None, interpreter=None):
     """Run ``code`` in a fresh MicroPython; return Result(stdout, stderr).
 
     ``setup`` runs first (put imports there), then, if ``heap_kb`` is given, a
@@ -227,7 +243,7 @@ def run_mpy(code, *, setup="", heap_kb=None, heapsize_kb=None, timeout=120, tree
         else:
             shutil.copytree(tree, root)
         (root / "_program.py").write_text(program)  # its directory is sys.path[0]
-        stdout, stderr, status = run_program(root / "_program.py", root, heapsize_kb, timeout)
+        stdout, stderr, status = run_program(root / "_program.py", root, heapsize_kb, timeout, interpreter=interpreter)
     if status != 0:
         raise AssertionError(
             "MicroPython guest raised (exit status %s):\n--- stdout ---\n%s\n--- stderr ---\n%s\n--- code ---\n%s"

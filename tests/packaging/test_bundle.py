@@ -115,8 +115,8 @@ def test_bundle_bytes_for_the_bench(built):
 
 
 # The budgets of docs/design.md (bytes on flash are exact, not a timing): the board
-# bundle <= 48 KB of .mpy, engine_lite's share <= 16 KB.
-BUNDLE_BUDGET = 48 * 1024
+# bundle <= 52 KB of .mpy, engine_lite's share <= 16 KB.
+BUNDLE_BUDGET = 52 * 1024
 ENGINE_BUDGET = 16 * 1024
 
 
@@ -144,7 +144,7 @@ def test_board_code_has_no_assert_for_mpy_cross_O3_to_strip():
 
 def test_the_board_gets_the_codec_as_it_is_and_none_of_the_hosts_half(built):
     """One wire format; the board never sends a request nor reads a reply, so
-    those frames are host/sync/codec_host.py's (~600 B of the 48 KB budget),
+    those frames are host/sync/codec_host.py's (~600 B of the 52 KB budget),
     and the board's codec is firmware/codec.py copied, never cut."""
     from host.sync import codec_host
 

@@ -10,6 +10,7 @@ checked to be one line (exit 2, no traceback).
 """
 
 import argparse
+import os
 import shlex
 import shutil
 import subprocess
@@ -78,6 +79,16 @@ def _build_once(monkeypatch, tmp_path_factory):
         return dict(files)
 
     monkeypatch.setattr(bundle, "build", build)
+
+
+@pytest.fixture
+def tty():
+    """A real serial device's path (a pty's other end), for the runs whose
+    mpremote step is simulated: flash asks the path before it builds."""
+    master, slave = os.openpty()
+    yield os.ttyname(slave)
+    os.close(master)
+    os.close(slave)
 
 
 def _dry_run(capsys, port, *more):
@@ -208,7 +219,7 @@ def test_auto_port_picks_the_single_pico_and_refuses_two(monkeypatch, capsys):
          "runs circuitpython, not MicroPython"),
     ],
 )
-def test_failed_steps_become_one_line(monkeypatch, capsys, output, expect):
+def test_failed_steps_become_one_line(monkeypatch, capsys, output, expect, tty):
     calls = []
 
     def fake(argv):
@@ -217,7 +228,7 @@ def test_failed_steps_become_one_line(monkeypatch, capsys, output, expect):
 
     monkeypatch.setattr(flash, "run_mpremote", fake)
     with pytest.raises(SystemExit) as e:
-        cli.main(["flash", "--port", "/dev/ttyACM0"])
+        cli.main(["flash", "--port", tty])
     assert e.value.code == 2
     err = capsys.readouterr().err.strip()
     assert expect in err and "\n" not in err and "Traceback" not in err
@@ -238,7 +249,7 @@ class _Link:
         pass
 
 
-def test_flash_runs_one_mpremote_then_checks_the_hello(monkeypatch, capsys):
+def test_flash_runs_one_mpremote_then_checks_the_hello(monkeypatch, capsys, tty):
     ran = _fake_steps(monkeypatch)
     seen = []
     version = bundle.firmware_version()
@@ -251,27 +262,27 @@ def test_flash_runs_one_mpremote_then_checks_the_hello(monkeypatch, capsys):
 
     monkeypatch.setattr("host.sync.link.connect", connect)
     monkeypatch.setattr(flash.time, "sleep", lambda s: None)
-    assert cli.main(["flash", "--port", "/dev/ttyACM0"]) == 0
+    assert cli.main(["flash", "--port", tty]) == 0
     out = capsys.readouterr().out
     assert len(ran) == 1 and ran[0][3:5] == ["exec", ran[0][4]] and ran[0][-1] == "reset"
-    assert seen == ["/dev/ttyACM0"] * 3
-    assert "hello from /dev/ttyACM0: firmware %s, board pico, link protocol 1" % version in out
+    assert seen == [tty] * 3
+    assert "hello from %s: firmware %s, board pico, link protocol 1" % (tty, version) in out
 
 
-def test_a_board_that_keeps_its_old_firmware_is_one_line(monkeypatch, capsys):
+def test_a_board_that_keeps_its_old_firmware_is_one_line(monkeypatch, capsys, tty):
     """The hello after the reset still names another version: the update did
     not take. One line, exit 2."""
     _fake_steps(monkeypatch)
     monkeypatch.setattr("host.sync.link.connect", lambda port, cap=60.0, request_timeout=1.0:
                         _Link({"proto": 1, "fw": "0.0.1", "board": "pico", "game": None}))
     with pytest.raises(SystemExit) as e:
-        cli.main(["flash", "--port", "/dev/ttyACM0"])
+        cli.main(["flash", "--port", tty])
     assert e.value.code == 2
     err = capsys.readouterr().err.strip()
     assert "still answers firmware 0.0.1, not %s" % bundle.firmware_version() in err and "\n" not in err
 
 
-def test_no_hello_after_reset_says_the_app_did_not_start(monkeypatch, capsys):
+def test_no_hello_after_reset_says_the_app_did_not_start(monkeypatch, capsys, tty):
     _fake_steps(monkeypatch)
 
     def connect(port, cap=60.0, request_timeout=1.0):
@@ -280,12 +291,12 @@ def test_no_hello_after_reset_says_the_app_did_not_start(monkeypatch, capsys):
     monkeypatch.setattr("host.sync.link.connect", connect)
     monkeypatch.setattr(flash.time, "sleep", lambda s: None)
     with pytest.raises(SystemExit):
-        cli.main(["flash", "--port", "/dev/ttyACM0", "--wait", "0"])
+        cli.main(["flash", "--port", tty, "--wait", "0"])
     err = capsys.readouterr().err.strip()
-    assert "no Bloomkeeper hello" in err and "mpremote connect /dev/ttyACM0 repl" in err and "\n" not in err
+    assert "no Bloomkeeper hello" in err and "mpremote connect %s repl" % tty in err and "\n" not in err
 
 
-def test_wrong_firmware_answering_the_hello(monkeypatch, capsys):
+def test_wrong_firmware_answering_the_hello(monkeypatch, capsys, tty):
     _fake_steps(monkeypatch)
 
     def connect(port, cap=60.0, request_timeout=1.0):
@@ -293,6 +304,54 @@ def test_wrong_firmware_answering_the_hello(monkeypatch, capsys):
 
     monkeypatch.setattr("host.sync.link.connect", connect)
     with pytest.raises(SystemExit):
-        cli.main(["flash", "--port", "/dev/ttyACM0"])
+        cli.main(["flash", "--port", tty])
     err = capsys.readouterr().err.strip()
     assert "another firmware version" in err and "protocol 9" in err and "\n" not in err
+
+
+@pytest.mark.parametrize("kind", ["absent", "file", "directory"])
+def test_a_port_that_is_no_serial_port_is_named_before_the_build(monkeypatch, capsys, tmp_path, kind):
+    """An absent port, a file or a directory is not "busy": flash says what
+    it is, as sync does, before building anything or running mpremote."""
+    port = {"absent": tmp_path / "ttyACM7", "file": tmp_path / "notes.txt", "directory": tmp_path}[kind]
+    if kind == "file":
+        port.write_text("x")
+    ran = _fake_steps(monkeypatch)
+    built = []
+    monkeypatch.setattr(bundle, "build", lambda *a, **kw: built.append(a))
+    with pytest.raises(SystemExit) as e:
+        cli.main(["flash", "--port", str(port), "--out", str(tmp_path / "out")])
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip()
+    want = {"absent": "no such port %s (see `--port auto`)" % port,
+            "file": "%s is a file, not a serial port" % port, "directory": "%s is a directory, not a serial port" % port}[kind]
+    assert want in err and "busy" not in err and "\n" not in err
+    assert ran == [] and built == [] and not (tmp_path / "out").exists()
+
+
+def test_an_absent_port_says_the_same_as_sync(tmp_path):
+    from host.sync import link
+
+    port = str(tmp_path / "ttyACM7")
+    with pytest.raises(UserError) as from_sync:
+        link.open_serial(port)
+    assert flash.port_trouble(port) == str(from_sync.value)
+
+
+def test_failed_to_access_on_a_port_that_vanished_is_not_busy(monkeypatch, capsys, tmp_path):
+    """The board was unplugged between the check and mpremote's connect."""
+    port = str(tmp_path / "ttyACM7")
+    assert flash.explain("flash", port, "mpremote: failed to access %s (it may be in use by another program)\n" % port) \
+        == "no such port %s (see `--port auto`)" % port
+
+
+def test_failed_to_access_on_a_port_another_program_holds_is_busy(tty):
+    """A real exclusive hold (pyserial's, as `follow` has it): busy, as sync says."""
+    from host.sync import link
+
+    held = link.open_serial(tty)
+    try:
+        why = flash.explain("flash", tty, "mpremote: failed to access %s (it may be in use by another program)\n" % tty)
+    finally:
+        held.close()
+    assert "port %s is busy" % tty in why

@@ -47,18 +47,6 @@ def test_package_json_lists_exactly_the_bundle_files(shipped):
             assert src == dest
 
 
-def test_a_frozen_firmware_reads_its_pin_map_from_the_top_of_the_file_system(monkeypatch):
-    """Frozen, firmware/hw.py names itself .frozen/firmware/hw.py; the manifest
-    tells the user to copy the pin map to /pinmap.json, and that is where it looks."""
-    from firmware import hw
-
-    monkeypatch.setattr(hw, "__file__", ".frozen/firmware/hw.py")
-    assert hw.pinmap_path() == "/pinmap.json"
-    assert "cp firmware/pinmap.json :pinmap.json" in bundle.MANIFEST.read_text()
-    monkeypatch.setattr(hw, "__file__", "firmware/hw.py")  # the file system, as `flash` copies it
-    assert hw.pinmap_path() == "firmware/pinmap.json"
-
-
 def test_the_check_says_which_file_is_stale(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(bundle, "ROOT", tmp_path)
     monkeypatch.setattr(install_paths, "TEXTS", {"package.json": lambda: "x\n"})

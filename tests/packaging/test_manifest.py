@@ -41,6 +41,10 @@ RUNTIME_MODULES = {
     "circuitpython": _COMMON | {"board", "digitalio", "neopixel", "supervisor", "usb_cdc", "storage",
                                 "microcontroller", "busio", "keypad", "adafruit_pixelbuf", "neopixel_write", "rtc"},
 }
+# A frozen firmware image's own facts (host/build/uf2.py): firmware/hw.py
+# image() imports it where it exists and reads files where it does not.
+for _mods in RUNTIME_MODULES.values():
+    _mods.add("bk_image")
 # Only CPython code paths import these (lazily, from code no board runs).
 CPYTHON_MODULES = {"threading", "queue", "pathlib", "typing", "dataclasses", "subprocess", "serial", "uuid"}
 
@@ -171,27 +175,39 @@ def test_what_each_bundle_leaves_out_is_reached_only_lazily_and_named(runtime):
     assert set(bundle.shipped(runtime)) ^ set(bundle.shipped(other)) == {"firmware/hw_mp.py", "firmware/hw_cp.py", "firmware/keys_cp.py", "firmware/journal_cp.py"}
 
 
-def test_the_manifest_is_what_micropython_freezes():
-    """Run with the functions MicroPython's build gives a manifest (and no
-    runtime option, as that build passes none): the port's own manifest
-    first (its neopixel driver stays frozen), then the packages at -O3 as the
-    bundle's mpy-cross, from the repository (paths relative to the file)."""
+def _freeze(**given):
+    """Run the manifest with the functions MicroPython's build gives one;
+    (includes, packages) it asked for."""
     seen = {"include": [], "package": []}
     env = {
-        "options": bundle._Options(),
+        "options": bundle._Options(**given),
         "metadata": lambda **kw: None,
         "include": lambda path, **kw: seen["include"].append(path),
         "package": lambda path, files=None, base_path=".", opt=None: seen["package"].append((path, files, base_path, opt)),
     }
     exec(compile(bundle.MANIFEST.read_text(), str(bundle.MANIFEST), "exec"), env)
-    assert seen["include"] == ["$(PORT_DIR)/boards/manifest.py"]
+    return seen["include"], seen["package"]
+
+
+def test_the_manifest_is_what_micropython_freezes():
+    """With no option given, as a hand-written FROZEN_MANIFEST includes it:
+    no port's manifest (so it freezes on any port: whoever freezes it
+    includes the port's own, host/build/uf2.py does), the packages at -O3 as
+    the bundle's mpy-cross, from the repository (paths relative to the file)."""
+    includes, packages = _freeze()
+    assert includes == []
     frozen = set()
-    for path, files, base_path, opt in seen["package"]:
+    for path, files, base_path, opt in packages:
         assert opt == 3 and bundle.OPT == "-O3"
         assert (bundle.MANIFEST.parent / base_path).resolve() == REPO.resolve()
         frozen |= {"%s/%s" % (path, f) for f in files}
     assert sorted(frozen) == bundle.shipped("micropython")
-    assert "cp firmware/pinmap.json :pinmap.json" in bundle.MANIFEST.read_text()
+
+
+def test_the_manifest_freezes_from_the_base_it_is_given(tmp_path):
+    """`make uf2` points `base` at its stamped copy of the sources."""
+    _, packages = _freeze(base=str(tmp_path))
+    assert {base_path for _, _, base_path, _ in packages} == {str(tmp_path)}
 
 
 # ---------------------------------------------------------- the closure rules

@@ -27,7 +27,7 @@ from tests.kit.mpy_harness import REPO
 
 pytestmark = pytest.mark.slow  # builds the wheel and runs it outside the repository
 
-TOP_LEVEL_ONLY = {".git", ".venv", "build", "dist", "tests", "bench", "docs", "hardware"}  # host/build/ is source
+TOP_LEVEL_ONLY = {".git", ".venv", "build", "dist", "tests", "bench"}  # host/build/ is source; docs/ ships (setup.py)
 _ANYWHERE = shutil.ignore_patterns("*.egg-info", "__pycache__", ".pytest_cache", ".hypothesis", ".mypy_cache", "*.mpy")
 
 
@@ -116,3 +116,53 @@ def test_version_flash_dry_run_and_firmware_work_outside_the_repo_and_write_noth
 
     assert _files(site) == before  # no build/ (or anything else) in the installed tree
     assert not (site / "build").exists()
+
+
+def _subcommand_names():
+    from host import cli
+
+    sub = next(a for a in cli.build_parser()._actions if a.dest == "command")
+    return sorted(sub.choices)
+
+
+def test_the_docs_ship_in_the_wheel_and_every_help_names_a_page_that_exists_there(installed):
+    """A pip or pipx user has the pages: `bloomkeeper docs` lists each one at
+    a file inside the install, prints it, and every --help names pages only
+    as `bloomkeeper docs TOPIC` (never a docs/ path of a clone), each one a
+    page this install has."""
+    import re
+
+    from host import pages
+
+    site, _, _ = installed
+    p = _run(installed, "docs")
+    assert p.returncode == 0, p.stderr
+    listed = dict(line.split(None, 1) for line in p.stdout.splitlines())
+    assert sorted(listed) == sorted(pages.SOURCES)
+    for topic, where in listed.items():
+        assert where.startswith(str(site)) and Path(where).is_file(), (topic, where)
+    p = _run(installed, "docs", "protocol")
+    assert p.returncode == 0 and "## BG Stats" in p.stdout
+    p = _run(installed, "docs", "hardware")
+    assert p.returncode == 0 and p.stdout == (Path(REPO) / "hardware" / "README.md").read_text()
+    named = set()
+    for name in [None] + _subcommand_names():
+        p = _run(installed, *([name] if name else []), "--help")
+        assert p.returncode == 0, (name, p.stderr)
+        text = " ".join(re.sub(r"-\n\s+", "-", p.stdout).split())  # argparse wraps at a hyphen
+        assert not re.search(r"\b(docs|hardware)/\S*\.md", text), (name, text)
+        named |= set(re.findall(r"`bloomkeeper docs ([a-z-]+)`", text))
+    assert named >= {"protocol", "sim-micropython"} and named <= set(listed)
+
+
+def test_the_extras_hint_fits_pip_and_pipx(installed):
+    """pipx cannot add an extra to an installed app: the hint names pip's
+    extra and pipx's inject of the extra's packages, as the installed
+    metadata lists them."""
+    site, env, tmp = installed
+    p = subprocess.run([sys.executable, "-c", "from host import pages; print(pages.extra_hint('circuitpython'))"],
+                       cwd=tmp, env=env, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    hint = p.stdout.strip()
+    assert "pip install 'bloomkeeper[circuitpython]'" in hint
+    assert "pipx inject bloomkeeper 'adafruit-circuitpython-neopixel" in hint

@@ -152,3 +152,32 @@ def test_the_documented_minimal_form_replays_to_a_scored_game():
     assert s["game_over"] and "final" in s
     assert {json.loads(line)["ev"] for line in block.splitlines()} >= {
         "start", "plant", "swap", "flush", "harvest", "stuck", "crash", "end_turn", "undo", "portfolio"}
+
+
+NON_ASCII = ["Zoë", "Łucja", "名前", "A\u2028B", "tab\there", "\x1b[2J"]
+
+
+@pytest.mark.mpy
+def test_a_refused_name_prints_the_same_under_micropython_and_cpython():
+    """A name the board refuses (not printable ASCII) is quoted in its
+    message as it was typed: "Zoë", not MicroPython's repr 'Zo\\xeb'; the
+    line separators and control characters stay escaped, so the message is
+    one line that cannot drive a terminal."""
+    from tests.kit.mpy_harness import run_mpy
+
+    def refusal(name):
+        try:
+            engine_lite.Game().apply({"ev": "start", "game": "stalk-exchange", "players": [name, "Bo"]})
+        except EngineError as err:
+            return err.message
+        raise AssertionError(name)
+
+    here = [refusal(n) for n in NON_ASCII]
+    code = ("import json\nout = []\nfor n in json.loads(%r):\n"
+            "    try:\n        Game().apply({'ev': 'start', 'game': 'stalk-exchange', 'players': [n, 'Bo']})\n"
+            "    except EngineError as err:\n        out.append(err.message)\nprint(json.dumps(out))" % json.dumps(NON_ASCII))
+    r = run_mpy(code, setup="from engine_lite import Game, EngineError")
+    assert json.loads(r.stdout.strip().splitlines()[-1]) == here
+    assert "player name 'Zoë' must be" in here[0] and "'名前'" in here[2]
+    assert "\\u2028" in here[3] and "\\t" in here[4] and "\\x1b" in here[5]
+    assert all("\n" not in m and "\x1b" not in m and "\u2028" not in m for m in here)

@@ -70,7 +70,10 @@ def check(s):
         assert s["bag"] >= 0 and 0 <= s["exchange"] <= 6
         assert all(t >= 0 for t in s["tokens"].values())
         assert s["harvested"] == sum(s["values"].values())
-        assert s["tokens_until_crash"] >= 0
+        if s["end_triggered"]:
+            assert s["tokens_until_crash"] is None  # no countdown once the end is triggered
+        else:
+            assert s["tokens_until_crash"] >= 0
     else:
         for p in s["players"].values():
             assert 0 <= p["hand"] <= 7 and p["composted"] >= 0

@@ -259,6 +259,19 @@ def test_tokens_until_crash_counts_two_steps_per_leading_token():
     assert s["tokens_until_crash"] == 7  # ceil((21 - 8) / 2)
 
 
+def test_no_crash_countdown_once_the_end_is_triggered():
+    """After a crash (counted or declared) or an empty bag the game ends with
+    the turn: a count of tokens until a crash would mean nothing, so the
+    state says null (and every screen showing it says nothing)."""
+    g = game(2, track_start=20)
+    s = play(g, "plant", "swap", "crash")
+    assert s["end_triggered"] == "crash" and s["tokens_until_crash"] is None
+    s = play(g, "flush")
+    assert s["tokens_until_crash"] is None and s["game_over"] is False
+    s = play(g, "end_turn")
+    assert s["game_over"] is True and s["tokens_until_crash"] is None
+
+
 def test_game_ends_after_the_turn_in_which_a_trigger_occurs():
     # "the game ends after the active player's turn; followed by Bust and Final Scoring"
     g = game(2, track_start=4)

@@ -3,10 +3,11 @@
 Source (docs/protocol.md, "BG Stats"): BG Stats' own page for apps that push
 plays to it, https://www.bgstatsapp.com/support/push-plays-to-bg-stats-from-other-apps-or-websites/
 -- a link https://app.bgstatsapp.com/createPlay.html?data=<data>, where <data>
-is one play as URL-encoded JSON. DOCUMENTED below is that page's example
-payload, its values replaced by their types; `sourceName` and `sourcePlayId`
-(the app the play comes from, and the play's id there) are the top-level
-fields the same page's integrations send beside it.
+is one play as URL-encoded JSON. tests/fixtures/bgstats-documented-play.json
+is a play in that page's documented shape (its example payload's fields,
+our own values); DOCUMENTED is its fields with their types. `sourceName` and
+`sourcePlayId` (the app the play comes from, and the play's id there) are
+the top-level fields the same page's integrations send beside it.
 """
 
 import json
@@ -14,6 +15,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 import urllib.parse
 
 import pytest
@@ -26,28 +28,38 @@ from tests.kit.mpy_harness import REPO
 RECORDS = os.path.join(REPO, "tests", "records")
 
 NUMBER = (int, float)
-DOCUMENTED = {
-    "sourceName": str,
-    "sourcePlayId": str,
-    "board": str,
-    "durationMin": int,
-    "comments": str,
-    "location": str,
-    "playDate": str,  # "2020-10-23 19:16:58"
-    "game": {"bggId": int, "highestWins": bool, "name": str, "noPoints": bool, "sourceGameId": str},
-    "players": [{"startPlayer": bool, "name": str, "rank": int, "role": str, "score": NUMBER,
-                 "sourcePlayerId": str, "winner": bool}],
-}
+
+
+def _types(value):
+    """A documented value -> its shape: dicts and lists kept, leaves by type
+    (a score may be any number)."""
+    if isinstance(value, dict):
+        return {k: NUMBER if k == "score" else _types(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_types(value[0])]
+    return type(value)
+
+
+with open(os.path.join(REPO, "tests", "fixtures", "bgstats-documented-play.json")) as _f:
+    DOCUMENTED_PLAY = json.load(_f)
+DOCUMENTED = _types(DOCUMENTED_PLAY)
 # What BG Stats needs to import a scored play without asking: the play's
 # source and date, the game, and per player the result.
 REQUIRED = {"sourceName", "sourcePlayId", "playDate", "game", "players"}
 
 
-def _plays(*records, lines=None):
+def _plays(*records, lines=None, names=None):
+    """The plays of these records (file name, finished?) after a sync;
+    `names` replaces the players' names in every start."""
     b = StoreBoard()
     for name, finish in records:
         with open(os.path.join(RECORDS, name)) as f:
-            b.load(f.readlines()[:lines], finish=finish)
+            got = f.readlines()[:lines]
+        if names is not None:
+            start = json.loads(got[0])
+            start["players"] = names
+            got[0] = json.dumps(start)
+        b.load(got, finish=finish)
     db = host.sync.db.Database(":memory:")
     host.sync.db.sync(host_for(b)[2], db)
     return db.plays()
@@ -68,6 +80,14 @@ def _check_shape(value, shape, where):
         assert isinstance(value, shape) and not (shape is int and isinstance(value, bool)), "%s: %r" % (where, value)
 
 
+def test_the_fixture_is_in_the_documented_shape():
+    """The checker below accepts the documented play and refuses a field the page does not name."""
+    _check_shape(DOCUMENTED_PLAY, DOCUMENTED, "play")
+    with pytest.raises(AssertionError, match="does not document"):
+        _check_shape(dict(DOCUMENTED_PLAY, endDate="x"), DOCUMENTED, "play")
+    assert REQUIRED <= set(DOCUMENTED_PLAY)
+
+
 def test_each_play_has_bg_stats_documented_fields_and_types():
     plays = _plays(("stalk-5p-crash.jsonl", True), ("orchids-2p.jsonl", True))
     out = json.loads(export.to_bgstats(plays))
@@ -75,6 +95,7 @@ def test_each_play_has_bg_stats_documented_fields_and_types():
     for play in out:
         _check_shape(play, DOCUMENTED, "play")
         assert REQUIRED <= set(play)
+        assert set(play) - set(DOCUMENTED) == set() and "durationMin" not in play  # the board records no end
         assert set(play["game"]) == set(DOCUMENTED["game"])
         for pl in play["players"]:
             assert set(pl) == set(DOCUMENTED["players"][0])
@@ -86,7 +107,8 @@ def test_each_field_carries_the_play_it_came_from():
     for p, play in zip(plays, json.loads(export.to_bgstats(plays))):
         assert play["sourceName"] == "Bloomkeeper"
         assert play["sourcePlayId"] == export.source_play_id(p) and play["sourcePlayId"].startswith(p["board"])
-        assert play["playDate"] == export.local_time(p["date"])
+        assert play["playDate"] == p["date"].replace("T", " ")[:-1]  # the start, in UTC
+        assert "comments" not in play and p["date_estimated"] is False
         game = play["game"]
         assert game["name"] == export.GAME_NAMES[p["game"]] and game["sourceGameId"] == p["game"]
         assert game["bggId"] == 0  # unverified: BG Stats then matches by name
@@ -95,10 +117,62 @@ def test_each_field_carries_the_play_it_came_from():
         assert [pl["name"] for pl in play["players"]] == p["players"]  # seat order
         for seat, pl in enumerate(play["players"]):
             r = final[pl["name"]]
-            assert pl["sourcePlayerId"] == pl["name"]
+            assert pl["sourcePlayerId"] == pl["name"]  # named players: the name is the person
             assert pl["score"] == r["score"] and pl["rank"] == r["rank"] and pl["winner"] is bool(r["winner"])
             assert pl["startPlayer"] is (seat == 0) and pl["role"] == ""
         assert sum(pl["winner"] for pl in play["players"]) >= 1
+
+
+@pytest.mark.parametrize("zone", ["America/New_York", "Asia/Tokyo", "UTC"])
+def test_play_date_is_the_start_in_utc_in_every_host_zone(monkeypatch, zone):
+    """BG Stats reads playDate as UTC: an evening play in Tokyo or New York
+    keeps its UTC day and time, whatever the zone of the host exporting it."""
+    plays = _plays(("orchids-2p.jsonl", True))
+    plays[0]["date"] = "2026-12-03T23:51:24Z"
+    monkeypatch.setenv("TZ", zone)
+    time.tzset()
+    try:
+        assert export.bgstats_play(plays[0])["playDate"] == "2026-12-03 23:51:24"
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+
+
+def test_an_estimated_start_says_so_in_the_comments():
+    plays = _plays(("orchids-2p.jsonl", True))
+    plays[0]["date_estimated"] = True
+    play = export.bgstats_play(plays[0])
+    assert play["comments"] == export.ESTIMATED_NOTE and "estimated" in play["comments"]
+    _check_shape(play, DOCUMENTED, "play")
+
+
+def test_unnamed_seats_are_never_the_same_person_across_plays():
+    """BG Stats remembers a match per (sourceName, sourcePlayerId): "Seat 1"
+    of one play must not become "Seat 1" of every later play."""
+    plays = _plays(("orchids-2p.jsonl", True), ("orchids-2p.jsonl", True), names=["Seat 1", "Seat 2"])
+    out = [export.bgstats_play(p) for p in plays]
+    ids = [pl["sourcePlayerId"] for play in out for pl in play["players"]]
+    assert len(set(ids)) == 4, ids
+    for p, play in zip(plays, out):
+        assert [pl["name"] for pl in play["players"]] == ["Seat 1", "Seat 2"]
+        for seat, pl in enumerate(play["players"], 1):
+            assert pl["sourcePlayerId"] == "%s/seat %d" % (play["sourcePlayId"], seat)
+            assert len(pl["sourcePlayerId"]) > 12  # longer than any name: never a named player's id
+
+
+def test_a_named_player_is_one_person_across_plays_and_seats():
+    plays = _plays(("orchids-2p.jsonl", True), names=["Ann", "Seat 2"]) + _plays(("orchids-2p.jsonl", True),
+                                                                                 names=["Bo", "Ann"])
+    first, second = (export.bgstats_play(p)["players"] for p in plays)
+    assert first[0]["sourcePlayerId"] == second[1]["sourcePlayerId"] == "Ann"
+    assert first[1]["sourcePlayerId"].endswith("/seat 2") and second[0]["sourcePlayerId"] == "Bo"
+
+
+def test_a_seat_named_like_another_seat_is_a_name():
+    """"Seat 2" sitting in seat 1 is a name someone chose (the board's own
+    default for seat 1 is "Seat 1"): kept as the person's id."""
+    plays = _plays(("orchids-2p.jsonl", True), names=["Seat 2", "Ann"])
+    assert export.bgstats_play(plays[0])["players"][0]["sourcePlayerId"] == "Seat 2"
 
 
 def test_unscored_plays_stay_out():

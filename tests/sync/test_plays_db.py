@@ -339,7 +339,7 @@ def test_start_dates_come_from_the_record_or_are_estimated_and_say_so():
 
 
 @pytest.mark.slow
-def test_bg_stats_play_date_is_the_start_in_the_hosts_local_time(tmp_path):
+def test_bg_stats_play_date_is_the_start_in_utc_whatever_the_hosts_zone(tmp_path):
     import json
 
     path = str(tmp_path / "p.sqlite3")
@@ -349,11 +349,12 @@ def test_bg_stats_play_date_is_the_start_in_the_hosts_local_time(tmp_path):
     db = host.sync.db.Database(path)
     sync(b, db)
     db.close()
-    env = dict(os.environ, TZ="America/New_York")
-    r = subprocess.run([sys.executable, "-m", "host.cli", "export", "--db", path, "--format", "bgstats"], cwd=REPO,
-                       capture_output=True, text=True, timeout=60, env=env)
-    assert r.returncode == 0, r.stderr
-    assert json.loads(r.stdout)[0]["playDate"] in ("2026-11-30 14:50:00", "2026-11-30 14:50:01")
+    for zone in ("America/New_York", "Asia/Tokyo", "UTC"):  # the same play, the same day and time, in every zone
+        env = dict(os.environ, TZ=zone)
+        r = subprocess.run([sys.executable, "-m", "host.cli", "export", "--db", path, "--format", "bgstats"], cwd=REPO,
+                           capture_output=True, text=True, timeout=60, env=env)
+        assert r.returncode == 0, r.stderr
+        assert json.loads(r.stdout)[0]["playDate"] in ("2026-11-30 19:50:00", "2026-11-30 19:50:01"), zone
     r = subprocess.run([sys.executable, "-m", "host.cli", "export", "--db", path, "--format", "json"], cwd=REPO,
                        capture_output=True, text=True, timeout=60, env=env)
     p = json.loads(r.stdout)[0]

@@ -24,7 +24,8 @@ and then a line with a single `.`.
 
 Every reply also carries: P HEX (the 24 pixels as RGB, when the strip was
 written), L HEX (bytes the board sent on its serial port), K WHY (the ring
-blinked its error; WHY = the rules' refusal, if any), E TEXT (a firmware
+blinked its error; WHY = the rules' refusal, if any: its stable code, a
+space, then why in a player's words, boardkit/app_words.py), E TEXT (a firmware
 exception, caught so the simulator keeps running), then S SCREEN and
 B BRIGHTNESS.
 """
@@ -74,14 +75,14 @@ class Board:
                 try:
                     return Store.apply(self, game, rec, later)
                 except Exception as err:
-                    sim.refusal = "%s (%s)" % (err, getattr(err, "code", type(err).__name__))
+                    sim.refusal = sim.words(err)
                     raise
 
             def undo(self, game):
                 try:
                     return Store.undo(self, game)
                 except Exception as err:
-                    sim.refusal = "%s (%s)" % (err, getattr(err, "code", type(err).__name__))
+                    sim.refusal = sim.words(err)
                     raise
 
         machine.UID = uid.encode()
@@ -99,6 +100,19 @@ class Board:
 
     def clock(self):
         return self.now
+
+    def words(self, err):
+        """A refusal for the K line: its stable code, then why in a player's
+        words (boardkit/app_words.py, as the CPython runtime says it), else
+        the engine's own message."""
+        code = getattr(err, "code", type(err).__name__)
+        try:
+            from boardkit import app_words
+
+            why = app_words.player_refusal(self.app, err)
+        except Exception:
+            why = str(err)
+        return "%s %s" % (code, " ".join(str(why).split()))
 
     def step(self, out):
         view = self.app.view
