@@ -106,7 +106,7 @@ class SimBoard:
 
         if self.state_dir:
             self.hw.uid = flashdir.take(self.state_dir)  # one simulator per flash (UserError if in use)
-            self.store = store_cls(root=self.state_dir)
+            self.store = store_cls(root=flashdir.flash_root(self.state_dir))
         else:
             memfs = _import("boardkit.memfs")
             self.hw.uid = flashdir.new_id()  # a fresh flash in RAM: a new board every time
