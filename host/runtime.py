@@ -28,7 +28,10 @@ def runtime_dir():
 
 
 def alive(pid):
-    """Is process `pid` running (a signal 0 reaches it)?"""
+    """Is process `pid` running (a signal 0 reaches it)? A pid <= 0 names
+    no one process (kill(0) and kill(-1) reach groups): never alive."""
+    if type(pid) is not int or pid <= 0:
+        return False
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
