@@ -4,8 +4,9 @@ Linux, private to the user and emptied at logout).
 
 Two kinds, each naming the process that made it so that a file left by a
 process that died is recognised as stale and removed:
-- `sim-<pid>.json`: a running simulator's pseudo-terminal (`--port auto`
-  finds it, host/sync/link.py);
+- `sim-<pid>.json`: a running simulator's pseudo-terminal and board id
+  (`--port auto` finds it, host/sync/link.py, and uses it only once the
+  process is proven to be that simulator and the pty's hello gives that id);
 - `relay-<port>.sock`: the Unix socket of the process that holds a board's
   port (`serve`, `follow`), through which `names` reaches the board
   (host/sync/relay.py).
@@ -14,6 +15,9 @@ process that died is recognised as stale and removed:
 import json
 import os
 import warnings
+
+from host.errors import UserError
+from host.io_util import read_bytes
 
 
 def runtime_dir():
@@ -30,7 +34,7 @@ def runtime_dir():
 def alive(pid):
     """Is process `pid` running (a signal 0 reaches it)? A pid <= 0 names
     no one process (kill(0) and kill(-1) reach groups): never alive."""
-    if type(pid) is not int or pid <= 0:
+    if type(pid) is not int or not 0 < pid < 1 << 31:
         return False
     try:
         os.kill(pid, 0)
@@ -41,13 +45,16 @@ def alive(pid):
     return True
 
 
-def publish_sim(pty_path):
-    """Say that this process's simulator serves the link on `pty_path`;
-    the path of the file (remove it with `unpublish` when the link closes)."""
+def publish_sim(pty_path, board_id):
+    """Say that this process's simulator serves the link on `pty_path`,
+    as board `board_id` (its hello's id); the path of the file (remove it
+    with `unpublish` when the link closes). The file names the process by
+    its pid and its start time, so a pid the system gave to another process
+    since is not taken for this one."""
     path = os.path.join(runtime_dir(), "sim-%d.json" % os.getpid())
     tmp = path + ".tmp"
     with open(tmp, "w") as fh:
-        json.dump({"pid": os.getpid(), "port": pty_path}, fh)
+        json.dump({"pid": os.getpid(), "start": started(os.getpid()), "port": pty_path, "id": board_id}, fh)
     os.replace(tmp, path)
     return path
 
@@ -59,9 +66,64 @@ def unpublish(path):
         pass
 
 
+def started(pid):
+    """When process `pid` started, in clock ticks since boot (Linux
+    /proc/PID/stat, field 22), or None where the system does not say."""
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as fh:
+            fields = fh.read(4096).rsplit(b")", 1)[1].split()
+        return int(fields[19])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def holds(pid, path):
+    """Does process `pid` have `path` open? True/False, or None where the
+    system does not say (no /proc)."""
+    fds = "/proc/%d/fd" % pid
+    if not os.path.isdir("/proc/self/fd"):
+        return None
+    try:
+        names = os.listdir(fds)
+    except OSError:
+        return False
+    for n in names:
+        try:
+            if os.readlink(os.path.join(fds, n)) == path:
+                return True
+        except OSError:
+            pass
+    return False
+
+
+def _sim_of(info):
+    """A registration checked against the process it names: "ok" (the pid
+    runs, started when the file says, and holds the pty), "stale" (it
+    cannot be that simulator) or "unsure" (not provable here: not used,
+    not removed)."""
+    pid, port, bid, start = info.get("pid"), info.get("port"), info.get("id"), info.get("start")
+    if type(pid) is not int or pid <= 0 or type(port) is not str or type(bid) is not str or not bid:
+        return "stale"
+    if start is not None and type(start) is not int:
+        return "stale"
+    if not alive(pid) or not os.path.exists(port):
+        return "stale"
+    now = started(pid)
+    if now is not None and now != start:
+        return "stale"  # the pid was given to another process since
+    held = holds(pid, port)
+    if held is False:
+        return "stale" if now is not None else "unsure"
+    return "ok"
+
+
 def running_sims():
-    """The pseudo-terminals of the simulators running now, oldest file first;
-    files of processes that are gone (or unreadable) are removed."""
+    """The simulators running now, oldest file first: [(pty path, board
+    id)], each checked against the process it names (`_sim_of`). Files
+    that cannot be a running simulator (gone, pid reused, pid <= 0,
+    unreadable, an older format) are removed. `--port auto` still asks
+    each pty's hello and uses it only if it gives that board id
+    (host/sync/link.py)."""
     d = runtime_dir()
     out = []
     for name in sorted(os.listdir(d), key=lambda n: _mtime(os.path.join(d, n))):
@@ -69,15 +131,13 @@ def running_sims():
             continue
         path = os.path.join(d, name)
         try:
-            with open(path) as fh:
-                info = json.load(fh)
-            pid, port = info["pid"], info["port"]
-            ok = type(pid) is int and type(port) is str and alive(pid) and os.path.exists(port)
-        except (OSError, ValueError, KeyError, TypeError):
-            ok = False
-        if ok:
-            out.append(port)
-        else:
+            info = json.loads(read_bytes(path, 4096))  # a regular file only: a FIFO put there would hang
+            verdict = _sim_of(info) if type(info) is dict else "stale"
+        except (OSError, ValueError, UserError, RecursionError):
+            verdict = "stale"
+        if verdict == "ok":
+            out.append((info["port"], info["id"]))
+        elif verdict == "stale":
             unpublish(path)
     return out
 

@@ -294,6 +294,7 @@ class MpySimBoard(SimBoard):
             self.flash_tmp = tempfile.mkdtemp(prefix="bk-sim-flash-")
             flash = os.path.join(self.flash_tmp, "bk")
             uid = flashdir.new_id()  # a fresh flash: a new board every time
+        self.uid = uid
         self.guest = GuestBoard(self.board, flash, "sim-" + self.board, fw_version(), uid,
                                 heapsize_kb=self.heapsize_kb)
         self.hw = GuestHW(self.guest)

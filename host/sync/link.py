@@ -312,18 +312,18 @@ def discover(cap=60.0, request_timeout=1.0, ports=None):
     """`--port auto`: a board plugged in by USB, else a running simulator
     (it publishes its pseudo-terminal: host/runtime.py); says on stderr
     which one it chose."""
-    sims = False
+    sims = {}  # a simulator's pty -> the board id it published: used only if its hello gives that id
     if ports is None:
         ports = candidate_ports()
         if not ports:
             from host import runtime
 
-            ports = runtime.running_sims()
-            sims = bool(ports)
+            sims = dict(runtime.running_sims())  # each checked against its process first (host/runtime.py)
+            ports = list(sims)
     if not ports:
         raise UserError("no board found: no USB serial device with VID:PID 2E8A:0005 (MicroPython Pico) nor a CircuitPython "
                         "board's data channel (VID 239A), and no running simulator (plugged in? or give --port PATH)")
-    found, busy, silent, denied = [], [], [], []
+    found, busy, silent, denied, other = [], [], [], [], []
     for dev in ports:
         try:
             link = HostLink(open_serial(dev), name=dev, cap=cap, request_timeout=request_timeout, retries=2)
@@ -332,10 +332,15 @@ def discover(cap=60.0, request_timeout=1.0, ports=None):
             continue
         try:
             link.hello()
-            found.append(link)
         except UserError:
             link.close()
             silent.append(dev)
+            continue
+        if dev in sims and link.info.get("id") != sims[dev]:  # not the simulator that published it: nothing more is sent
+            link.close()
+            other.append(dev)
+            continue
+        found.append(link)
     if len(found) == 1:
         try:
             found[0].set_clock()
@@ -354,4 +359,7 @@ def discover(cap=60.0, request_timeout=1.0, ports=None):
                         "often dialout: `sudo usermod -aG dialout $USER`, then log in again)" % denied[0])
     if busy:
         raise UserError("the board on %s is busy: another program has it open (mpremote, a serial monitor?)" % busy[0])
+    if other and not silent:
+        raise UserError("no board found: the simulator registered on %s answers as another board: not used "
+                        "(give --port PATH to choose it)" % ", ".join(other))
     raise UserError("%s does not answer the hello: is the Bloomkeeper app running (not the REPL)?" % ", ".join(silent))

@@ -29,9 +29,32 @@ def one_line(r):
     ["sim", "--headless", "--record", "/dev/zero"],
     ["simulate", "--game", "stalk-exchange", "--players", "2", "--layout", "/dev/zero"],
 ])
-def test_an_endless_input_file_stops_at_the_cap_with_one_line(argv):
+def test_an_endless_input_device_is_refused_at_open_with_one_line(argv):
     r = bk(*argv, timeout=120)
+    assert one_line(r) and "/dev/zero is a device, not a regular file" in r.stderr, r.stderr
+
+
+def test_an_endless_input_file_stops_at_the_cap_with_one_line(tmp_path):
+    big = tmp_path / "big.jsonl"
+    with open(big, "wb") as f:
+        f.truncate((1 << 20) + 10)  # sparse: a file past the cap
+    r = bk("replay", str(big))
     assert one_line(r) and "larger than" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("argv", [
+    ["replay", "{}"],
+    ["sim", "--headless", "--buttons", "{}"],
+    ["sim", "--headless", "--record", "{}"],
+    ["simulate", "--game", "stalk-exchange", "--players", "2", "--layout", "{}"],
+])
+def test_a_fifo_given_as_an_input_file_is_refused_at_open_with_one_line(argv, tmp_path):
+    import os
+
+    fifo = str(tmp_path / "fifo")
+    os.mkfifo(fifo)
+    r = bk(*[a.replace("{}", fifo) for a in argv], timeout=60)  # before: the open waited for a writer forever
+    assert one_line(r) and "is a FIFO, not a regular file" in r.stderr, r.stderr
 
 
 @pytest.mark.parametrize("argv", [
