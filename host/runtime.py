@@ -7,9 +7,9 @@ process that died is recognised as stale and removed:
 - `sim-<pid>.json`: a running simulator's pseudo-terminal and board id
   (`--port auto` finds it, host/sync/link.py, and uses it only once the
   process is proven to be that simulator and the pty's hello gives that id);
-- `relay-<port>.sock`: the Unix socket of the process that holds a board's
-  port (`serve`, `follow`), through which `names` reaches the board
-  (host/sync/relay.py).
+- `relay-<hash of the port>.sock`: the Unix socket of the process that holds
+  a board's port (`serve`, `follow`), through which `names` reaches the board
+  (host/sync/relay.py), with `relay-<hash>.sock.pid` naming its owner.
 """
 
 import json
@@ -150,9 +150,12 @@ def _mtime(path):
 
 
 def relay_path(port):
-    """The relay socket of the process that holds `port` (a device path)."""
-    safe = "".join(c if c.isalnum() or c in "-." else "_" for c in port.strip("/"))[-60:]
-    return os.path.join(runtime_dir(), "relay-%s.sock" % safe)
+    """The relay socket of the process that holds `port` (a device path),
+    named by a short hash of the port: the path stays far under the
+    AF_UNIX limit (108 bytes on Linux, 104 on macOS) whatever the port."""
+    import hashlib
+
+    return os.path.join(runtime_dir(), "relay-%s.sock" % hashlib.sha256(port.encode("utf-8", "surrogatepass")).hexdigest()[:12])
 
 
 def relays():
