@@ -788,10 +788,9 @@ def board_of(link):
     uptime) or None}. Sets the clock whenever the host talks to a board."""
     info = link.info or link.hello()
     who = {"board": info.get("id") or info["board"], "type": info["board"], "clock": None}
-    t = time.time()
-    ans = link.set_clock()
+    ans = link.set_clock()  # asked once per connection: connect() already did
     if ans:
-        who["clock"] = (t, ans.get("up"))
+        who["clock"] = (link.clock[0], ans.get("up"))
     return who
 
 
