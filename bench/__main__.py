@@ -28,6 +28,7 @@ MODULES = (
     ("bench.bench_plays", "plays database fault campaign"),
     ("bench.bench_host_faults", "host fault campaign: damaged databases, a hostile board, HTTP on loopback"),
     ("bench.bench_first_sync", "a first sync cut at every step, first syncs started together"),
+    ("bench.bench_board_sync", "the board's side of a sync with 1, 10, 50 games kept (Unix port, littlefs): through the archive index, and walking the archive"),
     ("bench.bench_board_machine", "the whole board against its model"),
     ("bench.bench_speed", "board speed: redraw, event, press-to-light (instructions counted in the Unix port, RP2040 estimates)"),
     ("bench.bench_path", "the path the board really runs: its loop, littlefs, flash stalls, polling, on a modeled RP2040"),

@@ -87,22 +87,12 @@ def make_link(app, store, board):
             port = CdcDataPort()
         else:
             port = link.StdioPort()
-        return link.Link(link.AppBoard(app, store, board_id=board_type(board, app.hw)), port)
+        from firmware.hw import BACKENDS
+
+        # the hello's `board` is the board's type (docs/protocol.md), never the runtime's name
+        return link.Link(link.AppBoard(app, store, board_id=board or BACKENDS[sys.implementation.name]), port)
     except Exception as e:  # no USB data channel (e.g. boot.py not set up)
         print("serial link off:", e)  # and None: no link
-
-
-def board_type(board, hw):
-    """The hello's `board`: the board's type (pico, feather_rp2040, ...;
-    docs/protocol.md), never the runtime's name: the one main() was given,
-    the one the hardware says, else the runtime's default board
-    (firmware/hw.py BACKENDS)."""
-    import sys
-
-    from firmware.hw import BACKENDS
-
-    name = sys.implementation.name
-    return board or getattr(hw, "board", None) or BACKENDS.get(name, name)
 
 
 def load():

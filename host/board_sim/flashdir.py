@@ -2,8 +2,8 @@
 
 The flash is laid out inside it as on a board's: the store's root `bk/`
 (finished games, settings) and, beside it, the game in progress's
-`bk-live/` and its snapshot's `bk-snap/` (firmware/storage.py names them
-after the root). Everything is inside the directory, so deleting it gives
+`bk-live/`, its snapshot's `bk-snap/` and the finished games' summaries'
+`bk-sum/` (firmware/storage.py names them after the root). Everything is inside the directory, so deleting it gives
 a fresh board: no game in progress is left beside it to resume under a
 new board id. A directory of the older layout (the games in the directory
 itself, the live and snapshot directories as its siblings `D-live`,
@@ -80,7 +80,7 @@ def migrate(path):
                     os.rename(old, new)
         os.makedirs(staging, exist_ok=True)
         for n in os.listdir(path):
-            if n not in _OWN and n not in (ROOT + ".move", ROOT + "-live", ROOT + "-snap"):  # the store's files
+            if n not in _OWN and n not in (ROOT + ".move", ROOT + "-live", ROOT + "-snap", ROOT + "-sum"):  # the store's files
                 os.rename(os.path.join(path, n), os.path.join(staging, n))
         os.rename(staging, root)
     else:

@@ -79,3 +79,21 @@ def test_flash_out_on_a_file_is_one_line(tmp_path):
     f.write_text("x")
     r = bk("flash", "--dry-run", "--out", str(f))
     assert one_line(r) and "is a file" in r.stderr, r.stderr
+
+
+def test_a_button_script_whose_waits_add_up_past_the_cap_is_one_line(tmp_path):
+    """12 KB of `wait 600000` lines, within the size cap, would have run for
+    33 minutes: refused at parse, naming the line."""
+    f = tmp_path / "waits.txt"
+    f.write_text("wait 600000\n" * 1000)
+    r = bk("sim", "--headless", "--buttons", str(f))
+    assert one_line(r) and "line 7:" in r.stderr and "board time" in r.stderr, r.stderr
+
+
+def test_repeats_count_toward_the_cap_too():
+    from boardkit import script
+
+    with pytest.raises(script.ScriptError) as err:
+        script.parse("tulip x999\n" * 100)
+    assert "board time" in str(err.value)
+    assert len(script.parse("tulip x3\nwait 500\nok\n")) == 3
