@@ -21,13 +21,20 @@ from host.io_util import read_bytes
 
 
 def runtime_dir():
-    """The directory (made, 0700, if missing)."""
+    """The directory (made, 0700, if missing); UserError (one line) when it
+    cannot be (a file where it should be, no permission)."""
     import platformdirs
 
     with warnings.catch_warnings():  # no XDG_RUNTIME_DIR: platformdirs warns and uses /tmp/runtime-UID
         warnings.simplefilter("ignore")
         d = platformdirs.user_runtime_dir("bloomkeeper", appauthor=False)
-    os.makedirs(d, mode=0o700, exist_ok=True)
+    try:
+        os.makedirs(d, mode=0o700, exist_ok=True)
+        if not os.path.isdir(d):
+            raise NotADirectoryError(20, "not a directory")
+    except OSError as err:
+        raise UserError("the runtime directory %s cannot be used (%s): remove what is there, or set XDG_RUNTIME_DIR"
+                        % (d, err.strerror or err))
     return d
 
 
@@ -51,15 +58,20 @@ def publish_sim(pty_path, board_id):
     with `unpublish` when the link closes). The file names the process by
     its pid and its start time, so a pid the system gave to another process
     since is not taken for this one."""
-    path = os.path.join(runtime_dir(), "sim-%d.json" % os.getpid())
-    tmp = path + ".tmp"
-    with open(tmp, "w") as fh:
-        json.dump({"pid": os.getpid(), "start": started(os.getpid()), "port": pty_path, "id": board_id}, fh)
-    os.replace(tmp, path)
+    try:
+        path = os.path.join(runtime_dir(), "sim-%d.json" % os.getpid())
+        tmp = path + ".tmp"
+        with open(tmp, "w") as fh:
+            json.dump({"pid": os.getpid(), "start": started(os.getpid()), "port": pty_path, "id": board_id}, fh)
+        os.replace(tmp, path)
+    except (UserError, OSError):
+        return None  # no runtime directory: the simulator runs, `--port auto` does not find it (give --port PATH)
     return path
 
 
 def unpublish(path):
+    if path is None:
+        return
     try:
         os.remove(path)
     except OSError:
@@ -124,9 +136,13 @@ def running_sims():
     unreadable, an older format) are removed. `--port auto` still asks
     each pty's hello and uses it only if it gives that board id
     (host/sync/link.py)."""
-    d = runtime_dir()
+    try:
+        d = runtime_dir()
+        names = os.listdir(d)
+    except (UserError, OSError):
+        return []  # no runtime directory: no simulator registered
     out = []
-    for name in sorted(os.listdir(d), key=lambda n: _mtime(os.path.join(d, n))):
+    for name in sorted(names, key=lambda n: _mtime(os.path.join(d, n))):
         if not (name.startswith("sim-") and name.endswith(".json")):
             continue
         path = os.path.join(d, name)
@@ -160,5 +176,9 @@ def relay_path(port):
 
 def relays():
     """The relay sockets there are now (stale ones are found when asked)."""
-    d = runtime_dir()
-    return sorted(os.path.join(d, n) for n in os.listdir(d) if n.startswith("relay-") and n.endswith(".sock"))
+    try:
+        d = runtime_dir()
+        names = os.listdir(d)
+    except (UserError, OSError):
+        return []  # no runtime directory: no relay
+    return sorted(os.path.join(d, n) for n in names if n.startswith("relay-") and n.endswith(".sock"))

@@ -114,16 +114,20 @@ class Relay(threading.Thread):
 
     def __init__(self, port, requests):
         threading.Thread.__init__(self, name="relay", daemon=True)
-        self.path = runtime.relay_path(port)
         self.requests = requests
         self.sock = None
         self.note = None  # why this process does not relay (None: it does, or another live one does)
+        try:
+            self.path = runtime.relay_path(port)
+        except UserError as err:  # no runtime directory: no relay, all else goes on
+            self.path = None
+            self.note = "no relay for `names`: %s" % err
 
     def open(self):
         """Listen (a socket proven dead is replaced); False when another
         process relays this port, or when the socket cannot be made (then
         `note` says why: `names` cannot reach this board, all else goes on)."""
-        if os.path.exists(self.path) and not _stale(self.path):
+        if self.path is None or os.path.exists(self.path) and not _stale(self.path):
             return False
         try:
             _write_owner(self.path)
@@ -289,7 +293,10 @@ def send_names(port, names):
         if len(paths) > 1:
             raise UserError("several bloomkeeper processes hold a board: choose one with --port")
     else:
-        paths = [runtime.relay_path(port)]
+        try:
+            paths = [runtime.relay_path(port)]
+        except UserError:  # no runtime directory: no relay; `names` goes over the link itself
+            return None
     for p in paths:
         if os.path.exists(p):
             ans = ask_socket(p, names)

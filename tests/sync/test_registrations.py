@@ -130,3 +130,21 @@ def test_a_simulator_that_answers_as_another_board_is_not_used(rundir, tmp_path)
     finally:
         p.kill()
         p.wait(10)
+
+
+def test_a_file_where_the_runtime_directory_should_be_is_no_traceback(monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    monkeypatch.setattr(link.list_ports, "comports", lambda *a, **k: [])
+    (tmp_path / "bloomkeeper").write_text("not a directory")
+    with pytest.raises(link.UserError) as err:
+        runtime.runtime_dir()
+    assert "\n" not in str(err.value) and "runtime directory" in str(err.value)
+    assert runtime.running_sims() == [] and runtime.relays() == [] and runtime.publish_sim("/dev/pts/9", "sim1") is None
+    with pytest.raises(link.UserError) as err:
+        link.discover(request_timeout=0.2)
+    assert "no board found" in str(err.value)
+    from host.sync import relay
+
+    rel = relay.Relay("/dev/ttyACM0", relay.Requests())
+    assert rel.open() is False and "runtime directory" in rel.note
+    rel.close()
