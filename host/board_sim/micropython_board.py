@@ -289,7 +289,7 @@ class MpySimBoard(SimBoard):
         flash = self.state_dir
         if flash:
             uid = flashdir.take(flash)  # one simulator per flash (UserError if in use)
-            flash = flashdir.flash_root(flash)  # the store's root inside it (bk, bk-live, bk-snap)
+            flash = flashdir.flash_root(flash)  # the store's root inside it (bk, bk-live, bk-snap, bk-sum)
         else:
             self.flash_tmp = tempfile.mkdtemp(prefix="bk-sim-flash-")
             flash = os.path.join(self.flash_tmp, "bk")

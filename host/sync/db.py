@@ -662,7 +662,7 @@ class Database:
             raise UserError("board %s reports game %s (%s), which was synced from board %s: the same flash under another "
                             "board id? nothing stored (that play is kept under %s). To go on, clear that game from this flash: "
                             "for a simulator, delete its --state-dir directory (a fresh board); for a board, remove its /bk, "
-                            "/bk-live and /bk-snap folders (`mpremote rm -r :/bk`, ...)" % (who["board"], gid, ident, row[0], row[0]))
+                            "/bk-live, /bk-snap and /bk-sum folders (`mpremote rm -r :/bk`, ...)" % (who["board"], gid, ident, row[0], row[0]))
 
     def check_board(self, who, gid, start):
         self._check_board(who, gid, identity(start))
