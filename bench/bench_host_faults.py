@@ -182,7 +182,10 @@ def damaged_matrix(t, tmp):
             t.note("wrong", "serve showed plays of %s" % name)
         with served(good_board()) as port:
             r = bk(t, "sync", "--port", port, "--db", path)
-        if r is not None and kind == "refuse" and (r.returncode != 2 or open(path, "rb").read() != before):
+        if r is not None and name == "empty-file":  # what an older release's cut sync left: sync takes it as new
+            if r.returncode != 0:
+                t.note("wrong", "sync refused %s" % name)
+        elif r is not None and kind == "refuse" and (r.returncode != 2 or open(path, "rb").read() != before):
             t.note("wrong", "sync accepted %s" % name)
         if kind == "read":
             after = intact_plays(path)

@@ -25,6 +25,7 @@ LONG_HOLD_MS = HOLD_MS  # > a long press (vocab.LONG_PRESS_MS)
 GAP_MS = 60  # released time between gestures (> debounce)
 REPEAT_MAX = 999
 WAIT_MAX = 600000
+TOTAL_MAX = 3600000  # board time (ms) a whole script may take, waits and presses: a 5-player game takes a few minutes
 
 
 class ScriptError(ValueError):
@@ -80,13 +81,19 @@ def _digits(s):
 
 
 def parse(text):
-    """A whole script -> list of gestures; ScriptError names the first bad line."""
+    """A whole script -> list of gestures; ScriptError names the first bad
+    line, and the line where the script's board time passes TOTAL_MAX (a
+    file of long waits or repeats within the size cap would run for hours)."""
     out = []
     n = 0
+    total = 0
     for line in text.split("\n"):
         n += 1
         g = parse_line(line, n)
         if g is not None:
+            total += g[1] if g[0] == WAIT else g[2] * ((LONG_HOLD_MS if g[1] == LONG else SHORT_HOLD_MS) + GAP_MS)
+            if total > TOTAL_MAX:
+                raise ScriptError(n, "the script's presses and waits pass %d s of board time here: split it" % (TOTAL_MAX // 1000))
             out.append(g)
     return out
 

@@ -200,14 +200,15 @@ def push(seq, gid, index, rec):
     return encode(head(K_PUSH, seq) + bytes((len(g),)) + g + bytes((index & 0xFF, index >> 8 & 0xFF, len(rec))) + bytes(rec))
 
 
-def events_body(gid, recs, start, room, cap):
+def events_body(gid, recs, start, room, cap, total=None, c=None):
     """'E' body: gid length, gid, start u16, total u16, prefix_crc of
     recs[:start] u32, count, then count x (length, record), the records from
     `start` on while the payload stays within `room` bytes (the reader's
     buffer) and, after the first record, within `cap` (what the host asked)."""
     g = gid.encode()
-    total = len(recs)
-    c = prefix_crc(recs, start)
+    if total is None:  # given: an archived game's summary (storage.Store.summary), with no records
+        total = len(recs)
+        c = prefix_crc(recs, start)
     out = bytearray((len(g),))
     out.extend(g)
     out.extend(bytes((start & 0xFF, start >> 8 & 0xFF, total & 0xFF, total >> 8 & 0xFF, c & 0xFF, c >> 8 & 0xFF, c >> 16 & 0xFF, c >> 24, 0)))

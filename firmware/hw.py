@@ -112,12 +112,15 @@ def make_hw(board_name=None, backend="auto", spec=None):
     if backend == "micropython":
         from firmware.hw_mp import MicroPythonHW
 
-        return MicroPythonHW(spec)
-    if backend == "circuitpython":
+        hw = MicroPythonHW(spec)
+    elif backend == "circuitpython":
         from firmware.hw_cp import CircuitPythonHW
 
-        return CircuitPythonHW(spec)
-    return backend(spec)
+        hw = CircuitPythonHW(spec)
+    else:
+        hw = backend(spec)
+    hw.board = board_name  # its pin map name, the hello's board type (None for a spec given as it is)
+    return hw
 
 
 class WallClock:

@@ -89,8 +89,9 @@ def make_link(app, store, board):
             port = link.StdioPort()
         from firmware.hw import image
 
+        # the hello's `board` is the board's type (docs/protocol.md), never the runtime's name
         build = "files" if image() is None else "frozen"
-        return link.Link(link.AppBoard(app, store, board_id=board or sys.implementation.name, build=build), port)
+        return link.Link(link.AppBoard(app, store, board_id=board or app.hw.board, build=build), port)
     except Exception as e:  # no USB data channel (e.g. boot.py not set up)
         print("serial link off:", e)  # and None: no link
 

@@ -325,18 +325,29 @@ class FlashLog:
         else:  # undo reached before the snapshot point: index the whole log
             self.load()
 
-    def archive(self, ext):
+    def archive(self, ext, summary):
         """Copy the effective records into one file `stem + ext` (temp +
         rename: the rename is the commit point and the last op); the log
         goes on in that file (a late record is appended to it). The
         segments are left for Store._logs to delete, at the next boot or
-        new game."""
+        new game. Before the rename, the game's summary goes to file
+        `summary` (Store.summary): the archive's size, its count of
+        records and their prefix crc, found in the same pass (u32 LE each)."""
         path = self.stem + ext
         self.flush()
-        end = 0
+        end = j = c = 0
+        offs = (self._index(0) or []) + [-1]  # the effective records' offsets (an undo frame takes one back), and an end
         with self.fs.open(path + TMP, "wb") as f:
-            for o, n in self._walk(0):  # every frame, undo frames too: no index, nothing held
+            for o, n in self._walk(0):  # every frame, undo frames too: nothing held but the offsets
+                if o == offs[j]:
+                    c = binascii.crc32(memoryview(self.buf)[: n + 1], c)  # (length byte, record): codec.prefix_crc's chain
+                    j += 1
                 end += f.write(memoryview(self.buf)[: n + 5])
+        b = bytearray(12)
+        _put32(b, 0, end)
+        _put32(b, 4, j)
+        _put32(b, 8, c)
+        _write_file(self.fs, summary, b)
         self.fs.rename(path + TMP, path)
         self.ext = ext
         self.live = None
@@ -426,6 +437,7 @@ class Store:
         names = self._names()
         live = self._names(self.live)
         top = 0
+        self._names(self.root + "-sum")  # made if missing: the summaries' directory (summary)
         for d, ns in ((self.root, names), (self.live, live), (self.snaps, self._names(self.snaps))):
             for n in ns:
                 if n.endswith(TMP) or d != self.snaps and n.endswith(SNP):  # half-made; a snapshot where an older firmware kept it
@@ -697,7 +709,7 @@ class Store:
             self.fs.remove(self._path(self.game_id, SNP, self.snaps))
         except OSError:  # no snapshot yet
             pass
-        log.archive(FIN)
+        log.archive(FIN, self._path(self.game_id, "", self.root + "-sum"))
         self.log = None
 
     def archived(self):
@@ -723,6 +735,10 @@ class Store:
         they outlived the archive file, boot would take them for a game in
         progress), then the file."""
         self._log(gid).drop()
+        try:
+            self.fs.remove(self._path(gid, "", self.root + "-sum"))  # first: a cut leaves an archive without its summary (read whole), never the reverse
+        except OSError:
+            pass
         self.fs.remove(self._path(gid, ext))
 
     def _find(self, gid):
@@ -734,6 +750,19 @@ class Store:
         log = self._log(gid)  # the game in progress: its first segment, in either directory
         s = log._seg(0)
         return s and log.path(0, s)
+
+    def summary(self, game_id):
+        """(count of records, their prefix crc) of an archived game, from
+        the summary its archiving wrote (FlashLog.archive) in /bk-sum (not
+        in the root: its every lookup would grow), without reading a frame:
+        "nothing new" for a game the host holds costs the board the same
+        whatever the games' length (bench/bench_board_sync.py). None where
+        there is none, or the archive grew since (a late record), or it is
+        a game in progress: then the records are read."""
+        p = self._find(game_id)
+        b = p and _read_file(self.fs, self._path(game_id, "", self.root + "-sum"))  # only an archived game has one (erase removes it)
+        if b and len(b) == 12 and _u32(b, 0) == self.fs.stat(p)[6]:  # (the archive's size, its count, their crc; written whole: temp + rename)
+            return _u32(b, 4), _u32(b, 8)
 
     def records(self, game_id):
         """Effective records (bytes) of any stored game; KeyError if unknown."""

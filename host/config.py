@@ -10,7 +10,8 @@ say. Every key is optional; a flag on the command line always wins:
     db = "~/games/plays.sqlite3"   # instead of the default database (sync, plays, export, serve)
     names = ["Ann", "Bo", "Cy"]    # `bloomkeeper names` with no names sends these
 
-A malformed file (bad TOML, an unknown key, a value of the wrong kind) is one
+A malformed file (bad TOML, an unknown key, a value of the wrong kind,
+nesting too deep, a NUL in a path; a FIFO or a device in its place) is one
 line naming the file and what is wrong, exit 2, and the command does nothing.
 """
 
@@ -40,9 +41,19 @@ def path():
 def load(where=None):
     """{key: value} from the config file ({} if there is none); ConfigError if malformed."""
     where = path() if where is None else where
+    from host.errors import UserError
+    from host.io_util import MAX_INPUT, open_regular
+
     try:
-        with open(where, "rb") as f:
-            data = tomllib.load(f)
+        with open_regular(where) as f:  # a FIFO or a device put there is refused at open, never waited on
+            raw = f.read(MAX_INPUT + 1)
+        if len(raw) > MAX_INPUT:
+            raise ConfigError("config file %s is larger than %d KiB: not a config file" % (where, MAX_INPUT >> 10))
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UserError as err:
+        raise ConfigError("config file %s" % err)
+    except RecursionError:
+        raise ConfigError("config file %s: nested too deeply" % where)
     except FileNotFoundError:
         if os.environ.get(ENV) and where == os.environ[ENV]:
             raise ConfigError("config file %s (from %s) does not exist" % (where, ENV))
@@ -65,6 +76,8 @@ def check(data, where):
     for key in ("port", "db"):
         if key in data and (not isinstance(data[key], str) or not data[key].strip()):
             raise ConfigError("config file %s: %s must be a non-empty string" % (where, key))
+        if key in data and "\x00" in data[key]:  # no path holds one: os calls would raise on it
+            raise ConfigError("config file %s: %s holds a NUL character" % (where, key))
     if "db" in data:
         data["db"] = os.path.expanduser(data["db"])
     if "names" in data:

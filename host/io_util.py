@@ -12,6 +12,8 @@ the line that is not UTF-8.
 import argparse
 import json
 import math
+import os
+import stat
 import sys
 
 from host.errors import UserError
@@ -49,15 +51,38 @@ class _Pairs(list):
     """An object's (key, value) pairs, kept in order so duplicates show."""
 
 
+def open_regular(path):
+    """FILE opened for reading (binary), if it is a regular file. Anything
+    else is one line, found at open: a FIFO (whose open and read would wait
+    for a writer forever), a device (/dev/zero never ends, a terminal
+    waits for keys), a directory. The open itself never waits (O_NONBLOCK,
+    cleared once the file is known to be regular)."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+    fd = os.open(path, flags)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = ("a FIFO" if stat.S_ISFIFO(mode) else "a directory" if stat.S_ISDIR(mode) else
+                    "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode) else "not a file")
+            raise UserError("%s is %s, not a regular file: give a file" % (path, kind))
+        if flags & getattr(os, "O_NONBLOCK", 0):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def read_bytes(path, cap=MAX_INPUT):
     """The bytes of FILE, or of stdin for '-', at most `cap` of them: a
-    larger input (/dev/zero, a wrong file) stops there with one line
-    instead of filling the memory."""
+    larger input (a wrong file) stops there with one line instead of
+    filling the memory; a FIFO or a device is refused at open
+    (open_regular)."""
     try:
         if path == "-":
             data = sys.stdin.buffer.read(cap + 1)
         else:
-            with open(path, "rb") as fh:
+            with open_regular(path) as fh:
                 data = fh.read(cap + 1)
     except OSError as err:
         raise UserError("cannot read %s: %s" % (path, err.strerror or err))

@@ -78,6 +78,7 @@ class SimBoard:
         self.want_link = link
         self.hw = self.store = self.app = self.link = None
         self.link_path = None
+        self.uid = None        # the board id its hello gives (published for `--port auto` with link_path)
         self.link_note = None
         self.last_error = None
         self.errors = 0        # firmware exceptions caught
@@ -107,11 +108,12 @@ class SimBoard:
 
         if self.state_dir:
             self.hw.uid = flashdir.take(self.state_dir)  # one simulator per flash (UserError if in use)
-            self.store = store_cls(root=self.state_dir)
+            self.store = store_cls(root=flashdir.flash_root(self.state_dir))
         else:
             memfs = _import("boardkit.memfs")
             self.hw.uid = flashdir.new_id()  # a fresh flash in RAM: a new board every time
             self.store = store_cls(fs=memfs.MemFS())
+        self.uid = self.hw.uid
         link_mod = self._open_link() if self.want_link else None
         self.app = app_mod.App(self.hw, self.store, link=self.link)
         self.app.on_event.append(self._accepted)

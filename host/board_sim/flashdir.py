@@ -1,7 +1,16 @@
 """The simulated board's flash directory (`bloomkeeper sim --state-dir`).
 
-Two things live beside the games there, under names firmware/storage.py
-never uses:
+The flash is laid out inside it as on a board's: the store's root `bk/`
+(finished games, settings) and, beside it, the game in progress's
+`bk-live/`, its snapshot's `bk-snap/` and the finished games' summaries'
+`bk-sum/` (firmware/storage.py names them after the root). Everything is inside the directory, so deleting it gives
+a fresh board: no game in progress is left beside it to resume under a
+new board id. A directory of the older layout (the games in the directory
+itself, the live and snapshot directories as its siblings `D-live`,
+`D-snap`) is moved into this one on first start (`migrate`), its game in
+progress with it.
+
+Two more things live there, under names firmware/storage.py never uses:
 
 * `sim.lock`: one simulator per flash. A second `bloomkeeper sim` on a
   directory in use would append to the same game log from two processes
@@ -21,6 +30,8 @@ from host.errors import UserError
 
 LOCK = "sim.lock"
 ID_FILE = "board-id"
+ROOT = "bk"  # the store's root in the directory, as /bk on a board (bk-live, bk-snap beside it)
+_OWN = (LOCK, ID_FILE, ID_FILE + ".new")
 
 _held = {}  # realpath -> open lock file (one per directory per process)
 
@@ -35,7 +46,54 @@ def take(path):
     except OSError as err:
         raise UserError("cannot use state directory %s: %s" % (path, err.strerror or err))
     claim(path)
+    try:
+        migrate(path)
+    except OSError as err:
+        raise UserError("cannot move the simulated flash %s into its new layout: %s" % (path, err.strerror or err))
     return board_id(path)
+
+
+def flash_root(path):
+    """The store's root (firmware/storage.py Store(root=...)) in the flash directory `path`."""
+    return os.path.join(path, ROOT)
+
+
+def migrate(path):
+    """Move a flash directory of the older layout into this one (held by
+    this process: `claim` first). Each step is a rename, and a start cut
+    half-way finishes the move at the next start: the siblings first, then
+    the root's files, gathered in `bk.move` and renamed to `bk` last. A
+    directory with neither a board id nor a file of the store (new, or
+    deleted and made again) is a fresh board: siblings `D-live`/`D-snap`
+    left by the older layout are not taken into it."""
+    root = flash_root(path)
+    if os.path.isdir(root):
+        return
+    staging = root + ".move"
+    mine = [n for n in os.listdir(path) if n not in (LOCK, ID_FILE + ".new")]
+    if mine:  # a board's flash of the older layout (or a move cut half-way)
+        base = path.rstrip("/" + os.sep) or path
+        for suffix in ("-live", "-snap"):
+            new = root + suffix
+            for old in (base + suffix, os.path.join(path, suffix)):  # `D/` made the older store's `D/-live`
+                if not os.path.exists(new) and _older_flash(old):
+                    os.rename(old, new)
+        os.makedirs(staging, exist_ok=True)
+        for n in os.listdir(path):
+            if n not in _OWN and n not in (ROOT + ".move", ROOT + "-live", ROOT + "-snap", ROOT + "-sum"):  # the store's files
+                os.rename(os.path.join(path, n), os.path.join(staging, n))
+        os.rename(staging, root)
+    else:
+        os.makedirs(root, exist_ok=True)
+
+
+def _older_flash(path):
+    """A live or snapshot directory of the older layout: a directory of game
+    files only (not another simulator's flash directory, which has its id)."""
+    if os.path.islink(path) or not os.path.isdir(path):
+        return False
+    names = os.listdir(path)
+    return not any(n in _OWN or os.path.isdir(os.path.join(path, n)) for n in names)
 
 
 def claim(path):

@@ -290,10 +290,12 @@ class MpySimBoard(SimBoard):
         flash = self.state_dir
         if flash:
             uid = flashdir.take(flash)  # one simulator per flash (UserError if in use)
+            flash = flashdir.flash_root(flash)  # the store's root inside it (bk, bk-live, bk-snap, bk-sum)
         else:
             self.flash_tmp = tempfile.mkdtemp(prefix="bk-sim-flash-")
             flash = os.path.join(self.flash_tmp, "bk")
             uid = flashdir.new_id()  # a fresh flash: a new board every time
+        self.uid = uid
         self.guest = GuestBoard(self.board, flash, "sim-" + self.board, fw_version(), uid,
                                 heapsize_kb=self.heapsize_kb)
         self.hw = GuestHW(self.guest)

@@ -88,7 +88,7 @@ def run_record(path, board="pico", runtime="cpython", **_ignored):
     # process and its temporary files) are closed by the finally below, and
     # the file that lets `--port auto` find this simulator is removed.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    published = rundir.publish_sim(sb.link_path)  # host/runtime.py
+    published = rundir.publish_sim(sb.link_path, sb.uid)  # host/runtime.py
     try:
         sys.stdout.write("link: %s\n" % sb.link_path)
         sys.stdout.flush()

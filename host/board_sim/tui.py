@@ -68,7 +68,7 @@ def run(board="pico", state_dir=None, runtime="cpython"):
     from host import runtime as rundir
 
     app = SimApp(sim=sim)
-    published = rundir.publish_sim(sim.link_path) if sim.link_path else None  # `--port auto` finds it
+    published = rundir.publish_sim(sim.link_path, sim.uid) if sim.link_path else None  # `--port auto` finds it
     try:
         app.run()
     finally:

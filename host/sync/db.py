@@ -249,6 +249,39 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 RECOVER = "restore the file from a backup, or `sqlite3 %s .recover | sqlite3 NEW.sqlite3` and use --db NEW.sqlite3"
 
 
+def _new_name(path, pid):
+    """The temporary file a new database is made in (`Database._create`),
+    named by the process making it."""
+    return "%s.new-%d" % (path, pid)
+
+
+def _remove_db(path):
+    for p in (path, path + "-wal", path + "-shm", path + "-journal"):
+        try:
+            os.remove(p)
+        except FileNotFoundError:
+            pass
+
+
+def _sweep_new(path):
+    """Temporary files of creations cut short (their process is gone)."""
+    d = os.path.dirname(os.path.abspath(path))
+    stem = os.path.basename(path) + ".new-"
+    for n in os.listdir(d):
+        pid = n[len(stem):].split("-")[0] if n.startswith(stem) else ""
+        if pid.isdigit() and not _alive(int(pid)):
+            try:
+                os.remove(os.path.join(d, n))
+            except OSError:
+                pass
+
+
+def _alive(pid):
+    from host import runtime
+
+    return runtime.alive(pid)
+
+
 def fault_line(path, err):
     """One line for a database that SQLite cannot use, naming the file and
     what to do about it."""
@@ -280,8 +313,10 @@ class Database:
         mem = self.path == ":memory:"
         if not create and not mem and not os.path.exists(self.path):
             raise UserError("no plays database at %s (`bloomkeeper sync` makes one)" % self.path)
+        if create and not mem and not os.path.lexists(self.path):
+            self._create()
         if not mem and os.path.exists(self.path):
-            self._check_file()
+            self._check_file(empty_is_new=create)
         try:
             if not mem:
                 os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
@@ -337,9 +372,46 @@ class Database:
                             "make it writable once (chmod u+w) so that it can be upgraded" % (self.path, version))
         self.schema = version
 
-    def _check_file(self):
-        """An existing file must be an SQLite database: an empty file or
-        another file is refused, never turned into one."""
+    def _create(self):
+        """A new database is made whole or not at all: its schema is built
+        in a temporary file beside it (the same code as an upgrade: SCHEMA,
+        `_upgrade`), which is then hard-linked to the path, an atomic step
+        that never replaces a file another process made first (that one is
+        used instead). A sync cut while making it leaves no file at the path,
+        only a temporary one that the next creation removes. Where the file
+        system has no hard links, the file is made in place: an empty file
+        is then taken as new (`_check_file`)."""
+        d = os.path.dirname(os.path.abspath(self.path))
+        try:
+            os.makedirs(d, exist_ok=True)
+            _sweep_new(self.path)
+            tmp = _new_name(self.path, os.getpid())
+            _remove_db(tmp)
+            self.con = sqlite3.connect(tmp, timeout=BUSY_MS / 1000, isolation_level=None)
+            try:
+                self.con.execute("PRAGMA journal_mode = WAL")
+                self._upgrade()
+            finally:
+                self.con.close()  # the last connection: SQLite checkpoints and removes the -wal file
+            try:
+                os.link(tmp, self.path)
+            except FileExistsError:
+                pass  # another process made it first: theirs is used
+            except OSError:
+                pass  # no hard links here (a FAT stick): made in place below
+            _remove_db(tmp)
+        except sqlite3.Error as err:
+            raise UserError(fault_line(self.path, err))
+        except OSError as err:
+            raise UserError("cannot make the database %s: %s" % (self.path, err.strerror or err))
+
+    def _check_file(self, empty_is_new=False):
+        """An existing file must be an SQLite database: another file is
+        refused, never turned into one. An empty file is one (sync) or
+        none (reading commands): SQLite makes a database of it in place,
+        under its own lock (`_upgrade` in BEGIN IMMEDIATE), so a process
+        that opened it too waits, then finds it made. Older releases left
+        one where a sync was cut just after the file appeared."""
         if os.path.isdir(self.path):
             raise UserError("cannot open the database %s: it is a directory, not a plays database (give a file with --db)" % self.path)
         try:
@@ -347,6 +419,8 @@ class Database:
                 head = fh.read(len(SQLITE_MAGIC))
         except OSError as err:
             raise UserError("cannot read the plays database %s: %s" % (self.path, err.strerror or err))
+        if not head and empty_is_new:
+            return
         if not head:
             raise UserError("%s is an empty file, not a plays database: give another --db, or delete the file "
                             "(`bloomkeeper sync` then makes a new one)" % self.path)
@@ -586,7 +660,9 @@ class Database:
                                (ident, gid, who["board"])).fetchone()
         if row is not None:
             raise UserError("board %s reports game %s (%s), which was synced from board %s: the same flash under another "
-                            "board id? nothing stored" % (who["board"], gid, ident, row[0]))
+                            "board id? nothing stored (that play is kept under %s). To go on, clear that game from this flash: "
+                            "for a simulator, delete its --state-dir directory (a fresh board); for a board, remove its /bk, "
+                            "/bk-live, /bk-snap and /bk-sum folders (`mpremote rm -r :/bk`, ...)" % (who["board"], gid, ident, row[0], row[0]))
 
     def check_board(self, who, gid, start):
         self._check_board(who, gid, identity(start))
@@ -712,10 +788,9 @@ def board_of(link):
     uptime) or None}. Sets the clock whenever the host talks to a board."""
     info = link.info or link.hello()
     who = {"board": info.get("id") or info["board"], "type": info["board"], "clock": None}
-    t = time.time()
-    ans = link.set_clock()
+    ans = link.set_clock()  # asked once per connection: connect() already did
     if ans:
-        who["clock"] = (t, ans.get("up"))
+        who["clock"] = (link.clock[0], ans.get("up"))
     return who
 
 

@@ -70,6 +70,7 @@ class HostLink:
         self.pushes = deque()
         self.chunk = 0xFFFF  # most payload bytes asked per events answer (halved on a noisy line)
         self.info = None
+        self.clock = None  # (host time, the board's answer) of the clock set on this connection (set_clock)
         self.bytes_in = 0
         self.bytes_out = 0
 
@@ -123,7 +124,20 @@ class HostLink:
                         raise BoardError(op, answer[1])
                     return answer[1]
         self._check_cap()
-        raise NoAnswer("%s: no answer to %s (tried %d times): is the Bloomkeeper app running?" % (self.name, op, tries))
+        raise self.no_answer(op, tries, timeout or self.request_timeout)
+
+    def no_answer(self, op, sent, each):
+        """The line for `sent` requests `op` in a row that got no answer
+        within `each` seconds, saying what that means: before any hello
+        answered, the app may not run (or the board is still starting);
+        after one, the app runs and the board was too slow or the line
+        dropped."""
+        said = "%s: %d %s request%s in a row went unanswered (%g s each)" % (self.name, sent, op, "" if sent == 1 else "s", each)
+        if self.info is None:
+            return NoAnswer(said + ": is the Bloomkeeper app running (not the REPL)? A board just plugged in or reset "
+                            "needs a few seconds before it answers: try again")
+        return NoAnswer(said + ": the board answered before, so its app runs; it was too slow or the line dropped "
+                        "(a loose cable?): try again")
 
     def _replies(self):
         """(kind, seq, value) of each payload one read completed (codec_host.parse_reply);
@@ -158,12 +172,16 @@ class HostLink:
         whenever the host talks to a board, so games started later carry
         their real date. Firmware without board ids has no clock request.
         The answer's uptime is checked: it dates games back (db.start_date)."""
+        if self.clock is not None:  # set once per connection: connect() did, sync's board_of reads it
+            return self.clock[1]
         if self.info and self.info.get("id"):
-            ans = self.call("time", set=int(time.time()))
+            t = time.time()
+            ans = self.call("time", set=int(t))
             up = ans.get("up") if type(ans) is dict else None
             if up is not None and (type(up) is not int or not 0 <= up <= 0xFFFFFFFF):
                 raise peer_error("time", "up is not a whole number of seconds", self.name)
-            return ans if type(ans) is dict else {}
+            self.clock = (t, ans if type(ans) is dict else {})
+            return self.clock[1]
         return None
 
     def events(self, gid, start, limit=None):
@@ -176,7 +194,7 @@ class HostLink:
                 break
             except NoAnswer:
                 if i == self.retries - 1:
-                    raise
+                    raise self.no_answer("events", self.retries, self.request_timeout)  # all of them, not the last one's 1
                 self.chunk = max(32, self.chunk // 2)  # a noisy line: smaller frames get through
         try:
             got, start, total, pcrc, recs = codec_host.parse_events(body)
@@ -312,18 +330,18 @@ def discover(cap=60.0, request_timeout=1.0, ports=None):
     """`--port auto`: a board plugged in by USB, else a running simulator
     (it publishes its pseudo-terminal: host/runtime.py); says on stderr
     which one it chose."""
-    sims = False
+    sims = {}  # a simulator's pty -> the board id it published: used only if its hello gives that id
     if ports is None:
         ports = candidate_ports()
         if not ports:
             from host import runtime
 
-            ports = runtime.running_sims()
-            sims = bool(ports)
+            sims = dict(runtime.running_sims())  # each checked against its process first (host/runtime.py)
+            ports = list(sims)
     if not ports:
         raise UserError("no board found: no USB serial device with VID:PID 2E8A:0005 (MicroPython Pico) nor a CircuitPython "
                         "board's data channel (VID 239A), and no running simulator (plugged in? or give --port PATH)")
-    found, busy, silent, denied = [], [], [], []
+    found, busy, silent, denied, other = [], [], [], [], []
     for dev in ports:
         try:
             link = HostLink(open_serial(dev), name=dev, cap=cap, request_timeout=request_timeout, retries=2)
@@ -332,10 +350,15 @@ def discover(cap=60.0, request_timeout=1.0, ports=None):
             continue
         try:
             link.hello()
-            found.append(link)
         except UserError:
             link.close()
             silent.append(dev)
+            continue
+        if dev in sims and link.info.get("id") != sims[dev]:  # not the simulator that published it: nothing more is sent
+            link.close()
+            other.append(dev)
+            continue
+        found.append(link)
     if len(found) == 1:
         try:
             found[0].set_clock()
@@ -354,4 +377,8 @@ def discover(cap=60.0, request_timeout=1.0, ports=None):
                         "often dialout: `sudo usermod -aG dialout $USER`, then log in again)" % denied[0])
     if busy:
         raise UserError("the board on %s is busy: another program has it open (mpremote, a serial monitor?)" % busy[0])
-    raise UserError("%s does not answer the hello: is the Bloomkeeper app running (not the REPL)?" % ", ".join(silent))
+    if other and not silent:
+        raise UserError("no board found: the simulator registered on %s answers as another board: not used "
+                        "(give --port PATH to choose it)" % ", ".join(other))
+    raise UserError("%s does not answer the hello: is the Bloomkeeper app running (not the REPL)? A board just plugged in "
+                    "or reset needs a few seconds before it answers: try again" % ", ".join(silent))

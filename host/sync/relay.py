@@ -12,17 +12,21 @@ The wire between `names` and the owner: one JSON line each way,
 {"names": [...]} -> {"ok": true, "names": [...]} or {"error": "one line"}.
 """
 
+import errno
 import json
 import os
 import queue
 import socket
 import threading
+import time
 
 from host import runtime
 from host.errors import UserError
+from host.io_util import loads_strict, read_bytes
 
 ANSWER_S = 10.0  # the owner answers within this (its loop turns every 0.1-0.2 s)
 REQUEST_MAX = 4096  # bytes of one request line
+REQUEST_S = 5.0  # a request line comes whole within this, or is answered "not sent whole" (a trickle holds no thread)
 
 
 def check_names(names):
@@ -100,30 +104,52 @@ class Requests:
 
 
 class Relay(threading.Thread):
-    """The owner's socket: each connection is one request for `requests`."""
+    """The owner's socket: each connection is one request for `requests`.
+
+    Beside the socket, `<socket>.pid` names its owner (pid and start time,
+    host/runtime.py), written before the socket is bound: a socket is
+    removed only when it is proven dead, that is when a connection to it
+    is refused AND its owner is gone (`_stale`). A busy socket (its
+    backlog full, a slow owner) is never taken for a dead one."""
 
     def __init__(self, port, requests):
         threading.Thread.__init__(self, name="relay", daemon=True)
-        self.path = runtime.relay_path(port)
         self.requests = requests
         self.sock = None
+        self.note = None  # why this process does not relay (None: it does, or another live one does)
+        try:
+            self.path = runtime.relay_path(port)
+        except UserError as err:  # no runtime directory: no relay, all else goes on
+            self.path = None
+            self.note = "no relay for `names`: %s" % err
 
     def open(self):
-        """Listen (a socket left by a process that died is replaced); False
-        when another live process already relays this port."""
-        if os.path.exists(self.path) and ask_socket(self.path, None) is not None:
+        """Listen (a socket proven dead is replaced); False when another
+        process relays this port, or when the socket cannot be made (then
+        `note` says why: `names` cannot reach this board, all else goes on)."""
+        if self.path is None or os.path.exists(self.path) and not _stale(self.path):
             return False
-        runtime.unpublish(self.path)
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.bind(self.path)
-        os.chmod(self.path, 0o600)
-        self.sock.listen(4)
+        try:
+            _write_owner(self.path)
+            runtime.unpublish(self.path)
+            self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self.sock.bind(self.path)
+            os.chmod(self.path, 0o600)
+            self.sock.listen(16)
+        except OSError as err:
+            self.note = "no relay for `names` at %s: %s" % (self.path, err.strerror or err)
+            if self.sock is not None:
+                self.sock.close()
+                self.sock = None
+            return False
         self.start()
         return True
 
     def close(self):
         if self.sock is not None:
-            runtime.unpublish(self.path)
+            if _owner(self.path) == _me():  # still ours (not replaced by a later owner)
+                runtime.unpublish(self.path)
+                runtime.unpublish(self.path + ".pid")
             try:
                 self.sock.close()
             except OSError:
@@ -139,9 +165,8 @@ class Relay(threading.Thread):
 
     def _one(self, conn):
         with conn:
-            conn.settimeout(ANSWER_S + 2)
             try:
-                req = json.loads(_line(conn))
+                req = loads_strict(_line(conn, time.monotonic() + REQUEST_S))
                 if type(req) is not dict:
                     raise UserError("a relay request is a JSON object")
                 if "names" not in req:  # a liveness check
@@ -150,44 +175,114 @@ class Relay(threading.Thread):
                     ans = {"ok": True, "names": self.requests.submit(req["names"])}
             except UserError as err:
                 ans = {"error": str(err)}
-            except (ValueError, OSError) as err:
-                ans = {"error": "bad relay request: %s" % err}
+            except (ValueError, OSError) as err:  # JsonInputError (too deep, not JSON) is a ValueError
+                ans = {"error": "bad relay request: %s" % " ".join(str(err).split())}
             try:
+                conn.settimeout(2.0)
                 conn.sendall((json.dumps(ans) + "\n").encode())
             except OSError:
                 pass
 
 
-def _line(conn):
+def _line(conn, deadline):
+    """One line from `conn`, whole before `deadline` (time.monotonic()): a
+    peer that trickles bytes is cut off there, not waited for byte by byte."""
     data = b""
     while not data.endswith(b"\n"):
-        chunk = conn.recv(512)
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise ValueError("not sent whole within its time")
+        conn.settimeout(left)
+        try:
+            chunk = conn.recv(512)
+        except socket.timeout:
+            raise ValueError("not sent whole within its time")
         if not chunk:
             break
         data += chunk
         if len(data) > REQUEST_MAX:
             raise ValueError("request too long")
-    return data.decode("utf-8")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError("not UTF-8")
 
 
-def ask_socket(path, names):
-    """Send `names` (None: only ask whether it is alive) through one relay
-    socket: the answer dict, or None if nobody listens there (a stale
-    socket is removed)."""
+def _me():
+    return [os.getpid(), runtime.started(os.getpid())]
+
+
+def _write_owner(path):
+    tmp = path + ".pid.tmp"
+    with open(tmp, "w") as fh:
+        json.dump(_me(), fh)
+    os.replace(tmp, path + ".pid")
+
+
+def _owner(path):
+    """[pid, start] of the process that made the socket, or None (no
+    readable owner file)."""
+    try:
+        v = json.loads(read_bytes(path + ".pid", 256))
+    except (OSError, ValueError, UserError, RecursionError):
+        return None
+    return v if type(v) is list and len(v) == 2 else None
+
+
+def _owner_gone(path):
+    who = _owner(path)
+    if who is None:
+        return True  # no owner file: a socket of an older release, or one whose owner removed its file on exit
+    pid, start = who
+    if not runtime.alive(pid):
+        return True
+    now = runtime.started(pid)
+    return now is not None and start is not None and now != start  # the pid is another process's now
+
+
+def _connect(path):
+    """A connected socket, or the errno of the failure."""
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.settimeout(ANSWER_S + 2)
     try:
         s.connect(path)
-    except OSError:
+        return s, None
+    except OSError as err:
         s.close()
-        runtime.unpublish(path)  # nobody listens: a socket left by a process that died
+        return None, err.errno if err.errno is not None else -1
+
+
+def _stale(path):
+    """Proven dead: a connection is refused (nobody listens) and the owner
+    is gone. A full backlog, a timeout or an owner still running is not."""
+    s, err = _connect(path)
+    if s is not None:
+        s.close()
+        return False
+    return err in (errno.ECONNREFUSED, errno.ENOENT) and _owner_gone(path)
+
+
+def ask_socket(path, names):
+    """Send `names` (None: only ask whether it is alive) through one relay
+    socket: the answer dict, or None if nobody answers there. A socket is
+    removed only when proven dead (`_stale`); the answer must come whole,
+    within its time, as a JSON object, else one line (UserError)."""
+    s, err = _connect(path)
+    if s is None:
+        if err in (errno.ECONNREFUSED, errno.ENOENT) and _owner_gone(path):
+            runtime.unpublish(path)  # nobody listens and its owner is gone: a socket left by a process that died
+            runtime.unpublish(path + ".pid")
         return None
     with s:
-        s.sendall((json.dumps({} if names is None else {"names": names}) + "\n").encode())
         try:
-            return json.loads(_line(s))
+            s.sendall((json.dumps({} if names is None else {"names": names}) + "\n").encode())
+            ans = loads_strict(_line(s, time.monotonic() + ANSWER_S + 2))
         except (ValueError, OSError) as err:
-            raise UserError("the process holding the port did not answer: %s" % err)
+            raise UserError("the process holding the port did not answer: %s" % " ".join(str(err).split()))
+    if type(ans) is not dict or ("error" in ans and type(ans["error"]) is not str) or (
+            "names" in ans and (type(ans["names"]) is not list or not all(type(n) is str for n in ans["names"]))):
+        raise UserError("the process holding the port gave an odd answer (not a bloomkeeper relay?)")
+    return ans
 
 
 def send_names(port, names):
@@ -198,7 +293,10 @@ def send_names(port, names):
         if len(paths) > 1:
             raise UserError("several bloomkeeper processes hold a board: choose one with --port")
     else:
-        paths = [runtime.relay_path(port)]
+        try:
+            paths = [runtime.relay_path(port)]
+        except UserError:  # no runtime directory: no relay; `names` goes over the link itself
+            return None
     for p in paths:
         if os.path.exists(p):
             ans = ask_socket(p, names)
@@ -206,5 +304,7 @@ def send_names(port, names):
                 continue
             if "error" in ans:
                 raise UserError(ans["error"])
+            if "names" not in ans:
+                raise UserError("the process holding the port gave an odd answer (no names)")
             return ans["names"]
     return None

@@ -338,6 +338,8 @@ class MiniBoard:
         if gid != "0001":
             raise KeyError(gid)
         return [bytes(r) for r in self.g.log.records()]
+    def summary(self, gid):
+        return None
     def archived(self):
         return []
     def status(self):

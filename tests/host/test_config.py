@@ -87,3 +87,33 @@ def test_a_named_config_file_that_is_missing_is_one_line(tmp_path, monkeypatch):
     monkeypatch.setenv(config.ENV, str(tmp_path / "absent.toml"))
     with pytest.raises(config.ConfigError, match="does not exist"):
         config.load()
+
+
+@pytest.mark.parametrize("text, words", [
+    ("a = " + "[" * 3000 + "]" * 3000 + "\n", "nested too deeply"),
+    ('db = "plays\\u0000.sqlite3"\n', "db holds a NUL character"),
+    ('port = "/dev/tty\\u0000"\n', "port holds a NUL character"),
+])
+def test_deep_nesting_and_a_nul_are_one_line(conf, tmp_path, capsys, text, words):
+    """They traced back."""
+    path = conf(text)
+    with pytest.raises(SystemExit) as e:
+        cli.main(["export", "--db", str(tmp_path / "p.sqlite3")])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and err.count("\n") == 1 and words in err and str(path) in err, err
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_a_fifo_or_a_device_as_the_config_file_is_one_line_and_version_still_works(tmp_path, kind):
+    """A FIFO there hung every command, --version included."""
+    where = str(tmp_path / "config.toml")
+    if kind == "fifo":
+        os.mkfifo(where)
+    else:
+        where = "/dev/zero"
+    env = dict(os.environ, **{config.ENV: where})
+    r = subprocess.run([sys.executable, "-m", "host.cli", "--version"], cwd=REPO, env=env, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([sys.executable, "-m", "host.cli", "plays"], cwd=REPO, env=env, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "not a regular file" in r.stderr and where in r.stderr, r.stderr

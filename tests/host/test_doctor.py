@@ -67,7 +67,7 @@ def test_doctor_shows_the_fault_log(served, tmp_path):
     assert "board sim-pico (id %s)," % sb.hw.uid in out  # the board's own id, beside its type
     assert "firmware faults survived since power-up: 1" in out
     assert "#1 orchids RuntimeError: the ring fell over @ " in out and "in draw" in out
-    assert (tmp_path / "flash" / "faults.txt").is_file()
+    assert (tmp_path / "flash" / "bk" / "faults.txt").is_file()  # the store inside the flash directory
 
 
 def test_doctor_on_a_board_without_faults(served):

@@ -52,6 +52,12 @@ class StoreBoard:
             raise KeyError(gid)
         return self.store.records(gid)
 
+    def summary(self, gid):
+        """As firmware/link.py AppBoard's: an archived game's (count, prefix crc) from its summary file."""
+        if gid is None:
+            raise KeyError(gid)
+        return self.store.summary(gid)
+
     def archived(self):
         return self.store.archived()
 

@@ -69,7 +69,7 @@ def test_empty_flash_boots_to_no_game():
     fs = MemFS()
     store = Store(fs=fs)
     assert store.boot() is None
-    assert fs.listdir("/") == ["bk", "bk-live", "bk-snap"] and store.archived() == []
+    assert fs.listdir("/") == ["bk", "bk-live", "bk-snap", "bk-sum"] and store.archived() == []
 
 
 def test_a_full_game_survives_a_reboot_with_identical_state():
@@ -359,22 +359,23 @@ def test_a_game_in_progress_written_by_the_old_firmware_boots_and_goes_on(monkey
     store3.finish()
     assert store3.records("0001") == RECS[:89]
     store3.new_game(RECS[0])
-    assert sorted(store3.fs.files) == ["/bk-live/0002.log", "/bk/0001.fin"]
+    assert sorted(store3.fs.files) == ["/bk-live/0002.log", "/bk-sum/0001", "/bk/0001.fin"]
 
 
 def test_finish_writes_one_file_and_a_cut_after_its_rename_is_finished_at_boot():
     """The rename of the archive file is finish()'s last op (its commit
-    point); the segments it leaves go at the next new game, or boot."""
+    point), after its summary's; the segments it leaves go at the next new
+    game, or boot."""
     fs, store, game = played(n=50)
     segs = segments(fs)
     store.finish()
-    assert sorted(fs.files) == sorted(segs + ["/bk/0001.fin"])
+    assert sorted(fs.files) == sorted(segs + ["/bk-sum/0001", "/bk/0001.fin"])
     assert store.records("0001") == RECS[:50] and store.archived() == [("0001", False)]
     store2, g2 = reboot(fs)
-    assert g2 is None and sorted(store2.fs.files) == ["/bk/0001.fin"]
+    assert g2 is None and sorted(store2.fs.files) == ["/bk-sum/0001", "/bk/0001.fin"]
     assert store2.records("0001") == RECS[:50] and store2.archived() == [("0001", False)]
     store.new_game(RECS[0])
-    assert sorted(fs.files) == ["/bk-live/0002.log", "/bk/0001.fin"]
+    assert sorted(fs.files) == ["/bk-live/0002.log", "/bk-sum/0001", "/bk/0001.fin"]
 
 
 def test_a_finish_later_waits_for_flush_and_a_cut_in_it_leaves_one_game_or_the_other():

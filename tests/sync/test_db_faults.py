@@ -6,7 +6,7 @@ database: plays, export, sync (with a board attached) and serve's history.
 "read" cases: the good plays are shown, the damage listed, exit 0 (sync:
 the new board's game is stored or the fault is one line). "refuse" cases:
 one line, exit 2, and the file is exactly as it was (an empty file is not
-turned into a database).
+turned into a database by a reading command; `sync` takes it as new).
 """
 
 import hashlib
@@ -88,6 +88,9 @@ def test_the_dashboards_history_reads_it_or_gives_one_line(name, fixtures, tmp_p
     except UserError as err:
         assert damaged_db.CASES[name][1] == "refuse" and "\n" not in str(err) and path in str(err)
         return
+    if name == "empty-file":  # the dashboard makes a missing database, and an empty file is one not yet made
+        assert plays == [] and problems == []
+        return
     assert damaged_db.CASES[name][1] == "read" and len(plays) >= 2
     from host.dashboard import history
 
@@ -101,7 +104,9 @@ def test_sync_into_a_damaged_database_stores_or_says_one_line(name, fixtures, tm
     with served(board()) as port:
         r = bk("sync", "--port", port, "--db", path)
     assert "Traceback" not in r.stderr, r.stderr
-    if damaged_db.CASES[name][1] == "refuse":
+    if name == "empty-file":  # what a sync cut by an older release left: taken as new, never a lock-out
+        assert r.returncode == 0 and len(host.sync.db.Database(path).plays()) == 1, r.stderr
+    elif damaged_db.CASES[name][1] == "refuse":
         assert one_line(r) and path in r.stderr and digest(path) == before, r.stderr
     else:
         assert r.returncode == 0 or one_line(r), r.stderr

@@ -136,7 +136,7 @@ def test_a_flash_that_reports_another_board_id_is_one_line_and_changes_nothing(t
     with pytest.raises(UserError) as err:
         sync(b, db)
     msg = str(err.value)
-    assert "\n" not in msg and "u2" in msg and "u1" in msg and "another board id" in msg
+    assert "\n" not in msg and "u2" in msg and "u1" in msg and "another board id" in msg and "--state-dir" in msg
     assert db.plays() == before
 
 
