@@ -16,9 +16,10 @@ from firmware.hw import board_spec, button_pins, pinmap_path
 BOARDS = json.load(open(pinmap_path()))["boards"]
 
 
-def test_three_boards_with_their_runtimes():
+def test_four_boards_with_their_runtimes():
     assert {k: v["runtime"] for k, v in BOARDS.items()} == {
         "pico": "micropython",
+        "pico_w": "micropython",
         "feather_rp2040": "circuitpython",
         "rpi_blinka": "blinka",
     }
@@ -45,6 +46,14 @@ def test_every_button_once_only_valid_pins_none_twice(name):
 
 def test_valid_pin_lists_leave_out_what_the_board_uses_itself():
     assert {"GP23", "GP24", "GP25", "GP29"}.isdisjoint(BOARDS["pico"]["valid_pins"])  # SMPS, VBUS, LED, VSYS
+    assert {"GP23", "GP24", "GP25", "GP29"}.isdisjoint(BOARDS["pico_w"]["valid_pins"])  # the radio's on the Pico W
+
+
+def test_pico_w_is_the_pico_wiring_with_wifi():
+    w = dict(BOARDS["pico_w"])
+    assert w.pop("wifi") is True and "wifi" not in BOARDS["pico"]
+    for key in ("runtime", "pixel_pin", "pixel_count", "pixel_order", "buttons", "valid_pins"):
+        assert w[key] == BOARDS["pico"][key], key
     feather = BOARDS["feather_rp2040"]
     assert "NEOPIXEL" not in feather["valid_pins"]  # the on-board pixel
     assert "D13" not in list(feather["buttons"].values()) + [feather["pixel_pin"]]  # red LED on D13
