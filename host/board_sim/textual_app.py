@@ -205,6 +205,8 @@ class SimApp(App):
         link = ("link: %s" % link_path) if link_path else ("link: none (%s)" % (link_note or "not started"))
         info = Text(no_wrap=True, overflow="ellipsis")  # one line: the board's name is cut first
         info.append(link, style="bold")
+        if sim.page_url:  # a board with WiFi: its table page (host/board_sim/page.py)
+            info.append("  page: %s" % sim.page_url, style="bold")
         flash = short_path(sim.state_dir) if sim.state_dir else "in memory"
         info.append("  flash: %s" % (flash if len(flash) <= 24 else "..." + flash[-21:]))
         info.append("  brightness %d" % bright)
