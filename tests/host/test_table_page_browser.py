@@ -12,6 +12,7 @@ screen is left under build/table-page/ (docs/table-page/ holds copies).
 
 import json
 import os
+import threading
 import time
 import urllib.request
 
@@ -52,16 +53,26 @@ def browser(tmp_path):
     d.quit()
 
 
-class Ticker:
-    """The simulated board's loop, ticked while the test waits on a tab."""
+class Ticker(threading.Thread):
+    """The simulated board's loop: a tick every 5 ms, as the simulator runs
+    it, while the browser loads and waits; `lock` keeps the test's own
+    loads of events between two ticks."""
 
     def __init__(self, sb):
+        threading.Thread.__init__(self, daemon=True)
         self.sb = sb
+        self.lock = threading.Lock()
+        self.stop = threading.Event()
+
+    def run(self):
+        while not self.stop.is_set():
+            with self.lock:
+                self.sb.tick()
+            time.sleep(0.005)
 
     def until(self, pred, what, timeout=30):
         end = time.monotonic() + timeout
         while time.monotonic() < end:
-            self.sb.tick()
             if pred():
                 return
             time.sleep(0.02)
@@ -87,9 +98,11 @@ def test_six_phones_follow_a_whole_game_to_its_final_scores(browser, record):
     d = browser
     events = record_events(os.path.join(REPO, "tests", "records", record))
     sb = start_board("pico_w", link=False)
+    t = None
     try:
         assert sb.page_url
         t = Ticker(sb)
+        t.start()
         tabs = []
         for i in range(TABS):
             if i:
@@ -105,14 +118,14 @@ def test_six_phones_follow_a_whole_game_to_its_final_scores(browser, record):
 
         enc = engine_lite.Game()
         for i, ev in enumerate(events, 1):
-            if ev["ev"] == "undo":
-                assert sb.app.load("u")
-                enc.undo()
-            else:
-                rec = enc.encode(ev)
-                enc.apply_record(rec)
-                assert sb.app.load("n" if ev["ev"] == "start" else "a", rec)
-            sb.tick()
+            with t.lock:
+                if ev["ev"] == "undo":
+                    assert sb.app.load("u")
+                    enc.undo()
+                else:
+                    rec = enc.encode(ev)
+                    enc.apply_record(rec)
+                    assert sb.app.load("n" if ev["ev"] == "start" else "a", rec)
             if i % CHECK_EVERY == 0 or i == len(events):
                 doc = state(sb.page_url)
                 all_show(doc["v"])
@@ -137,4 +150,7 @@ def test_six_phones_follow_a_whole_game_to_its_final_scores(browser, record):
         d.set_window_size(PHONE[0], max(PHONE[1], h + 140))
         assert d.save_screenshot(os.path.join(SHOTS, "%s-final.png" % final["game"]))
     finally:
+        if t is not None:
+            t.stop.set()
+            t.join(5)
         sb.close()
