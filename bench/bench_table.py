@@ -59,6 +59,7 @@ import tempfile
 from pathlib import Path
 
 from bench import bench_board
+from host.board_sim.page import free_port
 from tests.kit.button_scripts import FULL_GAMES, cpython_result, load_events
 from tests.kit.mpy_harness import ROMFS_MOUNT, run_mpy
 
@@ -125,12 +126,6 @@ if %(timing)r:
     print("LAT", " ".join(str(x) for x in lat))
     print("STATE", len(srv.event))
 """
-
-
-def free_port():
-    from tests.board.test_table_server import free_port as fp
-
-    return fp()
 
 
 def run_game(tree, live=False, timing=False, heapsize_kb=None):

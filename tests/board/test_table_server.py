@@ -11,83 +11,12 @@ one log line each, the game's log unchanged); deadlines drop a silent or
 stalled phone; more connections than the bound are refused, not queued.
 """
 
-import socket
-
 import pytest
 
 from firmware import table_page
-from tests.kit.alloc_guest import SETUP
-from tests.kit.mpy_harness import run_mpy
+from tests.kit.table_kit import START_STALK_5P, lines, run
 
 pytestmark = pytest.mark.mpy
-
-
-def free_port():
-    """A loopback port nobody holds now (the Unix port's sockets cannot say
-    which port a bind to 0 took, so the test picks it)."""
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
-GUEST = r"""
-import socket
-from firmware.table_server import TableServer
-import firmware.table_server as ts
-clk = [0]
-hw = SimHW(None, 24)
-hw.strip = NeoPixel(24)
-app = App(hw, RamStore(), clock=lambda: clk[0])
-logged = []
-srv = TableServer(app, "127.0.0.1", PORT, clock=lambda: clk[0], log=logged.append)
-ADDR = socket.getaddrinfo("127.0.0.1", PORT)[0][-1]
-
-def turn():
-    app.step()
-    srv.poll()
-
-def turns(n, ms=0):
-    for i in range(n):
-        clk[0] += ms
-        turn()
-
-def client(req):
-    c = socket.socket()
-    c.connect(ADDR)
-    c.setblocking(False)
-    if req:
-        c.send(req)
-    turn()
-    return c
-
-def drain(c):
-    out = b""
-    while True:
-        try:
-            d = c.recv(4096)
-        except OSError:
-            return out
-        if not d:
-            return out
-        out += d
-
-def press(b, kind=1):
-    app.press(b, kind)
-    turn()
-"""
-
-START_STALK_5P = "for b in (6, 4, 6, 6):\n    press(b)\n"
-
-
-def run(code, **kw):
-    port = free_port()
-    return run_mpy((GUEST + code).replace("PORT", str(port)), setup=SETUP, **kw)
-
-
-def lines(out):
-    return dict(line.split(" ", 1) for line in out.strip().splitlines() if " " in line)
 
 
 def test_six_streams_get_the_state_in_the_turn_after_the_press_and_the_page_is_gzipped():

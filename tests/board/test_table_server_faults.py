@@ -15,7 +15,7 @@ import os
 import pytest
 
 import engine_lite
-from tests.board.test_table_server import lines, run
+from tests.kit.table_kit import lines, run
 from tests.kit.mpy_harness import REPO
 
 pytestmark = pytest.mark.mpy

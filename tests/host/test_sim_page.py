@@ -16,36 +16,7 @@ import pytest
 
 from firmware import table_page
 from tests.kit.mpy_harness import REPO
-
-RECORDS = os.path.join(REPO, "tests", "records")
-
-
-class PageSim:
-    """`bloomkeeper sim --board pico_w --headless --record FILE` in its own process."""
-
-    def __init__(self, record, runtime):
-        self.p = subprocess.Popen(
-            [sys.executable, "-m", "host.cli", "sim", "--board", "pico_w", "--runtime", runtime, "--headless",
-             "--record", record], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        self.first = [self.p.stdout.readline(), self.p.stdout.readline()]
-        if not self.first[1].startswith("page: "):
-            self.close()
-            raise AssertionError("no page line: %r %s" % (self.first, self.p.stderr.read()))
-        self.url = self.first[1].split(" ", 1)[1].strip()
-
-    def get(self, path, **headers):
-        req = urllib.request.Request(self.url + path.lstrip("/"), headers=headers)
-        with urllib.request.urlopen(req, timeout=10) as r:
-            return r.status, dict(r.headers), r.read()
-
-    def close(self):
-        self.p.terminate()
-        try:
-            self.p.wait(10)
-        except subprocess.TimeoutExpired:
-            self.p.kill()
-            self.p.wait(10)
-        return self.p.stderr.read()
+from tests.kit.table_kit import RECORDS, PageSim
 
 
 @pytest.mark.parametrize("runtime", ["cpython", pytest.param("micropython", marks=pytest.mark.mpy)])

@@ -18,7 +18,7 @@ import urllib.request
 
 import pytest
 
-from tests.host.test_dashboard_browser import CHROMIUM, DRIVER, FLAGS
+from tests.kit.table_kit import CHROMIUM, DRIVER, FLAGS
 from tests.kit.mpy_harness import REPO
 
 SHOTS = os.path.join(REPO, "build", "table-page")
