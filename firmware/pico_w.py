@@ -3,8 +3,9 @@ the table page polled in it (firmware/wifi.py, firmware/table_server.py).
 
 Only the Pico W's image has this module (host/build/manifest.py, option
 `wifi`); the Pico's bundle and budget are untouched. The turn is main's
-loop_step, then the server's poll: the ring and the flash come first in
-every turn, the phones after.
+loop_step, then the server's poll, then (every half second) the radio's
+state: the ring and the flash come first in every turn, the phones after.
+A change of the WiFi shows once on the ring (firmware/ring.py NET_MS).
 """
 
 from firmware import main as board
@@ -26,8 +27,16 @@ def with_table(app):
     def turn(app, sleep_ms):
         board.loop_step(app, sleep_ms)
         srv.poll()
+        if net.changed(app.clock()):
+            show_net(app, net.is_up)
 
     return turn
+
+
+def show_net(app, up):
+    """The ring's WiFi pattern, once: up (filling) or down (blinking marks)."""
+    app.view.net_at = app.clock()
+    app.view.net_up = up  # the overlay is drawn on the next frame (every 20 ms)
 
 
 def main():

@@ -10,8 +10,14 @@ them); the password is never sent back over the link.
 
 Why up() returns at once: joining a network takes seconds, and the board's
 loop must not wait for it (the server listens on every interface, so it
-answers as soon as the link is up).
+answers as soon as the link is up). changed() asks the radio every CHECK_MS
+whether the link is up and says so once per change: the ring shows its
+WiFi pattern then (firmware/ring.py NET_MS), once.
 """
+
+from firmware.buttons import ticks_diff
+
+CHECK_MS = 500  # the radio is asked this often, not every loop turn
 
 AP_PREFIX = "bloomkeeper-"
 
@@ -31,6 +37,8 @@ class Wifi:
         self.ssid = w.get("ssid") or ssid
         self.password = w.get("password") or password
         self.nic = None
+        self.is_up = False
+        self._at = -1  # when the radio was last asked
 
     def up(self):
         """Start the radio (returns at once)."""
@@ -44,3 +52,14 @@ class Wifi:
             self.nic = network.WLAN(network.AP_IF)
             self.nic.config(ssid=self.ssid, password=self.password)
             self.nic.active(True)
+
+    def changed(self, now):
+        """True once when the link came up or went down (asked every CHECK_MS)."""
+        if self.nic is None or (self._at >= 0 and ticks_diff(now, self._at) < CHECK_MS):
+            return False
+        self._at = now
+        up = self.nic.isconnected() if self.mode == "join" else self.nic.active()
+        if up == self.is_up:
+            return False
+        self.is_up = up
+        return True

@@ -39,3 +39,31 @@ def test_settings_choose_the_access_point_or_the_network():
     assert (own.mode, own.ssid, own.password) == ("ap", "Our table", "petals-and-stalks")
     join = Wifi({"wifi": {"mode": "join", "ssid": "Home", "password": "home-pass"}}, "e6614c311b7a8d2f")
     assert (join.mode, join.ssid, join.password) == ("join", "Home", "home-pass")
+
+
+class Radio:
+    """The radio's two answers firmware/wifi.py asks (network.WLAN's
+    isconnected and active): the chip's, which no test here can ask."""
+
+    def __init__(self):
+        self.up = False
+
+    def isconnected(self):
+        return self.up
+
+    def active(self):
+        return self.up
+
+
+def test_a_change_of_the_link_is_said_once_and_the_radio_asked_twice_a_second():
+    from firmware.wifi import CHECK_MS
+
+    net = Wifi({"wifi": {"mode": "join", "ssid": "Home", "password": "home-pass"}}, "e6614c311b7a8d2f")
+    net.nic = Radio()
+    assert net.changed(0) is False  # down, as it started
+    net.nic.up = True
+    assert net.changed(CHECK_MS - 1) is False  # not asked yet
+    assert net.changed(CHECK_MS) is True and net.is_up
+    assert net.changed(2 * CHECK_MS) is False  # once
+    net.nic.up = False
+    assert net.changed(3 * CHECK_MS) is True and not net.is_up
