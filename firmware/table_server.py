@@ -227,6 +227,10 @@ class TableServer:
         except OSError:
             return
         s.setblocking(False)
+        try:  # TCP_NODELAY (IPPROTO_TCP 6, option 1): a push is not held for the last one's ACK (Nagle)
+            s.setsockopt(6, 1, 1)
+        except OSError:  # a stack without it (lwIP's sockets on the Pico W): the phone's ACK paces pushes, well within a second
+            pass
         for c in self.conns:
             if c.mode == _FREE:
                 c.sock, c.mode, c.got, c.at, c.out, c.then, c.v = s, _READ, 0, self.clock(), None, None, 0
