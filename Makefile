@@ -59,7 +59,7 @@ firmware: $(STAMP)
 # "Build the UF2"). Not part of `make test`: the tree comes from outside the
 # package registries.
 uf2: $(STAMP)
-	$(VENV)/bin/python -m host.build.uf2 --out build/uf2 $(if $(MICROPY_DIR),--micropython $(MICROPY_DIR))
+	$(VENV)/bin/python -m host.build.uf2 --out build/uf2 $(if $(MICROPY_DIR),--micropython $(MICROPY_DIR)) $(if $(BOARD),--board $(BOARD))
 
 # The same MicroPython bundle as one ROMFS image, build/bloomkeeper.romfs, for
 # a firmware with a ROMFS partition (bytecode runs from flash: hardware/README.md).

@@ -33,7 +33,7 @@ BRIGHT_LEVELS = b"\x10\x20\x30\x80\xff"  # 16, 32, 48, 128, 255
 DEFAULT_BRIGHTNESS = 48
 
 # Settings keys (the host pushes them, the menu changes brightness).
-SETTINGS_KEYS = ("names", "brightness", "track_start")
+SETTINGS_KEYS = ("names", "brightness", "track_start", "wifi")
 
 
 def brightness(b):

@@ -116,10 +116,10 @@ def make_hw(board_name=None, backend="auto", spec=None):
     elif backend == "circuitpython":
         from firmware.hw_cp import CircuitPythonHW
 
-        hw = CircuitPythonHW(spec)
+        hw = CircuitPythonHW(spec)  # type: ignore[assignment]  # one of the backends, each with the same interface
     else:
         hw = backend(spec)
-    hw.board = board_name  # its pin map name, the hello's board type (None for a spec given as it is)
+    hw.board = board_name  # type: ignore[attr-defined]  # its pin map name, the hello's board type (None for a spec given as it is)
     return hw
 
 

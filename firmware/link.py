@@ -99,7 +99,27 @@ def check_settings(s):
             if k not in TRACK_START_PLACEHOLDER:  # its keys: one per table size
                 raise LinkError("bad_arg", "track_start: unknown key %s" % k)
             out["track_start"][k] = _int(t, k, 1, 255)
+    if "wifi" in s:
+        out["wifi"] = check_wifi(s["wifi"])
     return out
+
+
+def _text(w, key, lo, hi):
+    v = w.get(key)
+    if type(v) is not str or not lo <= len(v) <= hi or not all(" " <= c <= "~" for c in v):
+        raise LinkError("bad_arg", "wifi: %s must be %d-%d printable ASCII characters" % (key, lo, hi))
+    return v
+
+
+def check_wifi(w):
+    """The Pico W's network (firmware/wifi.py): {"mode": "ap"} (its own
+    access point, the name and password on its card), "ap" with a new
+    ssid and password, or "join" a network with its ssid and password."""
+    if type(w) is not dict or w.get("mode") not in ("ap", "join") or [k for k in w if k not in ("mode", "ssid", "password")]:
+        raise LinkError("bad_arg", "wifi: {mode: ap or join, ssid, password}")
+    if w["mode"] == "ap" and len(w) == 1:
+        return {"mode": "ap"}
+    return {"mode": w["mode"], "ssid": _text(w, "ssid", 1, 32), "password": _text(w, "password", 8, 63)}
 
 
 class Link:
@@ -239,7 +259,11 @@ class Link:
     def op_settings(self, req):
         if "set" in req:
             self.board.push_settings(check_settings(req["set"]))
-        return {"settings": self.board.settings()}
+        s = self.board.settings()
+        if "wifi" in s:  # the network's password is never sent back
+            s = dict(s)
+            s["wifi"] = {k: v for k, v in s["wifi"].items() if k != "password"}
+        return {"settings": s}
 
     def _confirm(self, req, what):
         """Dangerous request: first time -> 'confirm' error with a token;

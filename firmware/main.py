@@ -55,7 +55,7 @@ def loop_step(app, sleep_ms):
     sleep_ms(SLEEP_MS)
 
 
-def run(app, sleep_ms):
+def run(app, sleep_ms, step=loop_step):
     """The loop, forever; it cannot die. An unexpected exception (a bug, a
     failing flash) is caught and the board recovers (App.recover logs the
     fault and reloads the game from flash), then the turns go on. Why the
@@ -68,7 +68,7 @@ def run(app, sleep_ms):
     while True:
         try:
             while True:
-                loop_step(app, sleep_ms)
+                step(app, sleep_ms)
         except Exception as e:  # not KeyboardInterrupt: Ctrl-C stops the board
             app.recover(e)
 
@@ -117,7 +117,10 @@ def load():
     gc.collect()
 
 
-def main(board=None, root="/bk"):
+def main(board=None, root="/bk", turn=None):
+    """Boot and run the board forever. `turn(app)`, if given, returns the
+    loop's turn instead of loop_step (the Pico W's adds its table page:
+    firmware/pico_w.py)."""
     load()
     from firmware.hw import make_hw
     from firmware.storage import Store
@@ -133,7 +136,7 @@ def main(board=None, root="/bk"):
     app.link = make_link(app, store, board)
     import time
 
-    run(app, getattr(time, "sleep_ms", lambda ms: time.sleep(ms / 1000)))  # CircuitPython has no sleep_ms
+    run(app, getattr(time, "sleep_ms", lambda ms: time.sleep(ms / 1000)), loop_step if turn is None else turn(app))  # CircuitPython has no sleep_ms
 
 
 if __name__ == "__main__":

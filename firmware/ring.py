@@ -48,7 +48,9 @@ Layouts (docs/ring.md has a picture of every screen):
   circling); a refusal (the whole ring blinks red: the number of blinks is
   the reason, E_*); acknowledgement (active seat flashes green); a held
   flower button (its exact market value as a number, PEEK_MS); fault
-  recovered (a dark ring but for a blinking white cross, FAULT_MS).
+  recovered (a dark ring but for a blinking white cross, FAULT_MS); the
+  Pico W's WiFi came up (a blue ring filling clockwise) or went down (four
+  blue quarter marks blinking), once per change, NET_MS.
 
 The layouts are drawn for a 24-pixel ring: Ring refuses any other count.
 """
@@ -109,6 +111,7 @@ _TENS = const(12)  # a number above 24: its tens in white, px 12-23
 _TENS_PX = const(12)
 _ACK_MS = const(250)
 FAULT_MS = const(3000)  # six blinks of the fault cross (App.recover)
+NET_MS = const(1500)  # the WiFi pattern, shown once per change (firmware/pico_w.py)
 _TICKS_MASK = const(0x3FFFFFFF)  # time.ticks_ms() wraps at 2**30
 _DARK = b"\0\0\0"  # an unlit pixel
 
@@ -204,6 +207,8 @@ class View:
         self.unconfirmed = 0
         self.ack_at = -1
         self.fault_at = -1  # the app recovered from a firmware fault
+        self.net_at = -1  # the Pico W's WiFi came up or went down (net_up)
+        self.net_up = False
         # Output settings
         self.brightness = DEFAULT_BRIGHTNESS  # 0..255, applied to every pixel
 
@@ -501,6 +506,8 @@ class Ring:
             at = (now_ms - at) & _TICKS_MASK  # its age
             if at < FAULT_MS:
                 self._fault(at)
+        if view.net_at >= 0:
+            self._net(view, now_ms)
         if self.capped:
             self._output()
         return self.buf
@@ -525,6 +532,18 @@ class Ring:
         self.buf[:] = self.zero
         if (age // 250) & 1 == 0:
             self.run(0, 4, _C_WHITE, 255, _RING_PIXELS // 4)
+
+    def _net(self, view, now):
+        """The WiFi changed: up = the ring fills blue clockwise from px 0;
+        down = four blue marks (px 0, 6, 12, 18) blink: shapes, not hue
+        alone, and none a screen uses. Once: NET_MS, then nothing."""
+        age = (now - view.net_at) & _TICKS_MASK
+        if age < NET_MS:
+            self.buf[:] = self.zero
+            if view.net_up:
+                self.run(0, 1 + age * _RING_PIXELS // NET_MS, _C_BLUE)
+            elif (age // 250) & 1 == 0:
+                self.run(0, 4, _C_BLUE, 255, _RING_PIXELS // 4)
 
     def _output(self):
         """Scale the frame down if it would draw more than limit_ma (only

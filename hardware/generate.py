@@ -294,6 +294,9 @@ def reference_card(pinmap):
     w('<rect x="0" y="0" width="%d" height="%d" fill="#ffffff"/>' % (W, H))
     w('<text x="40" y="50" font-size="28" font-weight="bold">Bloomkeeper</text>')
     w('<text x="250" y="50" font-size="16" fill="#444">reference card · tap = press and let go · hold = keep pressed 0.6 s · UNDO always undoes the last thing</text>')
+    if any(b.get("wifi") for b in pinmap.values()):  # the Pico W's own network (firmware/wifi.py, docs/phones.md)
+        w('<text class="card-wifi" x="40" y="72" font-size="12" fill="#333">Pico W, the table on your phone: join WiFi '
+          'bloomkeeper-____ password bloom-______ (`bloomkeeper wifi` prints this board\'s), open http://192.168.4.1/</text>')
     # buttons
     w('<text x="40" y="92" font-size="15" font-weight="bold">Buttons</text>')
     w('<text x="310" y="92" font-size="12" fill="#555">Stalk Exchange</text><text x="600" y="92" font-size="12" fill="#555">Oh My. Orchids!</text><text x="900" y="92" font-size="12" fill="#555">menu (hold MENU)</text>')

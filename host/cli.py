@@ -27,6 +27,7 @@ COMMAND_MODULES = (
     "host.commands.serve",
     "host.commands.doctor",
     "host.commands.firmware",
+    "host.commands.wifi",
     "host.commands.completion",
     "host.commands.docs",
 )
@@ -76,7 +77,7 @@ GUIDE = {
     "completion": ("Print the shell completion script for bloomkeeper, made from its own parser.",
                    "bloomkeeper completion bash > ~/.local/share/bash-completion/completions/bloomkeeper"),
 }
-EXAMPLES = {"flash": "bloomkeeper flash --dry-run"}
+EXAMPLES = {"flash": "bloomkeeper flash --dry-run", "wifi": "bloomkeeper wifi join --ssid 'Table net' --password 'its-password'"}
 
 
 class _Parser(argparse.ArgumentParser):

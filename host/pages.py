@@ -24,6 +24,7 @@ SOURCES = {
     "design": "docs/design.md",
     "game-record": "docs/game-record.md",
     "hardware": "hardware/README.md",
+    "phones": "docs/phones.md",
     "protocol": "docs/protocol.md",
     "ring": "docs/ring.md",
     "rulings": "docs/rulings.md",

@@ -93,6 +93,10 @@ class SimBoard:
         self.last_step = None  # board time of the last App.step()
         self.history = []      # last presses, for the screen
         self._pty = None
+        self.page_url = None   # the table page (a board with WiFi: host/board_sim/page.py)
+        self.page_note = None  # its last refused request, in words
+        self.page_echo = False  # also write those to stderr (headless)
+        self._page = None
 
     # -- start / stop ------------------------------------------------------
     def start(self):
@@ -127,7 +131,27 @@ class SimBoard:
                 self.link_note = "link failed: %s" % one_line(err)
                 self.link_path = None
                 self._close_pty()
+        self._open_page()
         return self
+
+    def _open_page(self):
+        """The board's table server beside it, if the board has WiFi."""
+        from host.board_sim import page
+
+        if not page.has_wifi(self.board):
+            return
+        from firmware.table_server import TableServer
+
+        port = page.free_port()
+        self._page = TableServer(self.app, "127.0.0.1", port, log=self.note_page, board=self.label)
+        self.page_url = page.url(port)
+
+    def note_page(self, line):
+        self.page_note = line
+        if self.page_echo:
+            from host.board_sim import page
+
+            page.echo(line)
 
     def _open_link(self):
         """The board's serial link (firmware/link.py, device side) on a pty."""
@@ -153,8 +177,11 @@ class SimBoard:
             self._pty = None
 
     def close(self):
-        """Stop serving: the pty goes, and the flash directory is free again."""
+        """Stop serving: the pty and the page go, and the flash directory is free again."""
         self._close_pty()
+        if self._page is not None:
+            self._page.close()
+            self._page = None
         if self.state_dir:
             from host.board_sim import flashdir
 
@@ -204,6 +231,8 @@ class SimBoard:
         faults = getattr(self.app, "faults", 0)
         try:
             self.app.step()  # polls the link too (App was given it); recovers from faults itself
+            if self._page is not None:
+                self._page.poll()  # after the step, as on the board
         except Exception as err:  # firmware without App.recover
             self.errors += 1
             self.error_is_refusal = False

@@ -48,7 +48,9 @@ GUEST_FILES = STAND_INS + ("simboard.py",)
 # Modules the bundle leaves out that the simulator needs in the guest: the
 # screen in words (simboard.py's `d`: boardkit/app_words.py) and the state as
 # a dict (Game.state imports engine_lite/readout.py lazily).
-GUEST_EXTRAS = ("boardkit/__init__.py", "boardkit/app_words.py", "engine_lite/readout.py")
+# The Pico W's table server and page (a board with WiFi: host/board_sim/page.py).
+GUEST_EXTRAS = ("boardkit/__init__.py", "boardkit/app_words.py", "engine_lite/readout.py",
+                "firmware/table_server.py", "firmware/table_page.py")
 REPLY_TIMEOUT_S = 30
 INSTALL_HINT = pages.extra_hint("micropython")
 
@@ -105,7 +107,7 @@ class GuestError(Exception):
 class GuestBoard:
     """The MicroPython process running host/board_sim/mpy_guest/simboard.py."""
 
-    def __init__(self, board, flash_dir, board_id, fw, uid, heapsize_kb=None):
+    def __init__(self, board, flash_dir, board_id, fw, uid, heapsize_kb=None, page_port=0):
         self.tmp = tempfile.mkdtemp(prefix="bk-sim-mpy-")
         self.proc = None
         try:
@@ -116,7 +118,7 @@ class GuestBoard:
             raise
         if heapsize_kb is not None:
             cmd += ["-X", "heapsize=%dk" % heapsize_kb]
-        cmd += ["simboard.py", board, str(flash_dir), board_id, fw, uid]
+        cmd += ["simboard.py", board, str(flash_dir), board_id, fw, uid] + ([str(page_port)] if page_port else [])
         self.proc = subprocess.Popen(cmd, cwd=str(guest), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE)
         self.buf = b""
@@ -248,6 +250,8 @@ class GuestApp:
                 self.screen = rest
             elif kind == "B":
                 self.view.brightness = int(rest)
+            elif kind == "W":
+                self.sb.note_page(rest)
             elif kind == "T":
                 d, lng = rest.split()
                 self.buttons = _Buttons(int(d), int(lng))
@@ -296,8 +300,12 @@ class MpySimBoard(SimBoard):
             flash = os.path.join(self.flash_tmp, "bk")
             uid = flashdir.new_id()  # a fresh flash: a new board every time
         self.uid = uid
+        from host.board_sim import page
+
+        port = page.free_port() if page.has_wifi(self.board) else 0
         self.guest = GuestBoard(self.board, flash, "sim-" + self.board, fw_version(), uid,
-                                heapsize_kb=self.heapsize_kb)
+                                heapsize_kb=self.heapsize_kb, page_port=port)
+        self.page_url = page.url(port) if port else None
         self.hw = GuestHW(self.guest)
         self.hw.now = self.clock()
         self.label = board_label(self.board)

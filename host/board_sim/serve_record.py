@@ -89,8 +89,11 @@ def run_record(path, board="pico", runtime="cpython", **_ignored):
     # the file that lets `--port auto` find this simulator is removed.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     published = rundir.publish_sim(sb.link_path, sb.uid)  # host/runtime.py
+    sb.page_echo = True
     try:
         sys.stdout.write("link: %s\n" % sb.link_path)
+        if sb.page_url:  # a board with WiFi: its table page (host/board_sim/page.py)
+            sys.stdout.write("page: %s\n" % sb.page_url)
         sys.stdout.flush()
         serve(sb)
     finally:

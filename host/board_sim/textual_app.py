@@ -205,6 +205,8 @@ class SimApp(App):
         self.query_one("#ring", RingView).set_pixels(list(pixels), label, bright)
         link = ("link: %s" % link_path) if link_path else ("link: none (%s)" % (link_note or "not started"))
         info = Text(no_wrap=True, overflow="ellipsis")  # one line: the board's name is cut first
+        if sim.page_url:  # a board with WiFi: its table page (host/board_sim/page.py)
+            link += "  page: %s" % sim.page_url
         flash = short_path(sim.state_dir) if sim.state_dir else "in memory"
         room = max(self.size.width - 2, 40)  # the header's padding
         info.append(header(link, getattr(sim.hw, "uid", "?"), bright, flash, "%s (simulated)" % sim.label, room))

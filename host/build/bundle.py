@@ -236,7 +236,7 @@ class _Options:
         return self._given.get(name, self._defaults.get(name))
 
 
-def shipped(runtime, manifest=MANIFEST, root=ROOT):
+def shipped(runtime, manifest=MANIFEST, root=ROOT, wifi=False):
     """The board modules of `runtime`'s bundle, as sorted paths relative to
     `root` ("firmware/app.py"): what `manifest` lists, run as MicroPython's
     build runs it (its `package` calls recorded; `include` of the port's own
@@ -262,7 +262,7 @@ def shipped(runtime, manifest=MANIFEST, root=ROOT):
                 raise BundleError("%s lists %s, which is not there" % (manifest.name, rel))
             out.append(rel)
 
-    env = {"options": _Options(runtime=runtime), "metadata": lambda **kw: None,
+    env = {"options": _Options(runtime=runtime, wifi=wifi), "metadata": lambda **kw: None,
            "include": lambda path, **kw: None, "package": package}
     try:
         exec(compile(manifest.read_text(), str(manifest), "exec"), env)

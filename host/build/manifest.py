@@ -19,12 +19,14 @@
 # and on the Unix port "$(PORT_DIR)/variants/manifest.py" instead.
 #
 # Options: `runtime` ("micropython" unless told; bundle.py also reads the list
-# for "circuitpython", whose bundle differs only in its backend) and `base`,
+# for "circuitpython", whose bundle differs only in its backend), `wifi`
+# (False unless told: the Pico W's image adds its table page and WiFi, and
+# the Pico's bundle and its budget stay as they are) and `base`,
 # the directory holding engine_lite/ and firmware/ (default ../.., the
 # repository, or site-packages in an installed wheel; `make uf2` points it at
 # the stamped copy it freezes). Relative paths are relative to this file.
 
-options.defaults(runtime="micropython", base="../..")
+options.defaults(runtime="micropython", base="../..", wifi=False)
 
 metadata(description="Bloomkeeper: table companion for Stalk Exchange and Oh My. Orchids!")
 
@@ -60,3 +62,15 @@ package("firmware", files=(
     "screens.py",
     "storage.py",
 ) + (() if options.runtime == "micropython" else ("journal_cp.py", "keys_cp.py")), base_path=options.base, opt=3)  # CircuitPython's journal and keypad feed
+
+# The Pico W's set (`wifi=True`, host/build/uf2.py for board pico_w): its
+# entry (the board's loop with the table page polled in it), WiFi, the
+# table server and its page, and the state dicts the page shows.
+if options.wifi:
+    package("firmware", files=(
+        "pico_w.py",
+        "table_page.py",
+        "table_server.py",
+        "wifi.py",
+    ), base_path=options.base, opt=3)
+    package("engine_lite", files=("readout.py",), base_path=options.base, opt=3)

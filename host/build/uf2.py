@@ -60,7 +60,10 @@ from host.build import bundle
 # The firmware images this builds: pin map name -> MicroPython board name.
 # A board here must be a "micropython" entry of firmware/pinmap.json
 # (tests/packaging/test_uf2.py holds them together).
-FIRMWARE_BOARDS = {"pico": "RPI_PICO"}
+FIRMWARE_BOARDS = {"pico": "RPI_PICO", "pico_w": "RPI_PICO_W"}
+# Boards whose image carries WiFi and the table page (the manifest's `wifi`
+# option; its entry is firmware/pico_w.py, the board's loop with the page).
+WIFI_BOARDS = ("pico_w",)
 PORT = "rp2"  # every board above is an RP2040
 IMAGE_MODULE = "bk_image"
 
@@ -78,6 +81,7 @@ import firmware.main as _app
 
 _app.main()
 '''
+FROZEN_ENTRY_WIFI = FROZEN_ENTRY.replace("import firmware.main as _app", "import firmware.pico_w as _app")
 
 
 class Uf2Error(Exception):
@@ -98,16 +102,17 @@ def image_source(board, version, pinmap_text):
             "BOARD = %r\nVERSION = %r\nPINMAP = %r\n" % (board, version, spec))
 
 
-def top_manifest(port_manifest, src):
+def top_manifest(port_manifest, src, wifi=False):
     """The FROZEN_MANIFEST: the port's own modules, then Bloomkeeper's from
-    the stamped copy `src`, then the entry and the image's facts."""
+    the stamped copy `src` (with the Pico W's set if `wifi`), then the entry
+    and the image's facts."""
     ours = bundle.MANIFEST.as_posix()
     return ("# Written by host/build/uf2.py: what this image freezes.\n"
             "include(%r)\n"
-            "include(%r, base=%r)\n"
+            "include(%r, base=%r%s)\n"
             "module(\"main.py\", base_path=%r, opt=3)\n"
             "module(\"%s.py\", base_path=%r, opt=3)\n"
-            % (port_manifest, ours, src, src, IMAGE_MODULE, src))
+            % (port_manifest, ours, src, ", wifi=True" if wifi else "", src, IMAGE_MODULE, src))
 
 
 def stage(src, board, version, root=bundle.ROOT):
@@ -118,12 +123,13 @@ def stage(src, board, version, root=bundle.ROOT):
     if src.exists():
         shutil.rmtree(src)
     written = []
-    for rel in bundle.shipped("micropython", root=root):
+    wifi = board in WIFI_BOARDS
+    for rel in bundle.shipped("micropython", root=root, wifi=wifi):
         dst = src / rel
         dst.parent.mkdir(parents=True, exist_ok=True)
         dst.write_text(bundle.board_source(rel, root, version))
         written.append(rel)
-    (src / "main.py").write_text(FROZEN_ENTRY)
+    (src / "main.py").write_text(FROZEN_ENTRY_WIFI if wifi else FROZEN_ENTRY)
     (src / (IMAGE_MODULE + ".py")).write_text(image_source(board, version, Path(root, bundle.PINMAP).read_text()))
     return written + ["main.py", IMAGE_MODULE + ".py"]
 
@@ -187,7 +193,7 @@ def _prepare(mp, work, board, version, port_manifest, log, jobs, w):
     src = work / "src"
     stage(src, board, version)
     manifest = work / "manifest.py"
-    manifest.write_text(top_manifest(port_manifest, src.as_posix()))
+    manifest.write_text(top_manifest(port_manifest, src.as_posix(), wifi=board in WIFI_BOARDS))
     prefix = "-ffile-prefix-map=%s=. -ffile-prefix-map=%s=build" % (mp, work / "build")
     env = dict(os.environ, SOURCE_DATE_EPOCH=tree_epoch(mp), CFLAGS=prefix, ASMFLAGS=prefix)
     if not (mp / "mpy-cross" / "build" / "mpy-cross").is_file():

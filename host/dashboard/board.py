@@ -74,6 +74,7 @@ class BoardWatcher(threading.Thread):
         self.stop = threading.Event()
         self.mirror = RingMirror()
         self.game_state = None  # the last game seen (kept on screen while disconnected)
+        self.playing = False  # game_state is a game in progress (else the last one, or none)
         self.where = ""
         self.link = "connecting"
         # the next game's names (the page's form, `names` through the relay),
@@ -138,6 +139,7 @@ class BoardWatcher(threading.Thread):
 
     def show(self, f, board, db):
         game = f.game if f.game is not None and f.game.table is not None else None
+        self.playing = game is not None
         try:
             self.mirror.update(game)
         except Exception:  # the ring is a picture: never let it stop the table view
@@ -163,4 +165,5 @@ class BoardWatcher(threading.Thread):
     def publish(self, link, note):
         self.link = link
         html = views.panel(link, note, self.game_state, self.where)
-        self.live.publish_state({"link": link, "html": html})
+        self.live.publish_state({"link": link, "html": html, "live": self.playing,
+                                 "table": views.table_doc(self.game_state)})

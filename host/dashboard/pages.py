@@ -100,3 +100,11 @@ def live_page(state, ring, form=""):
     body = '<div class="live"><div id="ringbox" class="ringbox%s"%s>%s</div><div id="panel">%s</div></div>%s' % (
         off, hidden, ring_svg(), state["html"], form)
     return page("Bloomkeeper: live table", body, LIVE_JS)
+
+
+def table_page():
+    """The phone-sized table page: the same bytes the Pico W serves
+    (host/dashboard/table.html, frozen into firmware/table_page.py)."""
+    from pathlib import Path
+
+    return (Path(__file__).with_name("table.html")).read_text(encoding="utf-8")

@@ -37,8 +37,8 @@ KEEPALIVE_S = 15  # an idle event stream sends a comment this often (proxies, ph
 REQUEST_S = 10  # a request line and its headers must arrive whole within this
 IDLE_S = 30  # no single read or write may wait longer (> KEEPALIVE_S: an event stream writes every 15 s)
 MAX_CONNECTIONS = 128  # threads serving at once (100 open event streams fit)
-PARAMS = {"/": (), "/events": (), "/state.json": (), "/history": (), "/game": ("play",), "/names": ()}
-ROUTES = {"/": {"GET": "page_live"}, "/events": {"GET": "page_events"}, "/state.json": {"GET": "page_state"},
+PARAMS = {"/": (), "/table": (), "/events": (), "/state.json": (), "/history": (), "/game": ("play",), "/names": ()}
+ROUTES = {"/": {"GET": "page_live"}, "/table": {"GET": "page_table"}, "/events": {"GET": "page_events"}, "/state.json": {"GET": "page_state"},
           "/history": {"GET": "page_history"}, "/game": {"GET": "page_game"}, "/names": {"POST": "post_names"}}
 
 
@@ -192,6 +192,12 @@ class Handler(BaseHTTPRequestHandler):
         _, state, _, ring = self.server.live.current()
         form = names_form.form_html(self.server.token) if names_form.may_post(self) else ""
         self._send(pages.live_page(state, ring, form))
+
+    def page_table(self, _):
+        """The table page the Pico W serves (host/dashboard/table.html, the
+        one copy), on this same event stream: its state events carry the
+        table as JSON (board.py publish)."""
+        self._send(pages.table_page())
 
     def post_names(self, _):
         """The live page's names form (host/dashboard/names_form.py)."""

@@ -52,6 +52,16 @@ def will_bust(st):
     return stalk.bust(bytearray(_values(st)))[1]
 
 
+def table_doc(game_state):
+    """The state as the table page (host/dashboard/table.html) reads it,
+    the board's own (firmware/table_server.py): who would bust added."""
+    if game_state is None or game_state.get("game") is None:
+        return None
+    if game_state["game"] == "stalk-exchange" and "final" not in game_state:
+        return dict(game_state, will_bust=[] if game_state["game_over"] else will_bust(game_state))
+    return game_state
+
+
 def market(values, busted, label):
     scale = max(BAR_MIN_SCALE, max(values))
     rows = ['<div class="market" aria-label="%s">' % escape(label)]

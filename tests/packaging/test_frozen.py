@@ -119,6 +119,16 @@ def test_staging_stamps_the_release_and_adds_the_entry_and_the_image(tmp_path):
     assert "base=%r" % (tmp_path / "src").as_posix() in top
 
 
+def test_the_pico_w_image_stages_its_own_set_and_entry(tmp_path):
+    files = uf2.stage(tmp_path / "src", "pico_w", "7.7.7")
+    assert set(files) == set(bundle.shipped("micropython", wifi=True)) | {"main.py", "bk_image.py"}
+    entry = (tmp_path / "src" / "main.py").read_text()
+    assert "import firmware.pico_w as _app" in entry and "import firmware.main" not in entry
+    top = uf2.top_manifest("$(PORT_DIR)/boards/manifest.py", (tmp_path / "src").as_posix(), wifi=True)
+    assert "base=%r, wifi=True)" % (tmp_path / "src").as_posix() in top
+    assert uf2.uf2_name("pico_w", "1.0") == "bloomkeeper-1.0-RPI_PICO_W.uf2"
+
+
 def test_no_tree_is_one_line_and_exit_2(tmp_path, capsys, monkeypatch):
     monkeypatch.delenv("MICROPY_DIR", raising=False)
     assert uf2.main(["--out", str(tmp_path)]) == 2

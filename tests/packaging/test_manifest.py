@@ -37,7 +37,8 @@ HOST_ONLY = {
 _COMMON = {"micropython", "time", "json", "binascii", "sys", "os", "gc", "select", "struct", "io", "errno",
            "array", "collections", "math", "random", "re", "hashlib"}
 RUNTIME_MODULES = {
-    "micropython": _COMMON | {"machine", "neopixel", "rp2", "vfs", "uctypes", "asyncio", "framebuf"},
+    "micropython": _COMMON | {"machine", "neopixel", "rp2", "vfs", "uctypes", "asyncio", "framebuf",
+                              "network", "socket"},  # the last two: the Pico W's port (its image alone imports them)
     "circuitpython": _COMMON | {"board", "digitalio", "neopixel", "supervisor", "usb_cdc", "storage",
                                 "microcontroller", "busio", "keypad", "adafruit_pixelbuf", "neopixel_write", "rtc"},
 }
@@ -158,6 +159,18 @@ def test_the_manifest_is_exactly_the_closure_of_the_entry(runtime):
     missing, extra = sorted(set(mods) - set(listed)), sorted(set(listed) - set(mods))
     assert not missing and not extra, (
         "host/build/manifest.py (%s) misses %s and lists %s, which nothing imports" % (runtime, missing, extra))
+
+
+def test_the_pico_w_set_is_exactly_the_closure_of_its_entry():
+    """The manifest's `wifi` option (the Pico W's image): its entry,
+    firmware/pico_w.py, reaches the Pico's modules, its own, and the state
+    dicts its page shows (engine_lite.readout, which the Pico leaves out)."""
+    left = {k: v for k, v in left_out("micropython").items() if k != "engine_lite.readout"}
+    mods, _ = closure("micropython", left, entry="firmware.pico_w")
+    listed = bundle.shipped("micropython", wifi=True)
+    assert sorted(set(mods)) == listed
+    assert set(listed) - set(bundle.shipped("micropython")) == {
+        "engine_lite/readout.py", "firmware/pico_w.py", "firmware/table_page.py", "firmware/table_server.py", "firmware/wifi.py"}
 
 
 @pytest.mark.parametrize("runtime", bundle.RUNTIMES)

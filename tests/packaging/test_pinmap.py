@@ -16,9 +16,10 @@ from firmware.hw import board_spec, button_pins, pinmap_path
 BOARDS = json.load(open(pinmap_path()))["boards"]
 
 
-def test_three_boards_with_their_runtimes():
+def test_four_boards_with_their_runtimes():
     assert {k: v["runtime"] for k, v in BOARDS.items()} == {
         "pico": "micropython",
+        "pico_w": "micropython",
         "feather_rp2040": "circuitpython",
         "rpi_blinka": "blinka",
     }
@@ -26,11 +27,13 @@ def test_three_boards_with_their_runtimes():
 
 def test_the_boards_circuitpython_runs_carry_its_board_ids():
     """board.board_id, the name of the board's directory in CircuitPython's
-    source (ports/raspberrypi/boards/raspberry_pi_pico, adafruit_feather_rp2040):
+    source (ports/raspberrypi/boards/raspberry_pi_pico, raspberry_pi_pico_w,
+    adafruit_feather_rp2040):
     firmware/hw_cp.py picks the entry by it. The Pico's board.GP* names are
     its MicroPython names."""
     ids = {k: v.get("circuitpython") for k, v in BOARDS.items()}
-    assert ids == {"pico": "raspberry_pi_pico", "feather_rp2040": "adafruit_feather_rp2040", "rpi_blinka": None}
+    assert ids == {"pico": "raspberry_pi_pico", "pico_w": "raspberry_pi_pico_w",
+                   "feather_rp2040": "adafruit_feather_rp2040", "rpi_blinka": None}
 
 
 def test_pico_matches_the_contract():
@@ -54,6 +57,14 @@ def test_every_button_once_only_valid_pins_none_twice(name):
 
 def test_valid_pin_lists_leave_out_what_the_board_uses_itself():
     assert {"GP23", "GP24", "GP25", "GP29"}.isdisjoint(BOARDS["pico"]["valid_pins"])  # SMPS, VBUS, LED, VSYS
+    assert {"GP23", "GP24", "GP25", "GP29"}.isdisjoint(BOARDS["pico_w"]["valid_pins"])  # the radio's on the Pico W
+
+
+def test_pico_w_is_the_pico_wiring_with_wifi():
+    w = dict(BOARDS["pico_w"])
+    assert w.pop("wifi") is True and "wifi" not in BOARDS["pico"]
+    for key in ("runtime", "pixel_pin", "pixel_count", "pixel_order", "buttons", "valid_pins"):
+        assert w[key] == BOARDS["pico"][key], key
     feather = BOARDS["feather_rp2040"]
     assert "NEOPIXEL" not in feather["valid_pins"]  # the on-board pixel
     assert "D13" not in list(feather["buttons"].values()) + [feather["pixel_pin"]]  # red LED on D13

@@ -7,7 +7,11 @@ the flash Store on a real directory, the serial link on a port whose bytes
 travel in this protocol, and a clock the host sets. Then it serves the
 protocol on stdin/stdout until `x` or end of input.
 
-Usage: micropython simboard.py BOARD FLASH_DIR BOARD_ID FW_VERSION
+Usage: micropython simboard.py BOARD FLASH_DIR BOARD_ID FW_VERSION UID [PAGE_PORT]
+
+With PAGE_PORT (a board with WiFi), the board's table server
+(firmware/table_server.py) listens on 127.0.0.1:PAGE_PORT and is polled
+after every App.step(), as on the Pico W.
 
 Protocol: the host sends one command per line; every reply is some lines
 and then a line with a single `.`.
@@ -27,7 +31,7 @@ written), L HEX (bytes the board sent on its serial port), K WHY (the ring
 blinked its error; WHY = the rules' refusal, if any: its stable code, a
 space, then why in a player's words, boardkit/app_words.py), E TEXT (a firmware
 exception, caught so the simulator keeps running), then S SCREEN and
-B BRIGHTNESS.
+B BRIGHTNESS; W LINE for each request the table server refused.
 """
 
 import binascii
@@ -57,7 +61,7 @@ class Port:
 
 
 class Board:
-    def __init__(self, board, root, board_id, fw, uid):
+    def __init__(self, board, root, board_id, fw, uid, page_port=0):
         import machine
         from firmware.hw import make_hw
         from firmware.storage import Store
@@ -97,6 +101,12 @@ class Board:
         link_board.remote_buttons = True  # simulator only: the host may press buttons over the link
         self.link.attach(link_board)
         self.writes = -1
+        self.page = None
+        self.page_lines = []
+        if page_port:
+            from firmware.table_server import TableServer
+
+            self.page = TableServer(self.app, "127.0.0.1", page_port, log=self.page_lines.append, board=board)
 
     def clock(self):
         return self.now
@@ -120,8 +130,12 @@ class Board:
         self.refusal = None
         try:
             self.app.step()
+            if self.page is not None:
+                self.page.poll()
         except Exception as err:
             out.append("E %s: %s" % (type(err).__name__, " ".join(str(err).split())))
+        while self.page_lines:
+            out.append("W " + self.page_lines.pop(0))
         if view.error_at != blink:
             out.append("K " + (self.refusal or ""))
 
@@ -213,4 +227,4 @@ def serve(b):
 
 
 if __name__ == "__main__":
-    serve(Board(sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]))
+    serve(Board(sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], int(sys.argv[6]) if len(sys.argv) > 6 else 0))
