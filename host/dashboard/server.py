@@ -37,7 +37,8 @@ KEEPALIVE_S = 15  # an idle event stream sends a comment this often (proxies, ph
 REQUEST_S = 10  # a request line and its headers must arrive whole within this
 IDLE_S = 30  # no single read or write may wait longer (> KEEPALIVE_S: an event stream writes every 15 s)
 MAX_CONNECTIONS = 128  # threads serving at once (100 open event streams fit)
-PARAMS = {"/": (), "/events": (), "/state.json": (), "/history": (), "/game": ("play",), "/names": ()}
+PARAMS = {"/": (), "/events": (), "/state.json": (), "/history": ("page",), "/game": ("play",), "/names": ()}
+OPTIONAL = {"/history": ("page",)}  # PARAMS a page also answers without
 ROUTES = {"/": {"GET": "page_live"}, "/events": {"GET": "page_events"}, "/state.json": {"GET": "page_state"},
           "/history": {"GET": "page_history"}, "/game": {"GET": "page_game"}, "/names": {"POST": "post_names"}}
 
@@ -171,7 +172,7 @@ class Handler(BaseHTTPRequestHandler):
                 raise BadRequest(400, "unknown parameter %r for %s" % (k[:40], url.path))
             if len(v) != 1:
                 raise BadRequest(400, "parameter %r given %d times" % (k[:40], len(v)))
-        missing = [k for k in PARAMS[url.path] if k not in q]
+        missing = [k for k in PARAMS[url.path] if k not in q and k not in OPTIONAL.get(url.path, ())]
         if missing:
             raise BadRequest(400, "%s needs the parameter(s) %s" % (url.path, ", ".join(missing)))
         return url.path, {k: v[0] for k, v in q.items()}
@@ -224,18 +225,34 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(("".join(out) or ": still here\n\n").encode("utf-8"))
             self.wfile.flush()
 
-    def _plays(self):
-        """(plays, problems) of the database; one that cannot be read is a 503 line."""
+    def _db(self, read):
+        """What `read` reads from the database; one that cannot be read is a 503 line."""
         try:
-            return store.read_all(self.server.db_path)
+            return read()
         except UserError as err:
             raise BadRequest(503, str(err))
 
-    def page_history(self, _):
-        self._send(pages.page("Bloomkeeper: plays", history.history_body(*self._plays())))
+    def page_history(self, q):
+        """A page of the plays, newest first, and the statistics: SQL over
+        the summaries, cached until the database is written."""
+        text = q.get("page", "1")
+        if not text.isdigit() or not 0 < int(text) < 10 ** 9:
+            raise BadRequest(400, "page %r is not a page number (1, 2, ...)" % text[:40])
+        page = int(text)
+        path = self.server.db_path
+
+        def make():
+            plays, total, rows, problems = store.history_page(path, page)
+            if page > 1 and not plays:
+                return None
+            return pages.page("Bloomkeeper: plays", history.history_page_body(plays, rows, problems, page, total))
+        body = self._db(lambda: self.server.cache.get(("history", page), make))
+        if body is None:
+            raise BadRequest(404, "no page %d of the plays history" % page)
+        self._send(body)
 
     def page_game(self, q):
-        p = history.find(self._plays()[0], q["play"])
+        p = self._db(lambda: self.server.cache.get(("game", q["play"]), lambda: store.one_play(self.server.db_path, q["play"])))
         if p is None:
             raise BadRequest(404, "no play %s in the plays database" % q["play"][:40])
         svg = self.server.chart(p) if p["game"] == "stalk-exchange" else ""
@@ -255,6 +272,7 @@ class DashboardServer(ThreadingHTTPServer):
         self.token = secrets.token_urlsafe(18)  # the names form's same-origin token
         self._charts = {}
         self._charts_lock = threading.Lock()
+        self.cache = store.Cache(db_path)  # pages that change only when the database is written
         self.slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
         ThreadingHTTPServer.__init__(self, addr, Handler)
         self.hosts = host_allowlist(addr[0])  # the name given (localhost, a host name) and the address it bound
