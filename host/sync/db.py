@@ -179,8 +179,12 @@ CREATE TABLE summaries (
     players TEXT,                   -- ... names, JSON
     events INTEGER,                 -- ... effective events
     over INTEGER,
-    final TEXT,                     -- ... the engine's final, JSON, or NULL
-    json_tail BLOB                  -- zlib: the export's JSON lines of game, players, events, final (export.json_tail)
+    final TEXT                      -- ... the engine's final, JSON, or NULL
+)""",
+    """
+CREATE TABLE json_tails (           -- apart from the summaries: a page of summaries reads narrow rows
+    play INTEGER PRIMARY KEY REFERENCES games (id),
+    json BLOB NOT NULL              -- zlib: the json export's lines of game, players, events, final (export.json_tail)
 )""",
     "CREATE INDEX summaries_by_date ON summaries (date, play)",
     "CREATE INDEX summaries_by_game ON summaries (game, date)",
@@ -219,7 +223,7 @@ def _migrate_3(con):
 
 
 MIGRATIONS = (_migrate_1, _migrate_2, _migrate_3)  # MIGRATIONS[i] takes a database from version i to i + 1
-TABLES = ("games", "events", "quarantine", "summaries", "results", "stale")  # TABLES_OF[v]: what a database of version v has
+TABLES = ("games", "events", "quarantine", "summaries", "json_tails", "results", "stale")  # TABLES_OF[v]: what a database of version v has
 TABLES_OF = {0: (), 1: TABLES[:2], 2: TABLES[:3], 3: TABLES}
 VERSION = len(MIGRATIONS)
 # The current schema, as a fresh file is made: the statements the migrations
@@ -228,7 +232,7 @@ SCHEMA = SCHEMA_V1 + (SCHEMA_V2,) + SCHEMA_V3
 
 
 def summarize(con, pid):
-    """(summary row, result rows) of one stored play, from its records (the
+    """(summary row, result rows, json tail) of one stored play, from its records (the
     play replayed once, as read() does), or None when there is no such play.
     The summary says what read() would say of the play: its readable prefix
     and, when the engine stops before the end, why (a damaged file)."""
@@ -242,10 +246,10 @@ def summarize(con, pid):
         recs = _raw_records(con, pid)
     except sqlite3.DatabaseError as err:  # a damaged page under this play's records
         return (pid, date, int(est), -1, 0, "its records cannot be read (%s)" % " ".join(str(err).split()),
-                None, None, None, None, None, None), []
+                None, None, None, None, None), [], None
     good, why = judge(recs)
     if not good:
-        return (pid, date, int(est), len(recs), 0, why, None, None, None, None, None, None), []
+        return (pid, date, int(est), len(recs), 0, why, None, None, None, None, None), [], None
     p = play_of(_text(row[3]), _text(row[4]), date, [bytes(r) for r in recs[:good]])
     final = p.get("final")
     results = []
@@ -254,8 +258,8 @@ def summarize(con, pid):
         results = [(pid, seat, r["name"], p["game"], n, r["score"], int(bool(r["winner"])))
                    for seat, r in enumerate(final["players"])]
     summary = (pid, date, int(est), len(recs), good, why, p["game"], json.dumps(p["players"]), len(p["events"]), int(p["over"]),
-               None if final is None else json.dumps(final), zlib.compress(export.json_tail(p).encode("utf-8")))
-    return summary, results
+               None if final is None else json.dumps(final))
+    return summary, results, zlib.compress(export.json_tail(p).encode("utf-8"))
 
 
 def _refresh(con):
@@ -264,11 +268,15 @@ def _refresh(con):
     for (pid,) in con.execute("SELECT play FROM stale").fetchall():
         con.execute("DELETE FROM summaries WHERE play=?", (pid,))
         con.execute("DELETE FROM results WHERE play=?", (pid,))
+        con.execute("DELETE FROM json_tails WHERE play=?", (pid,))
         made = summarize(con, pid)
         if made is None:
             continue
-        con.execute("INSERT INTO summaries VALUES (%s)" % ",".join("?" * 12), made[0])
-        con.executemany("INSERT INTO results VALUES (?,?,?,?,?,?,?)", made[1])
+        summary, results, tail = made
+        con.execute("INSERT INTO summaries VALUES (%s)" % ",".join("?" * len(summary)), summary)
+        con.executemany("INSERT INTO results VALUES (?,?,?,?,?,?,?)", results)
+        if tail is not None:
+            con.execute("INSERT INTO json_tails VALUES (?,?)", (pid, tail))
     con.execute("DELETE FROM stale")
 
 
@@ -977,7 +985,8 @@ class Database:
         "json_tail" (export.json_tail of the play, as stored at sync time)."""
         with self.guard():
             by_play = {q["play"]: q for q in self._quarantined().values() if q["play"] is not None}
-            cur = self.con.execute(self.SUMMARY % ", s.json_tail" + " WHERE s.good > 0 ORDER BY COALESCE(g.started, g.first_seen), g.id")
+            cur = self.con.execute((self.SUMMARY % ", t.json") + " JOIN json_tails t ON t.play = s.play WHERE s.good > 0 "
+                                   "ORDER BY COALESCE(g.started, g.first_seen), g.id")
         while True:
             with self.guard():
                 rows = cur.fetchmany(256)
