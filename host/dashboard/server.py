@@ -23,11 +23,12 @@ A good loopback citizen (docs/dashboard.md, "What the server refuses"):
 - a request must arrive whole within REQUEST_S of the connection's first
   byte awaited, and no write may stall IDLE_S (slowloris, clients that stop
   reading): the connection is then closed;
-- at most MAX_CONNECTIONS at once, MAX_STREAMS of them live pages, at most
-  STREAMS_PER_CLIENT live pages from one address; one address opens at most
-  CONNECT_BURST connections at once and CONNECT_RATE a second after that, so
-  a client that reconnects in a loop is refused (503) without taking what
-  the others need;
+- at most MAX_CONNECTIONS at once and CONNECTIONS_PER_CLIENT from one
+  address; at most MAX_STREAMS live pages (the rest of MAX_CONNECTIONS is
+  always there for page loads), STREAMS_PER_CLIENT from one address, and one
+  address opens at most STREAM_BURST live pages at once and STREAM_RATE a
+  second after that: a client that reconnects in a loop gets 503 lines for
+  its live pages while every page load is still served;
 - a client error (reset, timeout) is one log line, never a traceback.
 """
 
@@ -53,10 +54,11 @@ REQUEST_S = 10  # a request line and its headers must arrive whole within this
 IDLE_S = 30  # no single write may wait longer (> KEEPALIVE_S: an event stream writes every 15 s)
 HEAD_MAX = 16384  # bytes of a request line and its headers
 MAX_CONNECTIONS = 4000  # connections open at once (file descriptors: the soft limit is raised to fit)
+CONNECTIONS_PER_CLIENT = 3000  # from one address (loopback is one address for every local browser)
 MAX_STREAMS = 3000  # live pages open at once: MAX_CONNECTIONS - MAX_STREAMS are always there for page loads
-STREAMS_PER_CLIENT = 1500  # live pages from one address: half of MAX_STREAMS (loopback is one address for every local browser)
-CONNECT_BURST = 1500  # connections one address may open at once ...
-CONNECT_RATE = 200  # ... and a second after that (a reconnect loop gets 503 lines, cheaply)
+STREAMS_PER_CLIENT = 1500  # live pages from one address: half of MAX_STREAMS
+STREAM_BURST = 1500  # live pages one address may open at once ...
+STREAM_RATE = 50  # ... and a second after that (a browser's EventSource retries every 3 s: a page reconnects far slower)
 PAGE_WORKERS = 2  # threads for the database, the chart and the names (this is a 2-core class of machine)
 CHARTS_MAX = 64  # charts kept drawn
 METHODS = ("GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS")
@@ -208,7 +210,8 @@ class DashboardServer:
         self.open = 0
         self.streams = 0
         self.streams_of = {}
-        self.connects = Bucket()
+        self.open_of = {}
+        self.stream_opens = Bucket()
         self._logged = {}
         self._loop = None
         self._stop = None
@@ -227,6 +230,7 @@ class DashboardServer:
     async def _main(self):
         self._loop = asyncio.get_running_loop()
         self._stop = asyncio.Event()
+        self.pool.submit(_warm_charts)
         self.hub = Hub(self.live, self._loop)
         srv = await asyncio.start_server(self._client, sock=self.sock, limit=HEAD_MAX, backlog=1024)
         try:
@@ -265,10 +269,11 @@ class DashboardServer:
         if self.open >= MAX_CONNECTIONS:
             self._log_burst("full", "%d connections open: refusing more for now" % MAX_CONNECTIONS)
             return await self._refuse(writer, "503 too many connections at once: try again soon\n")
-        if not self.connects.allow(who, CONNECT_BURST, CONNECT_RATE):
-            self._log_burst("rate " + who, "client %s: more than %d new connections a second: refusing them for now" % (who, CONNECT_RATE))
-            return await self._refuse(writer, "503 too many new connections from your address: try again in a second\n")
+        if self.open_of.get(who, 0) >= CONNECTIONS_PER_CLIENT:
+            self._log_burst("full " + who, "client %s: %d connections open from it: refusing more for now" % (who, CONNECTIONS_PER_CLIENT))
+            return await self._refuse(writer, "503 too many connections from your address at once: try again soon\n")
         self.open += 1
+        self.open_of[who] = self.open_of.get(who, 0) + 1
         try:
             await self._one_request(reader, writer, peer)
         except (ConnectionError, OSError, asyncio.TimeoutError) as err:  # the client went away or stalled
@@ -279,6 +284,9 @@ class DashboardServer:
             log_line("client %s: %s failed: %s" % (who, type(err).__name__, err))
         finally:
             self.open -= 1
+            self.open_of[who] -= 1
+            if not self.open_of[who]:
+                del self.open_of[who]
             writer.transport.abort() if writer.transport.get_write_buffer_size() else writer.close()
 
     async def _refuse(self, writer, line):
@@ -418,6 +426,10 @@ class DashboardServer:
                             % (who, self.streams, self.streams_of.get(who, 0)))
             reply, _ = error_reply(503, "too many live pages open at once: try again soon")
             return await self._send(writer, req.command, reply)
+        if not self.stream_opens.allow(who, STREAM_BURST, STREAM_RATE):
+            self._log_burst("rate " + who, "client %s: more than %g live pages opened a second: refusing them for now" % (who, STREAM_RATE))
+            reply, _ = error_reply(503, "live pages opened too fast from your address: try again in a second")
+            return await self._send(writer, req.command, reply)
         head = "HTTP/1.0 200 OK\r\nServer: bloomkeeper\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\n\r\n"
         writer.write(head.encode("latin-1"))
         await asyncio.wait_for(writer.drain(), IDLE_S)
@@ -502,6 +514,15 @@ class DashboardServer:
                 while len(self._charts) > CHARTS_MAX:
                     self._charts.pop(next(iter(self._charts)))
         return svg
+
+
+def _warm_charts():
+    """matplotlib imported before the first game page asks for a chart (it
+    takes most of a second), in a page thread while nothing waits for it."""
+    try:
+        import matplotlib.figure  # noqa: F401
+    except ImportError:
+        pass
 
 
 def _raise_fd_limit():

@@ -201,6 +201,7 @@ CREATE TABLE results (
 )""",
     "CREATE INDEX results_by_player ON results (name, game, players)",
     "CREATE INDEX games_by_start ON games (COALESCE(started, first_seen), id)",
+    "CREATE INDEX games_by_ident ON games (ident, game_id)",  # a sync finds the play a board's game continues
     "CREATE TABLE stale (play INTEGER PRIMARY KEY)",
     "CREATE TRIGGER events_added AFTER INSERT ON events BEGIN INSERT OR IGNORE INTO stale VALUES (NEW.game); END",
     "CREATE TRIGGER events_changed AFTER UPDATE ON events BEGIN INSERT OR IGNORE INTO stale VALUES (OLD.game); "

@@ -53,7 +53,7 @@ def as_v2(path):
     for kind, name in con.execute("SELECT type, name FROM sqlite_master WHERE type IN ('trigger', 'index', 'table') "
                                   "AND name NOT LIKE 'sqlite_%'").fetchall():
         if kind == "trigger" or name in ("summaries", "json_tails", "results", "stale", "summaries_by_date", "summaries_by_game",
-                                         "results_by_player", "games_by_start"):
+                                         "results_by_player", "games_by_start", "games_by_ident"):
             con.execute("DROP %s IF EXISTS %s" % (kind.upper(), name))
     con.execute("PRAGMA user_version = 2")
     con.commit()
