@@ -165,7 +165,8 @@ def _migrate_2(con):
 # board. Triggers mark a play stale whenever its records or its dates change,
 # whoever changes them (a release's own code, or a hand with sqlite3), so a
 # summary is never trusted past a change: stale ones are summarized again
-# before anything reads them (Database.refresh).
+# before anything reads them (_refresh, at the end of every write transaction
+# and when a file is opened).
 SCHEMA_V3 = (
     """
 CREATE TABLE summaries (
