@@ -1,7 +1,7 @@
 """The ONE place where the dashboard touches the plays database.
 
 Everything goes through host/sync/db.py's public API (Database, sync,
-sync_game, Database.plays), so the database's schema and its sync rules
+sync_game, Database.page, stats, problems, play), so the database's schema and its sync rules
 stay in one place; when that module changes, only these functions adapt.
 A play's date is `play["date"]`: the game's own start in UTC, with
 `play["date_estimated"]` where the board never knew the time; `play["play"]`
