@@ -47,15 +47,9 @@ def more_plays(path, n, board="extra"):
 
 
 def as_v2(path):
-    """The file as the release before wrote it: version 2, no summaries,
-    results, stale marks, indexes or triggers of version 3."""
+    """The file as the release before wrote it (version 2)."""
     con = sqlite3.connect(path)
-    for kind, name in con.execute("SELECT type, name FROM sqlite_master WHERE type IN ('trigger', 'index', 'table') "
-                                  "AND name NOT LIKE 'sqlite_%'").fetchall():
-        if kind == "trigger" or name in ("summaries", "json_tails", "results", "stale", "summaries_by_date", "summaries_by_game",
-                                         "results_by_player", "games_by_start", "games_by_ident"):
-            con.execute("DROP %s IF EXISTS %s" % (kind.upper(), name))
-    con.execute("PRAGMA user_version = 2")
+    damaged_db.strip_version_3(con)
     con.commit()
     con.close()
 
