@@ -35,8 +35,8 @@ Default file: `plays.sqlite3` in the user's data directory (platformdirs).
 import binascii
 import contextlib
 import datetime
-import os
 import json
+import os
 import sqlite3
 import time
 import zlib
@@ -158,8 +158,8 @@ def _migrate_2(con):
 
 
 # Version 3: what the history shows, kept beside the records so that a page
-# reads what it shows and never replays every play (docs/storage.md, "Per-play
-# summaries"). One summary per play, written in the transaction that wrote
+# reads what it shows and never replays every play (docs/protocol.md, "Per-play
+# summaries"; docs/design.md, "The plays history at any size"). One summary per play, written in the transaction that wrote
 # its records (Database.tx); one row per player of a scored play (the
 # statistics are SQL over them); indexes on the start date, the game and the
 # board. Triggers mark a play stale whenever its records or its dates change,
@@ -216,8 +216,8 @@ CREATE TABLE results (
 
 def _migrate_3(con):
     """Version 2 -> 3: the summaries, the results and the indexes; every
-    stored play summarized once (its records replayed: about a millisecond a
-    play). Nothing is dropped or changed in the plays themselves."""
+    stored play summarized once (its records replayed: about 3 ms a play
+    here, 100,000 plays in about 5 minutes, once). Nothing is dropped or changed in the plays themselves."""
     for stmt in SCHEMA_V3:
         con.execute(stmt)
     con.execute("INSERT INTO stale SELECT id FROM games")
