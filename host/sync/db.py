@@ -187,8 +187,9 @@ CREATE TABLE json_tails (           -- apart from the summaries: a page of summa
     play INTEGER PRIMARY KEY REFERENCES games (id),
     json BLOB NOT NULL              -- zlib: the json export's lines of game, players, events, final (export.json_tail)
 )""",
-    "CREATE INDEX summaries_by_date ON summaries (date, play)",
+    "CREATE INDEX summaries_by_date ON summaries (date, play) WHERE good > 0",  # the readable plays, by start
     "CREATE INDEX summaries_by_game ON summaries (game, date)",
+    "CREATE INDEX summaries_damaged ON summaries (play) WHERE problem IS NOT NULL",
     """
 CREATE TABLE results (
     play INTEGER NOT NULL REFERENCES games (id),
@@ -200,7 +201,18 @@ CREATE TABLE results (
     winner INTEGER NOT NULL,
     PRIMARY KEY (play, seat)
 )""",
-    "CREATE INDEX results_by_player ON results (name, game, players)",
+    "CREATE INDEX results_by_player ON results (name, game, players, score)",
+    """
+CREATE TABLE player_stats (         -- the sums of results per player, game and table size, kept by _refresh
+    name TEXT NOT NULL,
+    game TEXT NOT NULL,
+    players INTEGER NOT NULL,
+    plays INTEGER NOT NULL,
+    wins INTEGER NOT NULL,
+    total INTEGER NOT NULL,         -- the sum of the scores
+    best INTEGER NOT NULL,
+    PRIMARY KEY (name, game, players)
+)""",
     "CREATE INDEX games_by_start ON games (COALESCE(started, first_seen), id)",
     "CREATE INDEX games_by_ident ON games (ident, game_id)",  # a sync finds the play a board's game continues
     "CREATE TABLE stale (play INTEGER PRIMARY KEY)",
@@ -225,7 +237,7 @@ def _migrate_3(con):
 
 
 MIGRATIONS = (_migrate_1, _migrate_2, _migrate_3)  # MIGRATIONS[i] takes a database from version i to i + 1
-TABLES = ("games", "events", "quarantine", "summaries", "json_tails", "results", "stale")  # TABLES_OF[v]: what a database of version v has
+TABLES = ("games", "events", "quarantine", "summaries", "json_tails", "results", "player_stats", "stale")  # TABLES_OF[v]: what a database of version v has
 TABLES_OF = {0: (), 1: TABLES[:2], 2: TABLES[:3], 3: TABLES}
 VERSION = len(MIGRATIONS)
 # The current schema, as a fresh file is made: the statements the migrations
@@ -267,7 +279,13 @@ def summarize(con, pid):
 def _refresh(con):
     """Summarize again every stale play (inside the caller's write
     transaction): what a sync, a repair or a hand changed."""
+    lowered = set()
     for (pid,) in con.execute("SELECT play FROM stale").fetchall():
+        for name, game, n, score, winner in con.execute("SELECT name, game, players, score, winner FROM results WHERE play=?",
+                                                        (pid,)).fetchall():
+            con.execute("UPDATE player_stats SET plays = plays - 1, wins = wins - ?, total = total - ? "
+                        "WHERE name=? AND game=? AND players=?", (winner, score, name, game, n))
+            lowered.add((name, game, n))
         con.execute("DELETE FROM summaries WHERE play=?", (pid,))
         con.execute("DELETE FROM results WHERE play=?", (pid,))
         con.execute("DELETE FROM json_tails WHERE play=?", (pid,))
@@ -277,8 +295,15 @@ def _refresh(con):
         summary, results, tail = made
         con.execute("INSERT INTO summaries VALUES (%s)" % ",".join("?" * len(summary)), summary)
         con.executemany("INSERT INTO results VALUES (?,?,?,?,?,?,?)", results)
+        con.executemany("INSERT INTO player_stats VALUES (?,?,?,1,?,?,?) ON CONFLICT (name, game, players) DO UPDATE SET "
+                        "plays = plays + 1, wins = wins + excluded.wins, total = total + excluded.total, "
+                        "best = max(best, excluded.best)", [(r[2], r[3], r[4], r[6], r[5], r[5]) for r in results])
         if tail is not None:
             con.execute("INSERT INTO json_tails VALUES (?,?)", (pid, tail))
+    con.execute("DELETE FROM player_stats WHERE plays <= 0")
+    for key in lowered:  # a score taken away may have been the best: asked of the results again (an index lookup)
+        con.execute("UPDATE player_stats SET best = (SELECT max(score) FROM results WHERE name=?1 AND game=?2 AND players=?3) "
+                    "WHERE name=?1 AND game=?2 AND players=?3", key)
     con.execute("DELETE FROM stale")
 
 
@@ -856,7 +881,8 @@ class Database:
 
     def stats(self):
         """Per player, game and table size: [(name, game, players, plays,
-        wins, sum of scores, best)] of the scored plays (SQL over results)."""
+        wins, sum of scores, best)] of the scored plays (player_stats: the
+        sums of results, kept as each play is summarized)."""
         def replayed(plays, _):
             groups = {}
             for p in plays:
@@ -959,11 +985,9 @@ class Database:
             return out + list(self._quarantined().values())
 
     def _s_stats(self):
-        """Per player, game and table size: [(name, game, players, plays,
-        wins, sum of scores, best)] of the scored plays (SQL over results)."""
+        """stats() from the summaries."""
         with self.guard():
-            return self.con.execute("SELECT name, game, players, count(*), sum(winner), sum(score), max(score) FROM results "
-                                    "GROUP BY name, game, players").fetchall()
+            return self.con.execute("SELECT name, game, players, plays, wins, total, best FROM player_stats").fetchall()
 
     def _s_play(self, pid):
         """One play as read() gives it (its events too), read and replayed

@@ -181,6 +181,17 @@ def test_records_changed_by_another_hand_are_summarized_again(db_path):
     mine = [p for p in page if p["play"] == pid][0]
     assert mine == {k: v for k, v in dict(db.play(pid), event_count=mine["event_count"]).items() if k != "events"}
     assert mine["event_count"] == len(db.play(pid)["events"]) < 20
+    plays, _ = db.read()
+    assert history.stats_rows(db.stats()) == history.stats(plays), "the statistics lost that play's scores (and its best)"
+    con = sqlite3.connect(db_path)
+    con.execute("DELETE FROM events WHERE game=(SELECT MAX(id) FROM games)")  # a play gone whole
+    con.commit()
+    con.close()
+    db.close()
+    db = host.sync.db.Database(db_path)
+    plays, _ = db.read()
+    assert len(plays) == 4 and db.page()[1] == 4
+    assert history.stats_rows(db.stats()) == history.stats(plays)
 
 
 def test_a_sync_writes_the_summary_of_the_play_it_changed(db_path):
@@ -192,6 +203,7 @@ def test_a_sync_writes_the_summary_of_the_play_it_changed(db_path):
     db.store(who, "0001", recs)
     after = [p for p in db.page()[0] if p["play"] == play][0]
     assert after["event_count"] > before and after["event_count"] == len(db.play(play)["events"])
+    assert history.stats_rows(db.stats()) == history.stats(db.read()[0]), "the finished play's scores are counted"
     assert db.con.execute("SELECT count(*) FROM stale").fetchone()[0] == 0, "summarized in the sync's own transaction"
 
 
