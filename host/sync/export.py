@@ -23,6 +23,7 @@ import io
 import json
 import time
 import urllib.parse
+from json.encoder import encode_basestring_ascii as _encode_str  # what json.dumps does with text (ensure_ascii)
 
 from engine_lite.vocab import GAME_TITLES, GAMES
 
@@ -90,12 +91,24 @@ def json_tail(p):
     return _indent(json.dumps(tail, indent=2).split("\n", 1)[1].rsplit("\n", 1)[0])
 
 
+def _scalar(v):
+    """json.dumps of a head field (text, a truth value or None), the short way."""
+    if type(v) is str:
+        return _encode_str(v)
+    if v is True or v is False or v is None:
+        return _LITERALS[v]
+    return json.dumps(v)
+
+
+_LITERALS = {True: "true", False: "false", None: "null"}
+
+
 def json_text(p):
     """One play as it stands inside the json export's array. A play read
     from the summaries (host/sync/db.py stream) brings its json_tail; else
     it is encoded whole. Either way the same bytes."""
     if "json_tail" in p:
-        head = "".join("    %s: %s,\n" % (json.dumps(k), json.dumps(v)) for k, v in json_head(p).items())
+        head = "".join("    %s: %s,\n" % (_scalar(k), _scalar(v)) for k, v in json_head(p).items())
         return "  {\n" + head + p["json_tail"] + "\n  }"
     return _indent(json.dumps(json_item(p), indent=2))
 
