@@ -974,8 +974,9 @@ class Database:
         with self.guard():
             out = []
             for pid, board, gid, nrec, good, problem in self.con.execute(
-                    "SELECT g.id, g.board, g.game_id, s.records, s.good, s.problem FROM summaries s JOIN games g ON g.id = s.play "
-                    "WHERE s.problem IS NOT NULL ORDER BY COALESCE(g.started, g.first_seen), g.id"):
+                    "SELECT g.id, g.board, g.game_id, s.records, s.good, s.problem FROM summaries s CROSS JOIN games g "
+                    "ON g.id = s.play WHERE s.problem IS NOT NULL ORDER BY COALESCE(g.started, g.first_seen), g.id"):
+                # CROSS JOIN: the damaged few first (their partial index), not every play
                 if nrec < 0:
                     out.append({"board": _text(board), "game_id": _text(gid), "play": None, "kind": "damaged", "index": 0, "count": 0,
                                 "reason": "%s: %s" % (problem, RECOVER % self.path)})
