@@ -10,12 +10,13 @@ import sys
 from host.commands import options
 from host.dashboard import store, views
 from host.dashboard.live import Live
-from host.dashboard.server import make_server, parse_http
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
 def serve_cmd(args):
+    from host.dashboard.server import make_server, parse_http  # the event loop's imports: for serve only
+
     db = store.open_db(args.db, readonly=True)  # a database that cannot be opened is one line, before anything starts
     db_path = db.path
     db.close()

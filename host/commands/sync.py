@@ -67,30 +67,69 @@ def problem_line(q):
     return "%s: damaged, %d record(s) from record %d unreadable: %s" % (where, q["count"], q["index"], show(q["reason"]))
 
 
-def read_db(path):
-    """(plays, problems, path) of a plays database opened for reading."""
-    db = host.sync.db.Database(path, create=False, readonly=True)
-    try:
-        plays, problems = db.read()
-    finally:
-        db.close()
-    return plays, problems, db.path
+PAGE = 50  # plays a `plays` page lists by default
+
+
+def open_db(path):
+    """The plays database opened for reading (a read-only file is read as it is)."""
+    return host.sync.db.Database(path, create=False, readonly=True)
+
+
+def since_arg(text):
+    """--since DATE: 'YYYY-MM-DD' or 'YYYY-MM-DD HH:MM' in this machine's
+    local time (as `plays` shows dates) -> ISO 8601 UTC."""
+    import argparse
+
+    from engine_lite import stamp
+
+    for fmt in ("%Y-%m-%d", "%Y-%m-%d %H:%M"):
+        try:
+            t = time.mktime(time.strptime(text, fmt))
+        except (ValueError, OverflowError):
+            continue
+        return stamp.iso(int(t))
+    raise argparse.ArgumentTypeError("%r is not a date: give YYYY-MM-DD or \"YYYY-MM-DD HH:MM\" (local time)" % text[:40])
+
+
+def count_arg(text):
+    import argparse
+
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError("%r is not a count: give 0 or more" % text[:40])
+    return int(text)
+
+
+def page_arg(text):
+    import argparse
+
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError("%r is not a page: give 1 or more" % text[:40])
+    return int(text)
 
 
 def plays_cmd(args):
-    plays, problems, path = read_db(args.db)
-    if args.json:
-        sys.stdout.write(export.to_json(plays))
-        _note_problems(problems)
-        return 0
-    if not plays and not problems:
-        print("no plays in %s" % path)
+    db = open_db(args.db)
+    try:
+        if args.json:
+            export.write_json(db.stream(), sys.stdout)
+            _note_problems(db.problems())
+            return 0
+        limit = args.limit or None
+        plays, total = db.page(limit, (args.page - 1) * (limit or 0), args.since, log=True)
+        problems = db.problems()
+    finally:
+        db.close()
+    if not total and not problems:
+        print("no plays in %s" % db.path + (" since %s" % export.local_time(args.since) if args.since else ""))
     for p in plays:
         res = {r["name"]: r for r in p.get("final", {}).get("players", [])}
         who = ", ".join(show("%s %s" % (n, res[n]["score"]) if n in res else n) for n in p["players"])
         when = export.local_time(p["date"]) + ("~" if p.get("date_estimated") else " ")
-        print("%s %-14s %s/%s  %3d events  %-11s %s%s" % (when, p["game"], show(p["board"][:12]), show(p["game_id"]), len(p["events"]),
+        print("%s %-14s %s/%s  %3d events  %-11s %s%s" % (when, p["game"], show(p["board"][:12]), show(p["game_id"]), p["event_count"],
                                                           export.state(p), who, "  [%s]" % show(p["problem"]) if "problem" in p else ""))
+    older = total - (args.page - 1) * (limit or 0) - len(plays)
+    if older > 0:
+        print("... %d older play(s) not shown (of %d): --page %d shows the next, --limit 0 all of them" % (older, total, args.page + 1))
     for q in problems:
         print("! " + problem_line(q))
     if any(p.get("date_estimated") for p in plays):
@@ -108,10 +147,16 @@ def _note_problems(problems):
 
 
 def export_cmd(args):
-    plays, problems, _ = read_db(args.db)
-    sys.stdout.write(export.FORMATS[args.format](plays))
-    _note_problems(problems)
-    said = export.note(args.format, plays)
+    """Streamed: one play at a time from the summaries (host/sync/db.py
+    stream), whatever the size of the history."""
+    db = open_db(args.db)
+    try:
+        seen = export.Seen(db.stream())
+        export.WRITERS[args.format](seen, sys.stdout)
+        _note_problems(db.problems())
+    finally:
+        db.close()
+    said = seen.note(args.format)
     if said:
         sys.stderr.write("bloomkeeper: note: %s\n" % said)
     return 0
@@ -235,14 +280,18 @@ def register(sub):
     p.add_argument("--events", type=int, default=0, help="stop after N live events")
     p.set_defaults(func=follow_cmd)
 
-    p = sub.add_parser("plays", help="the plays in the database")
+    p = sub.add_parser("plays", help="the plays in the database, the newest %d (--limit, --page, --since)" % PAGE)
     options.db(p)
-    p.add_argument("--json", action="store_true", help="as JSON (same as export --format json)")
+    p.add_argument("--json", action="store_true", help="every play as JSON (same as export --format json)")
+    p.add_argument("--limit", type=count_arg, default=PAGE, metavar="N", help="list the newest N plays (default %d; 0: all)" % PAGE)
+    p.add_argument("--page", type=page_arg, default=1, metavar="K", help="the K-th page of --limit plays, newest first (default 1)")
+    p.add_argument("--since", type=since_arg, metavar="DATE", help="only plays started at or after DATE (YYYY-MM-DD, local time)")
     p.set_defaults(func=plays_cmd)
 
-    p = sub.add_parser("export", help="export the plays database: json, csv, bgstats or bgstats-links (BG Stats app)")
+    p = sub.add_parser("export", help="export the plays database: json, jsonl, csv, bgstats or bgstats-links (BG Stats app)")
     options.db(p)
-    p.add_argument("--format", choices=sorted(export.FORMATS), default="json")
+    p.add_argument("--format", choices=sorted(export.WRITERS), default="json",
+                   help="json: one array; jsonl: one play per line (JSON Lines); csv; bgstats, bgstats-links: BG Stats")
     p.set_defaults(func=export_cmd)
 
     p = sub.add_parser("repair", help="re-judge quarantined records (refused by an older engine) and store the ones now accepted")

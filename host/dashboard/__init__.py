@@ -6,12 +6,12 @@ link and host code as `follow`, recorded into the same plays database as
 
 Modules, each small:
   (the CLI entry, argument checks and one-line errors, is host/commands/serve.py)
-  server   http.server routes, Server-Sent Events, one-line 4xx replies
+  server   one asyncio event loop: routes, Server-Sent Events, one-line 4xx replies
   board    the thread that follows the board, records every event, mirrors its ring
   live     the hub that hands the newest snapshot to every open page
   views    the live panel (HTML) from a game state
   history  plays list and per-player statistics (HTML)
   charts   the Stalk Exchange market chart (matplotlib SVG)
-  store    the ONE place that reads and writes the plays database
+  store    the ONE place that reads and writes the plays database (pages, one play, the cache)
   pages    the page shell: CSS, the little JavaScript, error text
 """

@@ -60,22 +60,31 @@ def stats(plays):
             continue
         n = len(p["players"])
         for r in p["final"]["players"]:
-            for key in ((r["name"], p["game"], n), (r["name"], p["game"], "all")):
-                groups.setdefault(key, []).append(r)
+            g = groups.setdefault((r["name"], p["game"], n), [0, 0, 0, None])
+            g[0] += 1
+            g[1] += 1 if r["winner"] else 0
+            g[2] += r["score"]
+            g[3] = r["score"] if g[3] is None else max(g[3], r["score"])
+    return stats_rows([k + tuple(v) for k, v in groups.items()])
+
+
+def stats_rows(groups):
+    """stats() from its groups: (player, game, table size, plays, wins, sum
+    of scores, best), as the plays database sums them in SQL (Database.stats)."""
     sizes = {}
-    for name, game, n in groups:
-        if n != "all":
-            sizes[name, game] = sizes.get((name, game), 0) + 1
-    rows = []
-    for (name, game, n), rs in groups.items():
-        if n == "all" and sizes[name, game] == 1:
-            continue  # one table size only: "all" would repeat its row
-        scores = [r["score"] for r in rs]
-        wins = sum(1 for r in rs if r["winner"])
-        rows.append({
-            "player": name, "game": game, "players": n, "plays": len(rs), "wins": wins,
-            "win_rate": wins / len(rs), "avg": sum(scores) / len(scores), "best": max(scores),
-        })
+    for name, game, n, plays, wins, total, best in groups:
+        a = sizes.setdefault((name, game), [0, 0, 0, 0, None])
+        a[0] += 1
+        a[1] += plays
+        a[2] += wins
+        a[3] += total
+        a[4] = best if a[4] is None else max(a[4], best)
+    rows = [{"player": name, "game": game, "players": n, "plays": plays, "wins": wins, "win_rate": wins / plays,
+             "avg": total / plays, "best": best} for name, game, n, plays, wins, total, best in groups]
+    for (name, game), (k, plays, wins, total, best) in sizes.items():
+        if k > 1:  # one table size only: "all" would repeat its row
+            rows.append({"player": name, "game": game, "players": "all", "plays": plays, "wins": wins, "win_rate": wins / plays,
+                         "avg": total / plays, "best": best})
     rows.sort(key=lambda r: (r["game"], str(r["players"]), -r["wins"], -r["win_rate"], r["player"]))
     return rows
 
@@ -103,24 +112,54 @@ def problems_list(problems):
 
 
 def history_body(plays, problems=()):
+    """The whole history on one page, from every play (read() of the database)."""
+    return history_page_body(sorted(plays, key=lambda p: p["date"], reverse=True), stats(plays), problems)
+
+
+PAGE = 100  # plays on one /history page
+
+
+def pager(page, total):
+    """Which plays of how many a page shows, with links to the newer and
+    older pages (nothing while every play fits on one page)."""
+    if total <= PAGE and page == 1:
+        return ""
+    first, last = (page - 1) * PAGE + 1, min(page * PAGE, total)
+    links = []
+    if page > 1:
+        links.append('<a href="/history?page=%d" rel="prev">newer plays</a>' % (page - 1))
+    if last < total:
+        links.append('<a href="/history?page=%d" rel="next">older plays</a>' % (page + 1))
+    return '<p class="pager" id="pager">plays %d to %d of %d (newest first) %s</p>' % (first, last, total, " ".join(links))
+
+
+def history_page_body(plays, stats_rows, problems=(), page=1, total=None):
+    """One page of the history: `plays` newest first (a page of them), the
+    statistics rows (stats_rows) and the plays that cannot be shown."""
+    total = len(plays) if total is None else total
     out = ["<h1>Plays</h1>"]
-    if not plays:
+    if not total:
         out.append('<p class="big">No plays recorded yet.</p>')
         out.append(problems_list(problems))
         return "\n".join(out)
     rows = []
-    for p in sorted(plays, key=lambda p: p["date"], reverse=True):
+    for p in plays:
         who, winner = result_words(p)
         rows.append(
             '<tr class="play"><td>%s</td><td>%s</td><td>%s</td><td class="winner-cell">%s</td><td><a href="%s">%s</a></td></tr>'
             % (date_words(p), GAME_TITLES.get(p["game"], p["game"]), who, winner, escape(game_link(p)),
                "chart" if p["game"] == "stalk-exchange" else "details")
         )
+    nav = pager(page, total)
+    if nav:
+        out.append(nav)
     out.append('<div class="scroll"><table class="plays" id="plays"><tr><th>date</th><th>game</th><th>players and scores</th>'
                "<th>winner</th><th></th></tr>%s</table></div>" % "".join(rows))
+    if nav:
+        out.append(nav.replace('id="pager"', 'id="pager-end"'))
     out.append("<h2>Players</h2>")
     srows = []
-    for r in stats(plays):
+    for r in stats_rows:
         srows.append(
             '<tr data-player="%s" data-group="%s/%s"><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%d</td>'
             "<td>%d%%</td><td>%.1f</td><td>%d</td></tr>"

@@ -3,7 +3,9 @@
 The board thread publishes a new state (the live panel's HTML and a few
 facts) or a new ring frame; every Server-Sent Events stream waits on one
 Condition for a version newer than the one it sent last. Nothing is queued
-per client, so a slow phone can never hold memory or stall the board.
+per client, so a slow phone can never hold memory or stall the board. The
+web server's event loop listens too (listeners): one wake-up for all its
+open pages.
 """
 
 import threading
@@ -16,20 +18,26 @@ class Live:
         self.state_v = 1
         self.ring = None  # list of 24 "#rrggbb" or None (no game)
         self.ring_v = 0
+        self.listeners = []  # called (no arguments, the publishing thread) after each change: the server's event loop
+
+    def _changed(self):
+        self._cond.notify_all()
+        for fn in list(self.listeners):
+            fn()
 
     def publish_state(self, state):
         with self._cond:
             if state != self.state:
                 self.state = state
                 self.state_v += 1
-                self._cond.notify_all()
+                self._changed()
 
     def publish_ring(self, ring):
         with self._cond:
             if ring != self.ring:
                 self.ring = ring
                 self.ring_v += 1
-                self._cond.notify_all()
+                self._changed()
 
     def current(self):
         with self._cond:

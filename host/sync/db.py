@@ -35,9 +35,11 @@ Default file: `plays.sqlite3` in the user's data directory (platformdirs).
 import binascii
 import contextlib
 import datetime
+import json
 import os
 import sqlite3
 import time
+import zlib
 
 import engine_lite
 from engine_lite import record
@@ -155,12 +157,154 @@ def _migrate_2(con):
             con.execute("DELETE FROM games WHERE id=?", (pid,))
 
 
-MIGRATIONS = (_migrate_1, _migrate_2)  # MIGRATIONS[i] takes a database from version i to i + 1
-TABLES = ("games", "events", "quarantine")  # what a database of version v has: TABLES[:2] from 1, TABLES[:3] from 2
+# Version 3: what the history shows, kept beside the records so that a page
+# reads what it shows and never replays every play (docs/protocol.md, "Per-play
+# summaries"; docs/design.md, "The plays history at any size"). One summary per play, written in the transaction that wrote
+# its records (Database.tx); one row per player of a scored play (the
+# statistics are SQL over them); indexes on the start date, the game and the
+# board. Triggers mark a play stale whenever its records or its dates change,
+# whoever changes them (a release's own code, or a hand with sqlite3), so a
+# summary is never trusted past a change: stale ones are summarized again
+# before anything reads them (_refresh, at the end of every write transaction
+# and when a file is opened).
+SCHEMA_V3 = (
+    """
+CREATE TABLE summaries (
+    play INTEGER PRIMARY KEY REFERENCES games (id),
+    date TEXT NOT NULL,             -- the play's start as shown (_date): ISO 8601 UTC
+    date_estimated INTEGER NOT NULL,
+    records INTEGER NOT NULL,       -- records stored
+    good INTEGER NOT NULL,          -- how many of them the engine accepts (0: none readable)
+    problem TEXT,                   -- why the engine stops at record `good` (a damaged file), else NULL
+    game TEXT,                      -- the play as play_of gives it (NULL when good = 0) ...
+    players TEXT,                   -- ... names, JSON
+    events INTEGER,                 -- ... effective events
+    over INTEGER,
+    final TEXT                      -- ... the engine's final, JSON, or NULL
+)""",
+    """
+CREATE TABLE json_tails (           -- apart from the summaries: a page of summaries reads narrow rows
+    play INTEGER PRIMARY KEY REFERENCES games (id),
+    json BLOB NOT NULL              -- zlib: the json export's lines of game, players, events, final (export.json_tail)
+)""",
+    "CREATE INDEX summaries_by_date ON summaries (date, play) WHERE good > 0",  # the readable plays, by start
+    "CREATE INDEX summaries_by_game ON summaries (game, date)",
+    "CREATE INDEX summaries_damaged ON summaries (play) WHERE problem IS NOT NULL",
+    """
+CREATE TABLE results (
+    play INTEGER NOT NULL REFERENCES games (id),
+    seat INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    game TEXT NOT NULL,
+    players INTEGER NOT NULL,       -- the table's size
+    score INTEGER NOT NULL,
+    winner INTEGER NOT NULL,
+    PRIMARY KEY (play, seat)
+)""",
+    "CREATE INDEX results_by_player ON results (name, game, players, score)",
+    """
+CREATE TABLE player_stats (         -- the sums of results per player, game and table size, kept by _refresh
+    name TEXT NOT NULL,
+    game TEXT NOT NULL,
+    players INTEGER NOT NULL,
+    plays INTEGER NOT NULL,
+    wins INTEGER NOT NULL,
+    total INTEGER NOT NULL,         -- the sum of the scores
+    best INTEGER NOT NULL,
+    PRIMARY KEY (name, game, players)
+)""",
+    "CREATE INDEX games_by_start ON games (COALESCE(started, first_seen), id)",
+    "CREATE INDEX games_by_ident ON games (ident, game_id)",  # a sync finds the play a board's game continues
+    "CREATE TABLE stale (play INTEGER PRIMARY KEY)",
+    "CREATE TRIGGER events_added AFTER INSERT ON events BEGIN INSERT OR IGNORE INTO stale VALUES (NEW.game); END",
+    "CREATE TRIGGER events_changed AFTER UPDATE ON events BEGIN INSERT OR IGNORE INTO stale VALUES (OLD.game); "
+    "INSERT OR IGNORE INTO stale VALUES (NEW.game); END",
+    "CREATE TRIGGER events_removed AFTER DELETE ON events BEGIN INSERT OR IGNORE INTO stale VALUES (OLD.game); END",
+    "CREATE TRIGGER games_dated AFTER UPDATE OF started, first_seen, date_estimated ON games "
+    "BEGIN INSERT OR IGNORE INTO stale VALUES (NEW.id); END",
+    "CREATE TRIGGER games_removed AFTER DELETE ON games BEGIN INSERT OR IGNORE INTO stale VALUES (OLD.id); END",
+)
+
+
+def _migrate_3(con):
+    """Version 2 -> 3: the summaries, the results and the indexes; every
+    stored play summarized once (its records replayed: 10,000 plays in 14 s
+    here, 100,000 in about 2.5 minutes, once). Nothing is dropped or changed in the plays themselves."""
+    for stmt in SCHEMA_V3:
+        con.execute(stmt)
+    con.execute("INSERT INTO stale SELECT id FROM games")
+    _refresh(con)
+
+
+MIGRATIONS = (_migrate_1, _migrate_2, _migrate_3)  # MIGRATIONS[i] takes a database from version i to i + 1
+TABLES = ("games", "events", "quarantine", "summaries", "json_tails", "results", "player_stats", "stale")  # TABLES_OF[v]: what a database of version v has
+TABLES_OF = {0: (), 1: TABLES[:2], 2: TABLES[:3], 3: TABLES}
 VERSION = len(MIGRATIONS)
 # The current schema, as a fresh file is made: the statements the migrations
 # end with, so a fresh file and a migrated one cannot differ.
-SCHEMA = SCHEMA_V1 + (SCHEMA_V2,)
+SCHEMA = SCHEMA_V1 + (SCHEMA_V2,) + SCHEMA_V3
+
+
+def summarize(con, pid):
+    """(summary row, result rows, json tail) of one stored play, from its records (the
+    play replayed once, as read() does), or None when there is no such play.
+    The summary says what read() would say of the play: its readable prefix
+    and, when the engine stops before the end, why (a damaged file)."""
+    from host.sync import export
+
+    row = con.execute("SELECT started, first_seen, date_estimated, board, game_id FROM games WHERE id=?", (pid,)).fetchone()
+    if row is None:
+        return None
+    date, est = _date(*row[:3])
+    try:
+        recs = _raw_records(con, pid)
+    except sqlite3.DatabaseError as err:  # a damaged page under this play's records
+        return (pid, date, int(est), -1, 0, "its records cannot be read (%s)" % " ".join(str(err).split()),
+                None, None, None, None, None), [], None
+    good, why = judge(recs)
+    if not good:
+        return (pid, date, int(est), len(recs), 0, why, None, None, None, None, None), [], None
+    p = play_of(_text(row[3]), _text(row[4]), date, [bytes(r) for r in recs[:good]])
+    final = p.get("final")
+    results = []
+    if final is not None:
+        n = len(p["players"])
+        results = [(pid, seat, r["name"], p["game"], n, r["score"], int(bool(r["winner"])))
+                   for seat, r in enumerate(final["players"])]
+    summary = (pid, date, int(est), len(recs), good, why, p["game"], json.dumps(p["players"]), len(p["events"]), int(p["over"]),
+               None if final is None else json.dumps(final))
+    return summary, results, zlib.compress(export.json_tail(p).encode("utf-8"))
+
+
+def _refresh(con):
+    """Summarize again every stale play (inside the caller's write
+    transaction): what a sync, a repair or a hand changed."""
+    lowered = set()
+    for (pid,) in con.execute("SELECT play FROM stale").fetchall():
+        for name, game, n, score, winner in con.execute("SELECT name, game, players, score, winner FROM results WHERE play=?",
+                                                        (pid,)).fetchall():
+            con.execute("UPDATE player_stats SET plays = plays - 1, wins = wins - ?, total = total - ? "
+                        "WHERE name=? AND game=? AND players=?", (winner, score, name, game, n))
+            lowered.add((name, game, n))
+        con.execute("DELETE FROM summaries WHERE play=?", (pid,))
+        con.execute("DELETE FROM results WHERE play=?", (pid,))
+        con.execute("DELETE FROM json_tails WHERE play=?", (pid,))
+        made = summarize(con, pid)
+        if made is None:
+            continue
+        summary, results, tail = made
+        con.execute("INSERT INTO summaries VALUES (%s)" % ",".join("?" * len(summary)), summary)
+        con.executemany("INSERT INTO results VALUES (?,?,?,?,?,?,?)", results)
+        con.executemany("INSERT INTO player_stats VALUES (?,?,?,1,?,?,?) ON CONFLICT (name, game, players) DO UPDATE SET "
+                        "plays = plays + 1, wins = wins + excluded.wins, total = total + excluded.total, "
+                        "best = max(best, excluded.best)", [(r[2], r[3], r[4], r[6], r[5], r[5]) for r in results])
+        if tail is not None:
+            con.execute("INSERT INTO json_tails VALUES (?,?)", (pid, tail))
+    con.execute("DELETE FROM player_stats WHERE plays <= 0")
+    for key in lowered:  # a score taken away may have been the best: asked of the results again (an index lookup)
+        con.execute("UPDATE player_stats SET best = (SELECT max(score) FROM results WHERE name=?1 AND game=?2 AND players=?3) "
+                    "WHERE name=?1 AND game=?2 AND players=?3", key)
+    con.execute("DELETE FROM stale")
 
 
 def default_path():
@@ -342,7 +486,7 @@ class Database:
             raise UserError("the database %s is from a newer bloomkeeper (database version %d; this one knows up to %d): update bloomkeeper"
                             % (self.path, version, VERSION))
         tables = set(r[0] for r in self.con.execute("SELECT name FROM sqlite_master WHERE type='table'"))
-        missing = sorted(set(TABLES[:version + 1 if version >= 2 else 2 if version else 0]) - tables)
+        missing = sorted(set(TABLES_OF[version]) - tables)
         if missing:  # checked before anything is written: a file that lost its tables is left as it is
             self.con.close()
             raise UserError("the plays database %s is missing its tables (%s; database version %d): restore it from a "
@@ -356,9 +500,13 @@ class Database:
         version = self._version()
         if not mem:
             self.con.execute("PRAGMA journal_mode = WAL")
+        self.schema = 0  # the migrations summarize what they change themselves
         if version != VERSION:
             self._upgrade()
         self.schema = VERSION
+        if self.con.execute("SELECT 1 FROM stale LIMIT 1").fetchone():
+            with self.guard(), self.tx():
+                pass  # records changed by another hand (sqlite3): summarized again before anything reads them
 
     def _open_ro(self):
         """A reading command on a file this user cannot write: read as it
@@ -371,6 +519,27 @@ class Database:
             raise UserError("the plays database %s is read-only and from an older release (database version %d): "
                             "make it writable once (chmod u+w) so that it can be upgraded" % (self.path, version))
         self.schema = version
+        if version < VERSION or self.con.execute("SELECT 1 FROM stale LIMIT 1").fetchone():
+            self._read_in_memory()
+
+    def _read_in_memory(self):
+        """A read-only file of an older version (no summaries yet) or with
+        stale summaries: read from a copy in memory, upgraded and summarized
+        there (the file is left as it is; the copy costs the file's size in
+        memory, once per command)."""
+        mem = sqlite3.connect(":memory:", isolation_level=None)
+        self.con.backup(mem)
+        self.con.close()
+        self.con = mem
+        version = self.version()
+        self.schema = 0
+        with self.tx():
+            for step in range(version, VERSION):
+                MIGRATIONS[step](self.con)
+            self.con.execute("PRAGMA user_version = %d" % VERSION)
+        self.schema = VERSION
+        with self.tx():
+            pass  # stale summaries
 
     def _create(self):
         """A new database is made whole or not at all: its schema is built
@@ -390,6 +559,7 @@ class Database:
             self.con = sqlite3.connect(tmp, timeout=BUSY_MS / 1000, isolation_level=None)
             try:
                 self.con.execute("PRAGMA journal_mode = WAL")
+                self.schema = 0  # as _open_rw: the migrations summarize what they change themselves
                 self._upgrade()
             finally:
                 self.con.close()  # the last connection: SQLite checkpoints and removes the -wal file
@@ -500,6 +670,8 @@ class Database:
         self.con.execute("BEGIN IMMEDIATE")
         try:
             yield self.con
+            if self.schema >= 3:
+                _refresh(self.con)  # the summaries of what this transaction changed, committed with it
             self.con.execute("COMMIT")
         except BaseException:
             if self.con.in_transaction:  # SQLite may have rolled back itself (a full disk)
@@ -739,6 +911,200 @@ class Database:
             plays.append(p)
         problems.extend(quarantined.values())
         return plays, problems
+
+    # -- reading what a page shows (the summaries: no play replayed) -----------------
+    # The summaries are derived from the records. Where a damaged file makes
+    # them unreadable, the records are read as read() reads them (all of them,
+    # in memory): what can be read is still shown.
+    def _replayed(self):
+        if getattr(self, "_all", None) is None:
+            self._all = self._read()
+        return self._all
+
+    def _summaries_or_records(self, method, fallback, *args):
+        try:
+            with self.guard():
+                return getattr(self, method)(*args)
+        except UserError as err:
+            if not _damaged(err):
+                raise
+            try:
+                plays, problems = self._replayed()
+            except sqlite3.Error as err:
+                raise UserError(fault_line(self.path, err))
+            return fallback(plays, problems, *args)
+
+    def page(self, limit=None, offset=0, since=None, log=False):
+        """(plays, total): the readable plays started at or after `since`
+        (ISO 8601 UTC, or None: all), the newest first, `limit` of them
+        (None: all) from the `offset`-th; total is how many there are. Each
+        is a dict as read() gives it; from the summaries, without its events
+        (event_count says how many). `log`: the same page oldest first (as
+        `plays` lists it, the newest last)."""
+        def replayed(plays, _, limit, offset, since, log):
+            chosen = [dict(p, event_count=len(p["events"])) for p in plays if not since or p["date"] >= since]
+            chosen.sort(key=lambda p: p["date"], reverse=True)
+            if log:
+                chosen.reverse()  # stable sorts: ties oldest first
+                chosen.sort(key=lambda p: p["date"], reverse=True)
+            out = chosen[offset:None if limit is None else offset + limit]
+            return (out[::-1] if log else out), len(chosen)
+        return self._summaries_or_records("_s_page", replayed, limit, offset, since, log)
+
+    def problems(self):
+        """The problems read() gives: one dict per damaged play, then one per
+        quarantined run."""
+        return self._summaries_or_records("_s_problems", lambda _, problems: problems)
+
+    def stats(self):
+        """Per player, game and table size: [(name, game, players, plays,
+        wins, sum of scores, best)] of the scored plays (player_stats: the
+        sums of results, kept as each play is summarized)."""
+        def replayed(plays, _):
+            groups = {}
+            for p in plays:
+                for r in p.get("final", {}).get("players", ()):
+                    g = groups.setdefault((r["name"], p["game"], len(p["players"])), [0, 0, 0, None])
+                    g[0] += 1
+                    g[1] += int(bool(r["winner"]))
+                    g[2] += r["score"]
+                    g[3] = r["score"] if g[3] is None else max(g[3], r["score"])
+            return [k + tuple(v) for k, v in groups.items()]
+        return self._summaries_or_records("_s_stats", replayed)
+
+    def play(self, pid):
+        """One play as read() gives it (its events too), read and replayed
+        alone; None when there is no readable play `pid`."""
+        return self._summaries_or_records("_s_play", lambda plays, _, pid: next((p for p in plays if p["play"] == pid), None), pid)
+
+    def stream(self):
+        """Every readable play, in order of start date as read() gives them,
+        one at a time (constant memory): dicts as page() gives, with
+        "json_tail" (export.json_tail of the play, as written at sync time)."""
+        sent = set()
+        try:
+            for p in self._s_stream():
+                sent.add(p["play"])
+                yield p
+        except UserError as err:
+            if not _damaged(err):
+                raise
+            try:
+                plays, _ = self._replayed()
+            except sqlite3.Error as err:
+                raise UserError(fault_line(self.path, err))
+            for p in plays:
+                if p["play"] not in sent:
+                    yield p
+
+    SUMMARY = ("SELECT g.id, g.board, g.board_type, g.game_id, g.ident, g.first_seen, g.archived, s.date, s.date_estimated, "
+               "s.records, s.good, s.problem, s.game, s.players, s.events, s.over, s.final%s FROM summaries s JOIN games g ON g.id = s.play")
+
+    def _quarantined(self):
+        """{(board, game number, ident): problem dict} of the quarantined runs
+        (a small table: what boards sent that the engine refused)."""
+        out = {}
+        for board, gid, ident, play, idx, reason in self.con.execute(
+                "SELECT board, game_id, ident, game, idx, reason FROM quarantine ORDER BY board, game_id, ident, idx"):
+            q = out.setdefault((board, gid, ident), {"board": _text(board), "game_id": _text(gid), "play": play, "kind": "quarantined",
+                                                     "index": idx, "count": 0, "reason": _text(reason)})
+            q["count"] += 1
+        return out
+
+    def _listed(self, row, by_play):
+        """A summary row as the play dict read() gives, without its events
+        ("event_count" says how many); None for a play with no readable record."""
+        (pid, board, btype, gid, ident, first, archived, date, est, nrec, good, problem, game, players, events, over, final) = row[:17]
+        if good <= 0:
+            return None
+        p = {"board": _text(board), "game_id": _text(gid), "date": date, "game": game, "players": json.loads(players),
+             "event_count": events, "over": bool(over)}
+        if final is not None:
+            p["final"] = json.loads(final)
+        p.update({"play": pid, "ident": _text(ident), "board_type": _text(btype), "date_estimated": bool(est),
+                  "synced": _text(first), "abandoned": bool(archived) and not p["over"]})
+        q = by_play.get(pid)
+        if problem is not None:
+            p["problem"] = "damaged: %s" % problem
+        elif q is not None:
+            p["problem"] = "quarantined from record %d: %s" % (q["index"], q["reason"])
+        return p
+
+    def _s_page(self, limit=None, offset=0, since=None, log=False):
+        """(plays, total): the readable plays started at or after `since`
+        (ISO 8601 UTC, or None: all), the newest first, `limit` of them
+        (None: all) from the `offset`-th; total is how many there are. Each
+        is a dict as read() gives it without its events (event_count)."""
+        with self.guard():
+            where = " WHERE s.good > 0" + (" AND s.date >= ?" if since else "")
+            args = (since,) if since else ()
+            total = self.con.execute("SELECT count(*) FROM summaries s" + where, args).fetchone()[0]
+            by_play = {q["play"]: q for q in self._quarantined().values() if q["play"] is not None}
+            rows = self.con.execute(self.SUMMARY % "" + where + " ORDER BY s.date DESC, s.play %s LIMIT ? OFFSET ?"
+                                    % ("DESC" if log else "ASC"), args + (-1 if limit is None else limit, offset)).fetchall()
+            plays = [self._listed(r, by_play) for r in rows]
+            return (plays[::-1] if log else plays), total
+
+    def _s_problems(self):
+        """The problems read() gives: one dict per damaged play, then one per
+        quarantined run."""
+        with self.guard():
+            out = []
+            for pid, board, gid, nrec, good, problem in self.con.execute(
+                    "SELECT g.id, g.board, g.game_id, s.records, s.good, s.problem FROM summaries s CROSS JOIN games g "
+                    "ON g.id = s.play WHERE s.problem IS NOT NULL ORDER BY COALESCE(g.started, g.first_seen), g.id"):
+                # CROSS JOIN: the damaged few first (their partial index), not every play
+                if nrec < 0:
+                    out.append({"board": _text(board), "game_id": _text(gid), "play": None, "kind": "damaged", "index": 0, "count": 0,
+                                "reason": "%s: %s" % (problem, RECOVER % self.path)})
+                else:
+                    out.append({"board": _text(board), "game_id": _text(gid), "play": pid if good else None, "kind": "damaged",
+                                "index": good, "count": nrec - good, "reason": problem})
+            return out + list(self._quarantined().values())
+
+    def _s_stats(self):
+        """stats() from the summaries."""
+        with self.guard():
+            return self.con.execute("SELECT name, game, players, plays, wins, total, best FROM player_stats").fetchall()
+
+    def _s_play(self, pid):
+        """One play as read() gives it (its events too), read and replayed
+        alone; None when there is no readable play `pid`."""
+        with self.guard():
+            by_play = {q["play"]: q for q in self._quarantined().values() if q["play"] == pid}
+            row = self.con.execute(self.SUMMARY % "" + " WHERE s.play = ?", (pid,)).fetchone()
+            if row is None:
+                return None
+            p = self._listed(row, by_play)
+            if p is None:
+                return None
+            recs = [bytes(r) for r in _raw_records(self.con, pid)[:row[10]]]
+            p.update((k, v) for k, v in play_of(p["board"], p["game_id"], p["date"], recs).items() if k not in ("board", "game_id"))
+            del p["event_count"]
+            return p
+
+    def _s_stream(self):
+        """Every readable play, in order of start date as read() gives them,
+        one at a time (constant memory): dicts as page() gives, with
+        "json_tail" (export.json_tail of the play, as stored at sync time)."""
+        with self.guard():
+            by_play = {q["play"]: q for q in self._quarantined().values() if q["play"] is not None}
+            cur = self.con.execute((self.SUMMARY % ", t.json") + " JOIN json_tails t ON t.play = s.play WHERE s.good > 0 "
+                                   "ORDER BY COALESCE(g.started, g.first_seen), g.id")
+        while True:
+            with self.guard():
+                rows = cur.fetchmany(256)
+            if not rows:
+                return
+            for row in rows:
+                p = self._listed(row, by_play)
+                p["json_tail"] = zlib.decompress(row[17]).decode("utf-8")
+                yield p
+
+
+def _damaged(err):
+    """Is this fault_line one of a damaged file (where the records may still read)?"""
+    return " is damaged (" in str(err)
 
 
 def _text(value):

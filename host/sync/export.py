@@ -25,6 +25,7 @@ import io
 import json
 import time
 import urllib.parse
+from json.encoder import encode_basestring_ascii as _encode_str  # what json.dumps does with text (ensure_ascii)
 
 from engine_lite.vocab import GAME_TITLES, GAMES
 
@@ -72,16 +73,93 @@ def bgstats_date(iso_utc):
     return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(t))
 
 
-def to_json(plays):
-    out = []
+def json_head(p):
+    """The export's fields of a play that the database may change after
+    its records (its board's words, its date, its state)."""
+    item = {k: p.get(k) for k in ("board", "board_type", "game_id", "date", "date_estimated")}
+    item["state"] = state(p)
+    return item
+
+
+def json_item(p):
+    """One play as the json export writes it: json_head, then the fields
+    its records alone decide (game, players, events, final when scored)."""
+    item = json_head(p)
+    item.update({k: p[k] for k in ("game", "players", "events")})
+    if "final" in p:
+        item["final"] = p["final"]
+    return item
+
+
+def _indent(text):
+    return "\n".join("  " + line for line in text.split("\n"))  # a JSON text's newlines are its layout only
+
+
+def json_tail(p):
+    """The json export's lines of the fields a play's records alone decide,
+    as they stand inside the array (json.dumps(plays, indent=2)): written
+    once per play at sync time (host/sync/db.py summaries), so that an export
+    joins text instead of replaying and re-encoding every play."""
+    item = json_item(p)
+    tail = {k: item[k] for k in item if k not in json_head(p)}
+    return _indent(json.dumps(tail, indent=2).split("\n", 1)[1].rsplit("\n", 1)[0])
+
+
+def _scalar(v):
+    """json.dumps of a head field (text, a truth value or None), the short way."""
+    if type(v) is str:
+        return _encode_str(v)
+    if v is True or v is False or v is None:
+        return _LITERALS[v]
+    return json.dumps(v)
+
+
+_LITERALS = {True: "true", False: "false", None: "null"}
+
+
+def json_text(p):
+    """One play as it stands inside the json export's array. A play read
+    from the summaries (host/sync/db.py stream) brings its json_tail; else
+    it is encoded whole. Either way the same bytes."""
+    if "json_tail" in p:
+        head = "".join("    %s: %s,\n" % (_scalar(k), _scalar(v)) for k, v in json_head(p).items())
+        return "  {\n" + head + p["json_tail"] + "\n  }"
+    return _indent(json.dumps(json_item(p), indent=2))
+
+
+def full_item(p):
+    """json_item of a play from the summaries (its events are in its json_tail) or a whole one."""
+    if "json_tail" not in p:
+        return json_item(p)
+    item = json_head(p)
+    item.update(json.loads("{" + p["json_tail"] + "}"))
+    return item
+
+
+def write_json(plays, out, item=json_text):
+    """The json export, one play at a time: a JSON array whose bytes are
+    json.dumps(every play, indent=2) + newline, at constant memory."""
+    n = 0
     for p in plays:
-        item = {k: p.get(k) for k in ("board", "board_type", "game_id", "date", "date_estimated")}
-        item["state"] = state(p)
-        item.update({k: p[k] for k in ("game", "players", "events")})
-        if "final" in p:
-            item["final"] = p["final"]
-        out.append(item)
-    return json.dumps(out, indent=2) + "\n"
+        out.write(("[\n" if not n else ",\n") + item(p))
+        n += 1
+    out.write("\n]\n" if n else "[]\n")
+
+
+def write_jsonl(plays, out):
+    """JSON Lines: one play per line, compact, the fields of the json export."""
+    for p in plays:
+        out.write(json.dumps(full_item(p), separators=(",", ":")) + "\n")
+
+
+def _text_of(writer, plays):
+    buf = io.StringIO()
+    writer(plays, buf)
+    return buf.getvalue()
+
+
+def to_json(plays):
+    return _text_of(write_json, plays)
 
 
 CSV_FIELDS = ("date", "date_estimated", "board", "game_id", "game", "seat", "player", "score", "rank", "winner", "finished", "state",
@@ -99,29 +177,34 @@ def _results(p):
     return {r["name"]: r for r in p.get("final", {}).get("players", [])}
 
 
-def to_csv(plays):
-    """One row per player per play. Text that came from a board is written
-    with its control characters escaped (show): a CSV is read on terminals
-    and in spreadsheets, and a board's id is data, not commands."""
+def csv_rows(p):
+    """A play's CSV rows, one per player. Text that came from a board is
+    written with its control characters escaped (show): a CSV is read on
+    terminals and in spreadsheets, and a board's id is data, not commands."""
     from host.io_util import show
 
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
+    res = _results(p)
+    for seat, name in enumerate(p["players"], 1):
+        r = res.get(name, {})
+        yield (
+            p["date"], "yes" if p.get("date_estimated") else "no", show(p["board"]), show(p["game_id"]), p["game"], seat, show(name),
+            r.get("score", ""), r.get("rank", ""),
+            ("yes" if r.get("winner") else "no") if r else "",
+            "yes" if "final" in p else "no", state(p),
+            breakdown_words(r), r.get("tiebreak", ""),
+        )
+
+
+def write_csv(plays, out):
+    """One row per player per play, one play at a time."""
+    w = csv.writer(out, lineterminator="\n")
     w.writerow(CSV_FIELDS)
     for p in plays:
-        res = _results(p)
-        for seat, name in enumerate(p["players"], 1):
-            r = res.get(name, {})
-            w.writerow(
-                (
-                    p["date"], "yes" if p.get("date_estimated") else "no", show(p["board"]), show(p["game_id"]), p["game"], seat, show(name),
-                    r.get("score", ""), r.get("rank", ""),
-                    ("yes" if r.get("winner") else "no") if r else "",
-                    "yes" if "final" in p else "no", state(p),
-                    breakdown_words(r), r.get("tiebreak", ""),
-                )
-            )
-    return buf.getvalue()
+        w.writerows(csv_rows(p))
+
+
+def to_csv(plays):
+    return _text_of(write_csv, plays)
 
 
 def source_play_id(p):
@@ -190,25 +273,63 @@ def bgstats_play(p):
 
 
 def _scored(plays):
-    return [p for p in plays if _results(p)]
+    return (p for p in plays if _results(p))
+
+
+def write_bgstats(plays, out):
+    write_json((bgstats_play(p) for p in _scored(plays)), out, item=lambda b: _indent(json.dumps(b, indent=2)))
+
+
+def bgstats_link(p):
+    return BGSTATS_LINK + urllib.parse.quote(json.dumps(bgstats_play(p), separators=(",", ":")), safe="") + "\n"
+
+
+def write_bgstats_links(plays, out):
+    for p in _scored(plays):
+        out.write(bgstats_link(p))
 
 
 def to_bgstats(plays):
-    return json.dumps([bgstats_play(p) for p in _scored(plays)], indent=2) + "\n"
+    return _text_of(write_bgstats, plays)
 
 
 def to_bgstats_links(plays):
-    return "".join(BGSTATS_LINK + urllib.parse.quote(json.dumps(bgstats_play(p), separators=(",", ":")), safe="") + "\n"
-                   for p in _scored(plays))
+    return _text_of(write_bgstats_links, plays)
 
 
 def note(fmt, plays):
     """A line to show beside an export (None: nothing to say): BG Stats
     exports say when a game goes out without a verified BoardGameGeek id."""
+    return games_note(fmt, {p["game"] for p in _scored(plays)})
+
+
+def games_note(fmt, scored_games):
+    """note() from the games of the scored plays alone."""
     if not fmt.startswith("bgstats"):
         return None
-    games = sorted({GAME_NAMES[p["game"]] for p in _scored(plays) if not BGG_IDS[p["game"]]})
+    games = sorted({GAME_NAMES[g] for g in scored_games if not BGG_IDS[g]})
     return BGSTATS_NOTE % " and ".join(games) if games else None
 
 
+class Seen:
+    """The plays an export wrote, passed through as it streams: what note()
+    needs is kept (the games of its scored plays), never the plays."""
+
+    def __init__(self, plays):
+        self.plays = plays
+        self.games = set()
+
+    def __iter__(self):
+        for p in self.plays:
+            if _results(p):
+                self.games.add(p["game"])
+            yield p
+
+    def note(self, fmt):
+        return games_note(fmt, self.games)
+
+
 FORMATS = {"json": to_json, "csv": to_csv, "bgstats": to_bgstats, "bgstats-links": to_bgstats_links}
+# The same, written to a stream one play at a time (constant memory), and
+# JSON Lines (one compact play per line) beside the json array.
+WRITERS = {"json": write_json, "jsonl": write_jsonl, "csv": write_csv, "bgstats": write_bgstats, "bgstats-links": write_bgstats_links}

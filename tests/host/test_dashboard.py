@@ -364,6 +364,14 @@ def test_the_names_form_sets_the_next_games_names_through_the_boards_link(tmp_pa
         ):
             code, body = post_names(serve, fields, token, origin)
             assert code == want and body.count("\n") == 1 and words in body, (fields, body)
+        # each page load has its own token, good once; a fourth change in a row waits (two were sent above)
+        t1, t2 = (re.search(r'name="token" value="([^"]+)"', serve.get("/")[2]).group(1) for _ in range(2))
+        assert t1 != t2
+        assert post_names(serve, {"seat1": "Ann"}, t1)[0] == 200
+        code, body = post_names(serve, {"seat1": "Bo"}, t1)
+        assert code == 403 and "used already" in body, body
+        code, body = post_names(serve, {"seat1": "Bo"}, t2)
+        assert code == 429 and "wait" in body and body.count("\n") == 1, body
         # `names` while serve holds the port: through serve's relay
         r = bk("names", "--port", board.port, "Iris", "Rose", "Fern")
         assert r.returncode == 0 and r.stdout.startswith("names on the board: Iris, Rose, Fern; seats 4, 5 keep"), r.stderr
@@ -374,7 +382,7 @@ def test_the_names_form_sets_the_next_games_names_through_the_boards_link(tmp_pa
         board.kill()
     # each refused post is one line on the server's terminal (no traceback), nothing else
     lines = err.splitlines()
-    assert len(lines) == 6 and all(line.startswith("bloomkeeper: serve: client 127.0.0.1: 4") for line in lines), err
+    assert len(lines) == 8 and all(line.startswith("bloomkeeper: serve: client 127.0.0.1: 4") for line in lines), err
     # what the board holds: the last good list (the refusals changed nothing)
     board.start()
     from host.sync.link import connect

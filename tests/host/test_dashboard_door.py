@@ -205,3 +205,83 @@ def test_the_history_page_lists_a_quarantined_play_and_shows_the_rest(serve):
     assert status(r) == 200 and 'id="problems"' in r and "evil&lt;b&gt;" in r and "<script>" not in r
     assert r.count('<tr class="play">') == 1
     assert json.loads(get(srv, "/state.json").partition("\r\n\r\n")[2])["link"] == "none"
+
+
+def test_many_live_pages_are_held_while_every_page_still_loads(serve):
+    """Live pages are coroutines, not threads: 300 open streams, and the
+    history, the live page and the state still answer beside them."""
+    srv = serve()
+    socks = []
+    try:
+        for _ in range(300):
+            s = socket.create_connection(srv.server_address[:2], timeout=30)
+            s.sendall(b"GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            socks.append(s)
+        for s in socks:
+            assert s.recv(4096).startswith(b"HTTP/1.0 200")
+        for path in ("/history", "/", "/state.json", "/game?play=1"):
+            assert status(get(srv, path)) == 200, path
+        assert srv.streams == 300
+    finally:
+        for s in socks:
+            s.close()
+
+
+def test_a_client_reopening_live_pages_in_a_loop_is_refused_and_pages_still_load(serve, capsys):
+    """The per-client limit: live pages opened faster than STREAM_RATE a
+    second (after a burst) get a 503 line; page loads from the same address
+    are still served, and the refusals are one log line a burst."""
+    srv = serve(STREAM_BURST=5, STREAM_RATE=0.01)
+    codes = []
+    for _ in range(12):
+        r = get(srv, "/events", method="HEAD")
+        codes.append(status(r))
+    assert codes[:5] == [200] * 5 and set(codes[5:]) == {503}, codes
+    assert "too fast" in get(srv, "/events")
+    for path in ("/history", "/", "/state.json"):
+        assert status(get(srv, path)) == 200
+    err = capsys.readouterr().err
+    assert err.count("live pages opened a second") == 1, err
+
+
+def test_live_pages_from_one_address_are_capped_and_the_others_still_load(serve):
+    srv = serve(STREAMS_PER_CLIENT=4)
+    socks = []
+    try:
+        for _ in range(4):
+            s = socket.create_connection(srv.server_address[:2], timeout=30)
+            s.sendall(b"GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            assert s.recv(4096).startswith(b"HTTP/1.0 200")
+            socks.append(s)
+        r = get(srv, "/events")
+        assert status(r) == 503 and "too many live pages" in r
+        assert status(get(srv, "/history")) == 200
+    finally:
+        for s in socks:
+            s.close()
+
+
+def test_the_live_page_streams_what_the_board_publishes(serve):
+    """The board thread publishes (Live, another thread); an open stream
+    gets the new state at once, woken by the loop (no polling)."""
+    srv = serve()
+    with socket.create_connection(srv.server_address[:2], timeout=30) as s:
+        s.sendall(b"GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        got = b""
+        while b"event: ring" not in got:
+            got += s.recv(4096)
+        srv.live.publish_state({"link": "live", "html": "<p>fresh</p>"})
+        while b"fresh" not in got:
+            got += s.recv(4096)
+        assert b"event: state\ndata: " in got
+
+
+def test_a_names_token_belongs_to_one_server_start_and_is_good_once():
+    from host.dashboard import names_form
+
+    mine, restarted = names_form.Tokens(), names_form.Tokens()
+    t = mine.issue()
+    assert t != mine.issue(), "a new token for every page load"
+    assert mine.good(t) and not restarted.good(t), "a token of an earlier server start is refused"
+    assert not mine.good(t.split(".")[0] + "." + "0" * 32) and not mine.good("forged")
+    assert mine.spend(t) and not mine.good(t) and not mine.spend(t), "good once"

@@ -136,12 +136,7 @@ def test_disk_full_mid_sync_is_one_line_and_leaves_the_database_as_it_was(tmp_pa
     assert bk("plays", "--db", path).returncode == 0
 
 
-def drop_root_write():
-    """Run a command without root's right to write any file (CAP_DAC_OVERRIDE):
-    as an ordinary user, a 0444 file is then read-only."""
-    if shutil.which("setpriv") is None:
-        pytest.skip("no setpriv here")
-    return ("setpriv", "--bounding-set=-dac_override,-dac_read_search", "--")
+drop_root_write = damaged_db.drop_root_write
 
 
 def test_a_read_only_database_is_read_by_reading_commands(tmp_path):

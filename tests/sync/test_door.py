@@ -18,6 +18,7 @@ import sys
 import pytest
 
 import host.sync.db
+from tests.kit import damaged_db
 from tests.kit.hostile_board import HostileBoard, served
 from tests.kit.linkkit import host_for
 from tests.kit.mpy_harness import REPO
@@ -126,6 +127,7 @@ def test_a_database_poisoned_by_an_older_release_is_cured_by_its_migration(tmp_p
     con = sqlite3.connect(path)
     play = con.execute("SELECT id FROM games").fetchone()[0]
     n = con.execute("SELECT COUNT(*) FROM events WHERE game=?", (play,)).fetchone()[0]
+    damaged_db.strip_version_3(con)
     con.execute("INSERT INTO events (game, idx, record) VALUES (?,?,?)", (play, n, b"\xff"))
     con.execute("DROP TABLE quarantine")
     con.execute("PRAGMA user_version = 1")
