@@ -53,11 +53,11 @@ bench: $(STAMP)
 # fetch them (by repository and commit) and what each figure includes.
 # UF2 = the stock MicroPython v1.28.0 RPI_PICO image (the bundle on littlefs);
 # FROZEN_UF2 = a frozen build (`make uf2`), left out when empty;
-# CHIP_HEAP = bisections of the smallest heap per title (0: no heap runs).
+# CHIP_HEAP = bisections of the smallest heap per title (-1: no heap runs).
 CHIP_CACHE ?= $(HOME)/.cache/bk-chip
 UF2 ?= $(CHIP_CACHE)/RPI_PICO-20260406-v1.28.0.uf2
 FROZEN_UF2 ?=
-CHIP_HEAP ?= 3
+CHIP_HEAP ?= 2
 bench/chip/node_modules/rp2040js/package.json: bench/chip/package-lock.json
 	cd bench/chip && npm ci --no-audit --no-fund
 	touch $@

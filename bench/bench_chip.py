@@ -16,7 +16,10 @@ The gestures: the 5-player games of both titles
 (tests/kit/button_scripts.py on tests/records/), pressed with a finger's
 timing, not the board's: a tap held ``SHORT_MS``, a long press held
 ``LONG_MS``, ``GAP_MS`` released between gestures, whatever the board is
-doing (a press during a flash stall is not waited for).
+doing (a press during a flash stall is not waited for); and when an erase
+starts while the next gesture is a long press, that press comes down
+``LONG_INTO_ERASE`` of the way into the erase's stall (the later gestures
+move with it), so that every game has long presses begun inside an erase.
 
 The same gestures at the same milliseconds go through the firmware in
 CPython (the simulator's SimHW, stepped every ms), which gives the ring each
@@ -38,7 +41,8 @@ Figures (per build, title and flash timing):
   here); ``final_ring_equal``: the last frame against CPython's ring.
 * ``erases`` / ``programs`` / ``pages``: flash operations from the first
   press on (the game), and at boot; ``long_in_erase``: long presses whose
-  press edge fell inside a sector erase's stall.
+  press edge fell inside a sector erase's stall; ``taps_in_erase``: taps
+  with an edge inside one.
 
 Run:  .venv/bin/python -m bench.bench_chip --uf2 PATH [--frozen-uf2 PATH]
       (make chip-bench UF2=... FROZEN_UF2=...)
@@ -66,6 +70,7 @@ BOOTROM = CACHE / "bootrom.ts"
 SHORT_MS = 80  # a tap
 LONG_MS = 700  # a long press (firmware LONG_PRESS_MS is 600)
 GAP_MS = 220  # released between two gestures
+LONG_INTO_ERASE = 0.5  # a long press that is next when an erase starts comes down halfway into its stall (run.mjs longIntoErase)
 SETTLE_MS = 1000  # first light -> first press: boot's own flash work is done
 END_MS = 1500  # after the last gesture: the loop's flash work finishes
 
@@ -117,38 +122,45 @@ def fs_files(frozen):
         shutil.rmtree(d, ignore_errors=True)
 
 
-# The heap probe: /main.py for the heap runs only (never the timing runs:
+# The heap probe: /boot.py for the heap runs only (never the timing runs:
 # gc.mem_alloc() walks the whole heap, milliseconds on the chip). It takes a
 # pad of PAD bytes first, so the board runs on a heap that much smaller (one
 # heap, less of it free: the same as a firmware built with a smaller heap,
 # but for the GC's allocation table, which stays sized for the whole heap,
 # a few KB outside the heap either way), then starts firmware/main.py as the
-# board's own main.py does, with its quiet-spell hook (tidy, looked up in
-# firmware.main's globals every turn) followed by a reading of the live
-# heap right after the collection tidy makes. Readings go out on UART0
-# (USB stays unattached): "H heap free-at-start", "B live-after-boot", "P peak".
+# board's own main.py does (probe_files says why from boot.py), with two hooks looked up in firmware.main's
+# globals: run (a reading of the live heap after a collection, before the
+# loop starts) and tidy (a reading right after the collection of each quiet
+# spell; the peak is kept). The readings are kept in a bytearray of the
+# heap that begins with MARKER, which the runner finds in the chip's RAM
+# at the end: no output channel is needed (USB stays unattached, and
+# MicroPython's UART driver waits on a transmit interrupt rp2040js does
+# not raise). The marker is written byte by byte, so no other copy of it
+# (a literal's) is in RAM.
+MARKER = "BKHEAP01"
 PROBE = """import gc
 pad = bytearray(%d) if %d else None
 gc.collect()
-import machine
-u = machine.UART(0, 115200)
-u.write("H %%d %%d\\n" %% (gc.mem_alloc() + gc.mem_free() - (len(pad) if pad else 0), gc.mem_free()))
+import struct
+mark = bytearray(24)
+for i, c in enumerate((66, 75, 72, 69, 65, 80, 48, 49)):
+    mark[i] = c
+n = len(pad) if pad else 0
+struct.pack_into("<I", mark, 8, gc.mem_alloc() + gc.mem_free() - n)
 import firmware.main as m
 t = m.tidy
-top = [0]
 def tidy(app):
     b = app.buttons
     due = b.edge >= 0 and m.ticks_diff(b.clock(), b.edge) >= m.QUIET_MS
     t(app)
     if due:
-        a = gc.mem_alloc() - (len(pad) if pad else 0)
-        if a > top[0]:
-            top[0] = a
-            u.write("P %%d\\n" %% a)
+        a = gc.mem_alloc() - n
+        if a > struct.unpack_from("<I", mark, 16)[0]:
+            struct.pack_into("<I", mark, 16, a)
 r = m.run
 def run(app, sleep_ms):
     gc.collect()
-    u.write("B %%d\\n" %% (gc.mem_alloc() - (len(pad) if pad else 0)))
+    struct.pack_into("<I", mark, 12, gc.mem_alloc() - n)
     r(app, sleep_ms)
 m.tidy = tidy
 m.run = run
@@ -157,20 +169,29 @@ m.main()
 
 
 def probe_files(files, pad):
-    """`files` with /main.py the heap probe with a pad of `pad` bytes."""
+    """`files` with /boot.py the heap probe with a pad of `pad` bytes. Why
+    boot.py: a frozen build's frozen main.py runs before any main.py on the
+    file system (MicroPython's pyexec_file_if_exists looks in the frozen
+    modules first), and boot.py is frozen in neither build. The probe never
+    returns, so main.py never runs; and the rp2 port starts its USB device
+    after boot.py (ports/rp2/main.c), which a probe in boot.py never reaches:
+    the heap runs have no USB stack, as the timing runs have no USB host."""
     f = dict(files)
-    f["/main.py"] = (PROBE % (pad, pad)).encode()
+    f["/boot.py"] = (PROBE % (pad, pad)).encode()
     return f
 
 
-def heap_readings(uart):
-    """{heap, boot, peak} bytes from the probe's UART lines (the last of each)."""
-    out = {}
-    for line in uart.splitlines():
-        w = line.split()
-        if len(w) >= 2 and w[0] in ("H", "B", "P"):
-            out[{"H": "heap", "B": "boot", "P": "peak"}[w[0]]] = int(w[1])
-    return out
+def heap_readings(marks):
+    """{heap, boot, peak} bytes from the probe's bytearray (the runner's
+    ram_marks: the bytes after each copy of MARKER; the probe's is the one
+    with a heap size in it)."""
+    import struct
+
+    for h in marks or ():
+        heap, boot, peak = struct.unpack_from("<III", bytes.fromhex(h))
+        if heap:
+            return {"heap": heap, "boot": boot, "peak": peak}
+    return {}
 
 
 def faults(image):
@@ -183,7 +204,7 @@ def node():
     return shutil.which("node")
 
 
-def run_chip(uf2, files, plan, flash, work, boot_only=False, usb_console=False):
+def run_chip(uf2, files, plan, flash, work, boot_only=False, usb_console=False, marker=None):
     """One emulated run; the runner's JSON (frames, presses, flash operations)."""
     spec = pico_spec()
     work = Path(work)
@@ -205,8 +226,10 @@ def run_chip(uf2, files, plan, flash, work, boot_only=False, usb_console=False):
         "boot_timeout_ms": 5000,
         "erase_ns": erase_ns,
         "page_ns": page_ns,
-        "uart": True,
+        "uart": False,
         "usb_console": usb_console,
+        "long_into_erase": 0 if boot_only else LONG_INTO_ERASE,
+        "ram_marker": marker,
     }
     (work / "job.json").write_text(json.dumps(job))
     subprocess.run(["nice", node(), str(CHIP / "run.mjs"), str(work / "job.json"), str(work / "out.json")], cwd=CHIP, check=True)
@@ -324,6 +347,7 @@ def figures(out, plan, order="GRB"):
         "programs": sum(1 for o in ops if o["op"] == "P" and o["at_ns"] >= game_from),
         "pages": sum(o["n"] for o in ops if o["op"] == "P" and o["at_ns"] >= game_from),
         "long_in_erase": sum(1 for i, p in enumerate(presses) if kinds[i] == 2 and in_erase(p["down_ns"])),
+        "taps_in_erase": sum(1 for i, p in enumerate(presses) if kinds[i] != 2 and (in_erase(p["down_ns"]) or in_erase(p["up_ns"]))),
         "bad_frames": sum(1 for f in frames if f["bad"]),
         "frames": len(frames),
         "cpu_busy_pct": round(100 * out["cycles_busy"] * 8 / out["end_ns"], 1),
@@ -376,32 +400,43 @@ def heap_run(uf2, files, title, pad, work):
     """One whole game under the heap probe with a pad of `pad` bytes:
     (did it finish as CPython's, {heap, boot, peak}, fault log)."""
     plan = gestures(title)
-    out = run_chip(uf2, probe_files(files, pad), plan, "typical", work)
+    out = run_chip(uf2, probe_files(files, pad), plan, "typical", work, marker=MARKER)
     fig = figures(out, plan)
     log = faults((Path(work) / "fs-after.img").read_bytes())
     ok = fig["misread"] == 0 and fig["final_ring_equal"] and not log
-    return ok, heap_readings(out["uart"]), log
+    return ok, heap_readings(out.get("ram_marks")), log
 
 
 def heap(uf2, frozen, title, steps, work):
     """The live heap of a whole game and the smallest heap that finishes
-    it, to within the bisection's last step: a pad of 0 first (the whole
-    heap: the live peak), then `steps` bisections of the pad between that
-    peak and the whole heap."""
+    it, to within the last step: a run on the whole heap first (the live
+    peak), then one on the peak plus a quarter (rounded up to the KiB),
+    then `steps` bisections of the bracket that leaves (the peak fails for
+    sure: no room left to allocate; the whole heap finished)."""
     files = fs_files(frozen)
     ok, r, log = heap_run(uf2, files, title, 0, work)
     res = {"heap": r.get("heap"), "live_boot": r.get("boot"), "live_peak": r.get("peak"), "whole_heap_ok": ok}
     if not ok or "peak" not in r:
         res["fault"] = log[-300:]
         return res
-    lo, hi = r["peak"], r["heap"]  # heap sizes: lo fails for sure (no room to allocate), hi finishes
+    lo, hi = r["peak"], r["heap"]
+
+    def attempt(size):
+        ok_, _r, log_ = heap_run(uf2, files, title, r["heap"] - size, work)
+        print("    %s heap %d B: %s" % (title, size, "finishes" if ok_ else "fails " + log_.strip().replace("\n", " | ")[-160:]), flush=True)
+        return ok_
+
+    first = -(-(r["peak"] * 5 // 4) // 1024) * 1024
+    if first < hi:
+        if attempt(first):
+            hi = first
+        else:
+            lo = first
     for _ in range(steps):
-        mid = (lo + hi) // 2 // 1024 * 1024
+        mid = (lo + hi) // 2 // 256 * 256
         if mid <= lo or mid >= hi:
             break
-        ok_mid, _r, log = heap_run(uf2, files, title, r["heap"] - mid, work)
-        print("    heap %d B: %s" % (mid, "finishes" if ok_mid else "fails " + log.strip().replace("\n", " | ")[-160:]), flush=True)
-        if ok_mid:
+        if attempt(mid):
             hi = mid
         else:
             lo = mid
@@ -418,7 +453,7 @@ def main(argv=None):
     ap.add_argument("--flash", default="typical,max")
     ap.add_argument("--json", help="write the figures here")
     ap.add_argument("--keep", help="a directory for the runs' raw timelines")
-    ap.add_argument("--heap", type=int, default=0, metavar="STEPS", help="also the heap runs, with STEPS bisections of the smallest heap per title")
+    ap.add_argument("--heap", type=int, default=-1, metavar="STEPS", help="also the heap runs, with STEPS bisections of the smallest heap per title (-1: none)")
     a = ap.parse_args(argv)
     problems = []
     if node() is None:
@@ -437,13 +472,13 @@ def main(argv=None):
             print("chip-bench: " + p, file=sys.stderr)
         return 2
     titles = a.titles.split(",")
-    flashes = a.flash.split(",")
+    flashes = [f for f in a.flash.split(",") if f]
     out = {}
     for build, uf2 in (("stock", a.uf2), ("frozen", a.frozen_uf2)):
         if not uf2:
             continue
-        out[build] = bench(uf2, build == "frozen", titles, flashes, a.keep) if flashes != [""] else {}
-        if a.heap:
+        out[build] = bench(uf2, build == "frozen", titles, flashes, a.keep) if flashes else {}
+        if a.heap >= 0:
             work = Path(tempfile.mkdtemp(prefix="bk-chip-heap-"))
             try:
                 for title in titles:

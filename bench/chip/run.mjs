@@ -11,7 +11,10 @@
 // hold ms, gap ms after the release]), settle_ms (from first light to the
 // first press), end_ms (after the last gesture), boot_timeout_ms,
 // erase_ns / page_ns (the stall of one 4 KiB sector erase / one 256-byte
-// page program), uart (collect UART0's output).
+// page program), uart (collect UART0's output), ram_marker (report what
+// follows each copy of these bytes in RAM at the end: the heap probe), long_into_erase (0, or
+// the fraction of an erase's stall at which a long press that is next
+// begins: longIntoErase below), usb_console (diagnostics only).
 //
 // Emulator artifacts handled here (docs/chip-bench.md says why):
 // * USB is left unattached: rp2040js's CDC host completes an empty packet
@@ -34,6 +37,7 @@ const CYCLE_NS = 8; // 125 MHz: MicroPython's clk_sys on the RP2040
 const FLASH_XIP = 0x10000000;
 const SECTOR = 4096;
 const PAGE = 256;
+const LONG_HOLD_MIN_MS = 600; // a hold this long is a long press (engine_lite/vocab.py LONG_PRESS_MS)
 
 export function loadBootrom(path) {
   const text = fs.readFileSync(path, 'utf8');
@@ -95,6 +99,7 @@ export function run(job) {
   }
   for (const g of job.buttons) mcu.gpio[g].setInputValue(true); // released: the pull-up holds it high
 
+  let endAt = job.boot_timeout_ms * MS;
   // The button timeline: edges at absolute times, known once first light is seen.
   let edges = [];
   let next = 0;
@@ -115,6 +120,25 @@ export function run(job) {
       mcu.gpio[pin].setInputValue(v);
     }
   }
+  // A long press begun inside an erase: when an erase starts and the next
+  // press not yet begun is a long one, the finger comes down at `at` (a
+  // fraction of the way into the stall) instead, and every later gesture
+  // moves with it; only if a released button's gap stays over 30 ms (more
+  // than the debounce: a real second press, not a bounce).
+  function longIntoErase(at) {
+    const p = (next + 1) >> 1; // the first press whose down edge is still to come
+    if (p >= out.presses.length || out.presses[p].hold_ms < LONG_HOLD_MIN_MS || out.presses[p].into_erase) return;
+    const prevUp = p > 0 ? out.presses[p - 1].up_ns : 0;
+    if (at < prevUp + 30 * MS) return;
+    const delta = at - out.presses[p].down_ns;
+    for (let i = 2 * p; i < edges.length; i++) edges[i][0] += delta;
+    for (let i = p; i < out.presses.length; i++) {
+      out.presses[i].down_ns += delta;
+      out.presses[i].up_ns += delta;
+    }
+    out.presses[p].into_erase = true;
+    endAt += delta;
+  }
   // Advance the clock to `t` with the core stopped (a flash stall), edges on time.
   function stall(ns) {
     const end = clock.nanos + ns;
@@ -132,6 +156,7 @@ export function run(job) {
       mcu.flash.fill(0xff, addr, addr + count);
       const sectors = Math.ceil(count / SECTOR);
       out.flash.push({ op: 'E', at_ns: t, addr, n: sectors, stall_ns: sectors * job.erase_ns });
+      if (job.long_into_erase) longIntoErase(t + job.long_into_erase * sectors * job.erase_ns);
       stall(sectors * job.erase_ns);
     } else {
       const addr = core.registers[0] >>> 0;
@@ -145,7 +170,6 @@ export function run(job) {
     core.PC = core.registers[14] & ~1; // return to the caller (LR)
   }
 
-  let endAt = job.boot_timeout_ms * MS;
   let started = false;
   core.PC = FLASH_XIP; // boot2 at the start of flash, as rp2040js's MicroPython demo does
   while (clock.nanos < endAt) {
@@ -176,6 +200,14 @@ export function run(job) {
   out.end_ns = clock.nanos;
   out.started = started;
   out.errors = errors;
+  if (job.ram_marker) {
+    // The heap probe's readings: a bytearray in the guest's heap that begins
+    // with the marker (bench_chip.PROBE); every copy found, with what follows.
+    const m = Buffer.from(job.ram_marker, 'latin1');
+    const ram = Buffer.from(mcu.sram.buffer, mcu.sram.byteOffset, mcu.sram.byteLength);
+    out.ram_marks = [];
+    for (let i = ram.indexOf(m); i >= 0; i = ram.indexOf(m, i + 1)) out.ram_marks.push(ram.subarray(i + m.length, i + m.length + 16).toString('hex'));
+  }
   if (job.fs_out) fs.writeFileSync(job.fs_out, mcu.flash.subarray(job.fs_offset, job.fs_offset + job.fs_size));
   return out;
 }
