@@ -28,8 +28,10 @@ gesture should leave and the final one.
 Figures (per build, title and flash timing):
 
 * ``boot_ms``: reset (core at the start of flash, the boot2 stage) to the
-  first bit of the first frame; the bootrom's own few ms before boot2 are
-  not in it.
+  first bit of the first frame, on a fresh file system (the board makes its
+  folders: erases and programs); ``boot_ms_second``: the next boot, on the
+  file system the first one left. The bootrom's own few ms before boot2
+  are not in either.
 * ``press_to_light_ms`` p50/p90/max: a tap's release edge (it fires on
   release) to the first bit of the first frame written after it; a long
   press: the moment it has been held ``LONG_PRESS_MS`` to the first frame
@@ -204,12 +206,14 @@ def node():
     return shutil.which("node")
 
 
-def run_chip(uf2, files, plan, flash, work, boot_only=False, usb_console=False, marker=None):
-    """One emulated run; the runner's JSON (frames, presses, flash operations)."""
+def run_chip(uf2, files, plan, flash, work, boot_only=False, usb_console=False, marker=None, image=None):
+    """One emulated run; the runner's JSON (frames, presses, flash operations).
+    The flash's file system: `files` in a fresh littlefs, or `image` (bytes:
+    what an earlier run left, fs-after.img)."""
     spec = pico_spec()
     work = Path(work)
     img = work / "fs.img"
-    img.write_bytes(chip_image.build(files))
+    img.write_bytes(chip_image.build(files) if image is None else image)
     erase_ns, page_ns = FLASH[flash]
     job = {
         "uf2": str(uf2),
@@ -242,35 +246,66 @@ def _button_names():
     return BUTTONS
 
 
-def cpython_history(presses, end_ns):
-    """The firmware in CPython, its buttons pressed and released at the chip's
-    own milliseconds, stepped every ms: ([ms], [ring]) of every change of its
-    ring, a ring being [(r, g, b)] x 24."""
-    from boardkit.hw_sim import SimHW
-    from boardkit.memfs import MemFS
-    from firmware.app import App
-    from firmware.hw import make_hw
-    from firmware.storage import Store
+# The reference: the firmware's Python in CPython, on the simulator's pins,
+# stepped every ms, its buttons pressed and released at the chip's own
+# milliseconds. Run in a process of its own with the source tree the image
+# was built from first on sys.path (a frozen image carries bytecode, not
+# its source: --frozen-src names the tree), so the chip is compared with
+# the very code it runs. Prints ([ms], [ring]) of every change of the ring.
+REFERENCE = """
+import json, sys
+from boardkit.hw_sim import SimHW
+from boardkit.memfs import MemFS
+from firmware.app import App
+from firmware.hw import make_hw
+from firmware.storage import Store
 
-    hw = make_hw("pico", backend=SimHW)
-    app = App(hw, Store(fs=MemFS()))
-    events = []
-    for p in presses:
-        events.append((int(p["down_ns"] // 1e6), 0, p["button"]))
-        events.append((int(p["up_ns"] // 1e6), 1, p["button"]))
-    times, rings = [], []
-    ei = 0
-    for t in range(int(end_ns // 1e6) + 1):
-        hw.now = t
-        while ei < len(events) and events[ei][0] <= t:
-            (hw.release if events[ei][1] else hw.press)(events[ei][2])
-            ei += 1
-        app.step()
-        ring = [tuple(px) for px in hw.pixels]
-        if not rings or ring != rings[-1]:
-            times.append(t)
-            rings.append(ring)
-    return times, rings
+presses, end_ms = json.load(open(sys.argv[1]))
+hw = make_hw("pico", backend=SimHW)
+app = App(hw, Store(fs=MemFS()))
+events = []
+for p in presses:
+    events.append((int(p["down_ns"] // 1e6), 0, p["button"]))
+    events.append((int(p["up_ns"] // 1e6), 1, p["button"]))
+times, rings = [], []
+ei = 0
+for t in range(end_ms + 1):
+    hw.now = t
+    while ei < len(events) and events[ei][0] <= t:
+        (hw.release if events[ei][1] else hw.press)(events[ei][2])
+        ei += 1
+    app.step()
+    ring = [list(px) for px in hw.pixels]
+    if not rings or ring != rings[-1]:
+        times.append(t)
+        rings.append(ring)
+json.dump([times, rings], sys.stdout)
+"""
+
+
+def source_tree(spec, dst):
+    """A source tree for the reference: a directory, or REPO@REV (a git
+    commit, exported with git archive: nothing is written into REPO)."""
+    if "@" not in spec:
+        return Path(spec)
+    repo, rev = spec.rsplit("@", 1)
+    dst = Path(dst)
+    dst.mkdir(parents=True, exist_ok=True)
+    arc = subprocess.run(["git", "-C", repo, "archive", rev, "boardkit", "firmware", "engine_lite"], check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(dst)], input=arc, check=True)
+    return dst
+
+
+def cpython_history(presses, end_ns, src=ROOT):
+    """([ms], [ring]) of every change of the reference's ring (REFERENCE),
+    a ring being [(r, g, b)] x 24."""
+    with tempfile.TemporaryDirectory(prefix="bk-chip-ref-") as tmp:
+        arg = Path(tmp) / "presses.json"
+        arg.write_text(json.dumps([presses, int(end_ns // 1e6)]))
+        env = dict(os.environ, PYTHONPATH=str(src), PYTHONDONTWRITEBYTECODE="1")
+        p = subprocess.run([sys.executable, "-c", REFERENCE, str(arg)], cwd=tmp, env=env, check=True, capture_output=True, text=True)
+    times, rings = json.loads(p.stdout)
+    return times, [[tuple(px) for px in r] for r in rings]
 
 
 TOL_MS = 25  # a chip frame matches CPython's ring shown within this of it: the 20 ms frame cadence and the phase of a blink
@@ -302,7 +337,7 @@ def pct(xs, q):
     return xs[min(len(xs) - 1, int(round(q / 100 * (len(xs) - 1))))]
 
 
-def figures(out, plan, order="GRB"):
+def figures(out, plan, order="GRB", src=ROOT):
     """The run's figures (module docstring)."""
     from engine_lite.vocab import LONG_PRESS_MS
 
@@ -354,7 +389,7 @@ def figures(out, plan, order="GRB"):
         "emulator_wall_s": out.get("wall_s"),
     }
     if presses:
-        history = cpython_history(presses, out["end_ns"])
+        history = cpython_history(presses, out["end_ns"], src)
         misread = []
         for i, t in enumerate([p["down_ns"] for p in presses[1:]] + [out["end_ns"]]):
             j = bisect.bisect_left(starts, t) - 1  # the ring as the next press finds it
@@ -370,7 +405,7 @@ def _r(x, nd=2):
     return None if x is None else round(x, nd)
 
 
-def bench(uf2, frozen, titles, flashes, keep=None):
+def bench(uf2, frozen, titles, flashes, keep=None, src=ROOT):
     """{(title, flash): figures} for one image."""
     files = fs_files(frozen)
     res = {}
@@ -383,11 +418,14 @@ def bench(uf2, frozen, titles, flashes, keep=None):
             res["boot"]["console"] = why[-600:]
             print("  %s: no light within the boot timeout; its console says:\n%s" % (uf2, why[-600:]), flush=True)
             return res
+        again = run_chip(uf2, None, [], "typical", work, boot_only=True, image=(work / "fs-after.img").read_bytes())
+        res["boot"]["boot_ms_second"] = round(again["first_light_ns"] / 1e6, 1) if again["first_light_ns"] else None
+        print("  %s boot" % ("frozen" if frozen else "stock"), json.dumps(res["boot"]), flush=True)
         for title in titles:
             plan = gestures(title)
             for flash in flashes:
                 out = run_chip(uf2, files, plan, flash, work)
-                res["%s/%s" % (title, flash)] = figures(out, plan)
+                res["%s/%s" % (title, flash)] = figures(out, plan, src=src)
                 if keep:
                     shutil.copy(work / "out.json", Path(keep) / ("%s-%s-%s.json" % ("frozen" if frozen else "stock", title, flash)))
                 print("  %s %s %s" % ("frozen" if frozen else "stock", title, flash), json.dumps(res["%s/%s" % (title, flash)]), flush=True)
@@ -396,25 +434,25 @@ def bench(uf2, frozen, titles, flashes, keep=None):
     return res
 
 
-def heap_run(uf2, files, title, pad, work):
+def heap_run(uf2, files, title, pad, work, src=ROOT):
     """One whole game under the heap probe with a pad of `pad` bytes:
     (did it finish as CPython's, {heap, boot, peak}, fault log)."""
     plan = gestures(title)
     out = run_chip(uf2, probe_files(files, pad), plan, "typical", work, marker=MARKER)
-    fig = figures(out, plan)
+    fig = figures(out, plan, src=src)
     log = faults((Path(work) / "fs-after.img").read_bytes())
     ok = fig["misread"] == 0 and fig["final_ring_equal"] and not log
     return ok, heap_readings(out.get("ram_marks")), log
 
 
-def heap(uf2, frozen, title, steps, work):
+def heap(uf2, frozen, title, steps, work, src=ROOT):
     """The live heap of a whole game and the smallest heap that finishes
     it, to within the last step: a run on the whole heap first (the live
     peak), then one on the peak plus a quarter (rounded up to the KiB),
     then `steps` bisections of the bracket that leaves (the peak fails for
     sure: no room left to allocate; the whole heap finished)."""
     files = fs_files(frozen)
-    ok, r, log = heap_run(uf2, files, title, 0, work)
+    ok, r, log = heap_run(uf2, files, title, 0, work, src)
     res = {"heap": r.get("heap"), "live_boot": r.get("boot"), "live_peak": r.get("peak"), "whole_heap_ok": ok}
     if not ok or "peak" not in r:
         res["fault"] = log[-300:]
@@ -422,7 +460,7 @@ def heap(uf2, frozen, title, steps, work):
     lo, hi = r["peak"], r["heap"]
 
     def attempt(size):
-        ok_, _r, log_ = heap_run(uf2, files, title, r["heap"] - size, work)
+        ok_, _r, log_ = heap_run(uf2, files, title, r["heap"] - size, work, src)
         print("    %s heap %d B: %s" % (title, size, "finishes" if ok_ else "fails " + log_.strip().replace("\n", " | ")[-160:]), flush=True)
         return ok_
 
@@ -449,6 +487,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--uf2", help="the stock MicroPython RPI_PICO UF2 (the bundle goes on its littlefs)")
     ap.add_argument("--frozen-uf2", help="a frozen Bloomkeeper UF2 (its file system starts empty)")
+    ap.add_argument("--frozen-src", help="the source tree the frozen UF2 was built from, for the CPython reference: a directory or REPO@REV (default: this tree)")
     ap.add_argument("--titles", default="stalk,orchids")
     ap.add_argument("--flash", default="typical,max")
     ap.add_argument("--json", help="write the figures here")
@@ -474,15 +513,17 @@ def main(argv=None):
     titles = a.titles.split(",")
     flashes = [f for f in a.flash.split(",") if f]
     out = {}
+    src_dir = tempfile.mkdtemp(prefix="bk-chip-src-")
     for build, uf2 in (("stock", a.uf2), ("frozen", a.frozen_uf2)):
         if not uf2:
             continue
-        out[build] = bench(uf2, build == "frozen", titles, flashes, a.keep) if flashes else {}
+        src = source_tree(a.frozen_src, src_dir) if build == "frozen" and a.frozen_src else ROOT
+        out[build] = bench(uf2, build == "frozen", titles, flashes, a.keep, src) if flashes else {}
         if a.heap >= 0:
             work = Path(tempfile.mkdtemp(prefix="bk-chip-heap-"))
             try:
                 for title in titles:
-                    out[build]["heap/" + title] = h = heap(uf2, build == "frozen", title, a.heap, work)
+                    out[build]["heap/" + title] = h = heap(uf2, build == "frozen", title, a.heap, work, src)
                     print("  %s heap %s" % (build, title), json.dumps(h), flush=True)
             finally:
                 shutil.rmtree(work, ignore_errors=True)
