@@ -52,11 +52,13 @@ bench: $(STAMP)
 # registries, so not part of `make test`: docs/chip-bench.md says where to
 # fetch them (by repository and commit) and what each figure includes.
 # UF2 = the stock MicroPython v1.28.0 RPI_PICO image (the bundle on littlefs);
-# FROZEN_UF2 = a frozen build (`make uf2`), left out when empty;
+# FROZEN_UF2 = a frozen build (`make uf2`), left out when empty; FROZEN_SRC =
+# the tree it was built from (a directory or REPO@REV), for the CPython reference;
 # CHIP_HEAP = bisections of the smallest heap per title (-1: no heap runs).
 CHIP_CACHE ?= $(HOME)/.cache/bk-chip
 UF2 ?= $(CHIP_CACHE)/RPI_PICO-20260406-v1.28.0.uf2
 FROZEN_UF2 ?=
+FROZEN_SRC ?=
 CHIP_HEAP ?= 2
 bench/chip/node_modules/rp2040js/package.json: bench/chip/package-lock.json
 	cd bench/chip && npm ci --no-audit --no-fund
@@ -64,7 +66,7 @@ bench/chip/node_modules/rp2040js/package.json: bench/chip/package-lock.json
 
 chip-bench: $(STAMP) bench/chip/node_modules/rp2040js/package.json
 	mkdir -p build
-	BK_CHIP_CACHE=$(CHIP_CACHE) $(VENV)/bin/python -m bench.bench_chip --uf2 $(UF2) $(if $(FROZEN_UF2),--frozen-uf2 $(FROZEN_UF2)) \
+	BK_CHIP_CACHE=$(CHIP_CACHE) $(VENV)/bin/python -m bench.bench_chip --uf2 $(UF2) $(if $(FROZEN_UF2),--frozen-uf2 $(FROZEN_UF2)) $(if $(FROZEN_SRC),--frozen-src $(FROZEN_SRC)) \
 		--heap $(CHIP_HEAP) --json build/chip-bench.json
 
 # Deployable bundles: build/firmware-micropython/ (bloomkeeper flash) and
