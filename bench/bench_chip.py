@@ -22,8 +22,9 @@ starts while the next gesture is a long press, that press comes down
 move with it), so that every game has long presses begun inside an erase.
 
 The same gestures at the same milliseconds go through the firmware in
-CPython (the simulator's SimHW, stepped every ms), which gives the ring each
-gesture should leave and the final one.
+CPython (the simulator's SimHW, stepped every ms: REFERENCE), which gives
+the ring each gesture should leave and the final one, drawn at the chip's
+own milliseconds.
 
 Figures (per build, title and flash timing):
 
@@ -38,9 +39,10 @@ Figures (per build, title and flash timing):
   after that. A gesture no frame follows before the next press is
   ``unlit`` (the ring did not change: e.g. a refused gesture whose blink
   has not started, or an acknowledgement already shown).
-* ``misread``: gestures after which the ring, just before the next press,
-  is not CPython's at that moment (a press lost, misread or read late shows
-  here); ``final_ring_equal``: the last frame against CPython's ring.
+* ``misread``: gestures after which the ring, as the next press finds it,
+  is none CPython draws from TOL_MS before that frame to 5 ms after (a
+  press lost, misread or read late shows here); ``final_ring_equal``: the
+  last frame passes the same check.
 * ``erases`` / ``programs`` / ``pages``: flash operations from the first
   press on (the game), and at boot; ``long_in_erase``: long presses whose
   press edge fell inside a sector erase's stall; ``taps_in_erase``: taps
@@ -251,7 +253,11 @@ def _button_names():
 # milliseconds. Run in a process of its own with the source tree the image
 # was built from first on sys.path (a frozen image carries bytecode, not
 # its source: --frozen-src names the tree), so the chip is compared with
-# the very code it runs. Prints ([ms], [ring]) of every change of the ring.
+# the very code it runs. For each query (a chip frame's ms) it renders the
+# ring as it stands at every ms from TOL_MS before to 5 ms after
+# (Ring.render: the same view at the same ms gives the same pixels, so an
+# animation is compared at the chip's own phase, whichever ms the chip's
+# loop drew it at), and prints the distinct rings of each query as hex.
 REFERENCE = """
 import json, sys
 from boardkit.hw_sim import SimHW
@@ -260,26 +266,28 @@ from firmware.app import App
 from firmware.hw import make_hw
 from firmware.storage import Store
 
-presses, end_ms = json.load(open(sys.argv[1]))
+presses, queries, before, after = json.load(open(sys.argv[1]))
 hw = make_hw("pico", backend=SimHW)
 app = App(hw, Store(fs=MemFS()))
 events = []
 for p in presses:
     events.append((int(p["down_ns"] // 1e6), 0, p["button"]))
     events.append((int(p["up_ns"] // 1e6), 1, p["button"]))
-times, rings = [], []
-ei = 0
-for t in range(end_ms + 1):
+seen = [set() for _ in queries]
+ei = lo = 0
+for t in range(max(queries) + after + 1):
     hw.now = t
     while ei < len(events) and events[ei][0] <= t:
         (hw.release if events[ei][1] else hw.press)(events[ei][2])
         ei += 1
     app.step()
-    ring = [list(px) for px in hw.pixels]
-    if not rings or ring != rings[-1]:
-        times.append(t)
-        rings.append(ring)
-json.dump([times, rings], sys.stdout)
+    while lo < len(queries) and queries[lo] + after < t:
+        lo += 1
+    qi = lo
+    while qi < len(queries) and queries[qi] - before <= t:
+        seen[qi].add(bytes(app.ring.render(app.view, t)).hex())
+        qi += 1
+json.dump([sorted(s) for s in seen], sys.stdout)
 """
 
 
@@ -296,38 +304,25 @@ def source_tree(spec, dst):
     return dst
 
 
-def cpython_history(presses, end_ns, src=ROOT):
-    """([ms], [ring]) of every change of the reference's ring (REFERENCE),
-    a ring being [(r, g, b)] x 24."""
+def reference_rings(presses, queries, src=ROOT):
+    """For each query ms (ascending), the rings the reference draws within
+    TOL_MS before to 5 ms after it (REFERENCE), as a set of hex strings."""
     with tempfile.TemporaryDirectory(prefix="bk-chip-ref-") as tmp:
-        arg = Path(tmp) / "presses.json"
-        arg.write_text(json.dumps([presses, int(end_ns // 1e6)]))
+        arg = Path(tmp) / "job.json"
+        arg.write_text(json.dumps([presses, queries, TOL_MS, 5]))
         env = dict(os.environ, PYTHONPATH=str(src), PYTHONDONTWRITEBYTECODE="1")
         p = subprocess.run([sys.executable, "-c", REFERENCE, str(arg)], cwd=tmp, env=env, check=True, capture_output=True, text=True)
-    times, rings = json.loads(p.stdout)
-    return times, [[tuple(px) for px in r] for r in rings]
+    return [set(r) for r in json.loads(p.stdout)]
 
 
-TOL_MS = 25  # a chip frame matches CPython's ring shown within this of it: the 20 ms frame cadence and the phase of a blink
+TOL_MS = 25  # the chip's frame against the reference's rings this many ms before it: the 20 ms frame cadence, a press handled late by a loop turn
 
 
-def matches(ring, at_ms, history):
-    """Did CPython show `ring` at some moment within TOL_MS of `at_ms`?"""
-    import bisect
-
-    times, rings = history
-    i = max(0, bisect.bisect_right(times, at_ms - TOL_MS) - 1)
-    while i < len(times) and times[i] <= at_ms + TOL_MS:
-        if rings[i] == ring:
-            return True
-        i += 1
-    return False
-
-
-def _ring(frame, order):
+def rgb_hex(frame, order):
+    """A decoded frame's bytes (the strip's order) as RGB hex, the reference's form."""
     b = bytes.fromhex(frame["hex"])
     ri, gi, bi = order.index("R"), order.index("G"), order.index("B")
-    return [(b[i + ri], b[i + gi], b[i + bi]) for i in range(0, len(b) - 2, 3)]
+    return bytes(x for i in range(0, len(b) - 2, 3) for x in (b[i + ri], b[i + gi], b[i + bi])).hex()
 
 
 def pct(xs, q):
@@ -389,15 +384,15 @@ def figures(out, plan, order="GRB", src=ROOT):
         "emulator_wall_s": out.get("wall_s"),
     }
     if presses:
-        history = cpython_history(presses, out["end_ns"], src)
-        misread = []
-        for i, t in enumerate([p["down_ns"] for p in presses[1:]] + [out["end_ns"]]):
-            j = bisect.bisect_left(starts, t) - 1  # the ring as the next press finds it
-            if j < 0 or not matches(_ring(frames[j], order), frames[j]["start_ns"] / 1e6, history):
-                misread.append(i)
+        checks = []  # the frame each next press finds (and the last frame)
+        for t in [p["down_ns"] for p in presses[1:]] + [out["end_ns"]]:
+            checks.append(bisect.bisect_left(starts, t) - 1)
+        queries = [int(frames[j]["start_ns"] // 1e6) if j >= 0 else 0 for j in checks]
+        refs = reference_rings(presses, queries, src)
+        misread = [i for i, (j, ref) in enumerate(zip(checks, refs)) if j < 0 or rgb_hex(frames[j], order) not in ref]
         fig["misread"] = len(misread)
         fig["misread_first"] = misread[:5]
-        fig["final_ring_equal"] = bool(frames) and _ring(frames[-1], order) == history[1][-1]
+        fig["final_ring_equal"] = bool(misread[-1:] != [len(checks) - 1])
     return fig
 
 
