@@ -45,8 +45,10 @@ Figures (per build, title and flash timing):
   last frame passes the same check.
 * ``erases`` / ``programs`` / ``pages``: flash operations from the first
   press on (the game), and at boot; ``long_in_erase``: long presses whose
-  press edge fell inside a sector erase's stall; ``taps_in_erase``: taps
-  with an edge inside one.
+  press edge fell inside a sector erase's stall; ``long_held_in_erase``:
+  long presses held while one ran (the quiet spell's erases start 300 ms
+  into a long hold: its long mark at 600 ms and its release fall inside a
+  400 ms erase); ``taps_in_erase``: taps with an edge inside one.
 
 Run:  .venv/bin/python -m bench.bench_chip --uf2 PATH [--frozen-uf2 PATH]
       (make chip-bench UF2=... FROZEN_UF2=...)
@@ -377,6 +379,7 @@ def figures(out, plan, order="GRB", src=ROOT):
         "programs": sum(1 for o in ops if o["op"] == "P" and o["at_ns"] >= game_from),
         "pages": sum(o["n"] for o in ops if o["op"] == "P" and o["at_ns"] >= game_from),
         "long_in_erase": sum(1 for i, p in enumerate(presses) if kinds[i] == 2 and in_erase(p["down_ns"])),
+        "long_held_in_erase": sum(1 for i, p in enumerate(presses) if kinds[i] == 2 and any(e["at_ns"] < p["up_ns"] and p["down_ns"] < e["at_ns"] + e["stall_ns"] for e in erases)),
         "taps_in_erase": sum(1 for i, p in enumerate(presses) if kinds[i] != 2 and (in_erase(p["down_ns"]) or in_erase(p["up_ns"]))),
         "bad_frames": sum(1 for f in frames if f["bad"]),
         "frames": len(frames),
