@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 # The Python floor: requires-python in pyproject.toml (python-floor checks it).
 FLOOR := $(shell sed -n 's/^requires-python = ">=\([0-9.]*\)".*/\1/p' pyproject.toml)
 
-.PHONY: install test test-fast run run-micropython bench firmware uf2 romfs python-floor clean
+.PHONY: install test test-fast run run-micropython bench chip-bench firmware uf2 romfs python-floor clean
 
 install: $(STAMP)
 
@@ -46,6 +46,28 @@ run-micropython: $(STAMP)
 
 bench: $(STAMP)
 	$(VENV)/bin/python -m bench --readme
+
+# The chip bench: whole games on an emulated RP2040 (rp2040js, pinned in
+# bench/chip/package-lock.json) running MicroPython images from outside the
+# registries, so not part of `make test`: docs/chip-bench.md says where to
+# fetch them (by repository and commit) and what each figure includes.
+# UF2 = the stock MicroPython v1.28.0 RPI_PICO image (the bundle on littlefs);
+# FROZEN_UF2 = a frozen build (`make uf2`), left out when empty; FROZEN_SRC =
+# the tree it was built from (a directory or REPO@REV), for the CPython reference;
+# CHIP_HEAP = bisections of the smallest heap per title (-1: no heap runs).
+CHIP_CACHE ?= $(HOME)/.cache/bk-chip
+UF2 ?= $(CHIP_CACHE)/RPI_PICO-20260406-v1.28.0.uf2
+FROZEN_UF2 ?=
+FROZEN_SRC ?=
+CHIP_HEAP ?= 2
+bench/chip/node_modules/rp2040js/package.json: bench/chip/package-lock.json
+	cd bench/chip && npm ci --no-audit --no-fund
+	touch $@
+
+chip-bench: $(STAMP) bench/chip/node_modules/rp2040js/package.json
+	mkdir -p build
+	BK_CHIP_CACHE=$(CHIP_CACHE) $(VENV)/bin/python -m bench.bench_chip --uf2 $(UF2) $(if $(FROZEN_UF2),--frozen-uf2 $(FROZEN_UF2)) $(if $(FROZEN_SRC),--frozen-src $(FROZEN_SRC)) \
+		--heap $(CHIP_HEAP) --json build/chip-bench.json
 
 # Deployable bundles: build/firmware-micropython/ (bloomkeeper flash) and
 # build/firmware-circuitpython/ (copy onto CIRCUITPY). hardware/README.md.
