@@ -425,6 +425,7 @@ def bench(uf2, frozen, titles, flashes, keep=None, src=ROOT):
                 out = run_chip(uf2, files, plan, flash, work)
                 res["%s/%s" % (title, flash)] = figures(out, plan, src=src)
                 if keep:
+                    Path(keep).mkdir(parents=True, exist_ok=True)  # a directory named for the first time
                     shutil.copy(work / "out.json", Path(keep) / ("%s-%s-%s.json" % ("frozen" if frozen else "stock", title, flash)))
                 print("  %s %s %s" % ("frozen" if frozen else "stock", title, flash), json.dumps(res["%s/%s" % (title, flash)]), flush=True)
     finally:
