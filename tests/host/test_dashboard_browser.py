@@ -16,37 +16,20 @@ import shutil
 
 import pytest
 
-from tests.kit import dashboard_kit
+from tests.kit import chromium, dashboard_kit
 from tests.kit.dashboard_kit import state_of
 
-CHROMIUM = "/usr/bin/chromium"
-DRIVER = "/usr/bin/chromedriver"
 SHOTS = os.path.join(dashboard_kit.REPO, "build", "dashboard")
-FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync")
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(
-        not (os.access(CHROMIUM, os.X_OK) and os.access(DRIVER, os.X_OK)),
-        reason="Chromium not installed (Debian packages chromium and chromium-driver; .ci/run installs them)",
-    ),
+    chromium.needed,
 ]
 
 
 @pytest.fixture
 def browser(tmp_path):
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = CHROMIUM
-    for f in FLAGS:
-        opts.add_argument(f)
-    opts.add_argument("--user-data-dir=%s" % (tmp_path / "chromium-profile"))
-    opts.add_argument("--window-size=1280,900")
-    d = webdriver.Chrome(options=opts, service=Service(DRIVER))
-    d.set_page_load_timeout(30)
+    d = chromium.start(tmp_path, (1280, 900))
     yield d
     d.quit()
 

@@ -9,7 +9,6 @@ the `bloomkeeper` command in its own process.
 
 import subprocess
 import sys
-import threading
 
 import pytest
 
@@ -34,24 +33,6 @@ def ring_fault_once(sb, msg):
         raise RuntimeError(msg)
 
     sb.app.ring.draw = draw
-
-
-@pytest.fixture
-def served():
-    boards = []
-
-    def start(sb):
-        stop = threading.Event()
-        t = threading.Thread(target=serve_record.serve, args=(sb, stop.is_set), daemon=True)
-        t.start()
-        boards.append((sb, stop, t))
-        return sb
-
-    yield start
-    for sb, stop, t in boards:
-        stop.set()
-        t.join(10)
-        sb.close()
 
 
 def test_doctor_shows_the_fault_log(served, tmp_path):

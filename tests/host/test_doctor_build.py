@@ -9,12 +9,10 @@ the host is the `bloomkeeper` command in its own process.
 
 import subprocess
 import sys
-import threading
 
 import pytest
 
 from host import __version__
-from host.board_sim import serve_record
 from host.board_sim.board import SimBoard
 from host.commands.doctor import version_note
 from host.commands.uf2_flash import build_words, update_command
@@ -37,24 +35,6 @@ def test_the_update_hint_follows_the_build_kind():
     assert version_note("0.0.1", "auto", {"build": "frozen"}).endswith("update it with bloomkeeper flash --uf2")
     assert version_note("0.0.1", "auto", {}).endswith("update it with bloomkeeper flash")
     assert version_note(__version__, "auto", {"build": "frozen"}) is None
-
-
-@pytest.fixture
-def served():
-    boards = []
-
-    def start(sb):
-        stop = threading.Event()
-        t = threading.Thread(target=serve_record.serve, args=(sb, stop.is_set), daemon=True)
-        t.start()
-        boards.append((sb, stop, t))
-        return sb
-
-    yield start
-    for sb, stop, t in boards:
-        stop.set()
-        t.join(10)
-        sb.close()
 
 
 def doctor(port):

@@ -18,7 +18,7 @@ import urllib.request
 
 import pytest
 
-from tests.kit.table_kit import CHROMIUM, DRIVER, FLAGS
+from tests.kit import chromium
 from tests.kit.mpy_harness import REPO
 
 SHOTS = os.path.join(REPO, "build", "table-page")
@@ -29,26 +29,13 @@ CHECK_EVERY = 8  # events between two looks at every tab
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.mpy,
-    pytest.mark.skipif(
-        not (os.access(CHROMIUM, os.X_OK) and os.access(DRIVER, os.X_OK)),
-        reason="Chromium not installed (Debian packages chromium and chromium-driver; .ci/run installs them)",
-    ),
+    chromium.needed,
 ]
 
 
 @pytest.fixture
 def browser(tmp_path):
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = CHROMIUM
-    for f in FLAGS:
-        opts.add_argument(f)
-    opts.add_argument("--user-data-dir=%s" % (tmp_path / "chromium-profile"))
-    opts.add_argument("--window-size=%d,%d" % PHONE)
-    d = webdriver.Chrome(options=opts, service=Service(DRIVER))
-    d.set_page_load_timeout(30)
+    d = chromium.start(tmp_path, PHONE)
     yield d
     d.quit()
 

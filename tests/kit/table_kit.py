@@ -14,10 +14,6 @@ from tests.kit.alloc_guest import SETUP
 from tests.kit.mpy_harness import REPO, run_mpy
 
 RECORDS = os.path.join(REPO, "tests", "records")
-CHROMIUM = "/usr/bin/chromium"
-DRIVER = "/usr/bin/chromedriver"
-FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync")
 
 GUEST = r"""
 import socket
