@@ -66,7 +66,7 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import chip_image  # noqa: E402
+from bench import bench_path, chip_image  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 CHIP = ROOT / "bench" / "chip"
@@ -83,10 +83,7 @@ END_MS = 1500  # after the last gesture: the loop's flash work finishes
 # W25Q16JV datasheet: 4 KiB sector erase and 256-byte page program, typical and maximum.
 FLASH = {"typical": (45e6, 0.4e6), "max": (400e6, 3e6)}
 
-TITLES = {
-    "stalk": ("tests/records/stalk-5p-bag.jsonl", "stalk_script"),
-    "orchids": ("tests/records/orchids-5p.jsonl", "orchids_script"),
-}
+TITLES = bench_path.TITLES  # the same 5-player records as make bench
 
 
 def pico_spec():
@@ -95,23 +92,9 @@ def pico_spec():
 
 
 def gestures(title):
-    """[(button index, kind, hold ms)] of the title's 5-player game; a wait line is (-1, 0, ms)."""
-    from boardkit import script
-    from tests.kit import button_scripts
-
-    record, fn = TITLES[title]
-    text = getattr(button_scripts, fn)(button_scripts.load_events(ROOT / record))
-    out = []
-    for line in text.splitlines():
-        g = script.parse_line(line)
-        if g is None:
-            continue
-        b, kind, count = g
-        if b == script.WAIT:
-            out.append((-1, 0, kind))
-            continue
-        out += [(b, kind, LONG_MS if kind == script.LONG else SHORT_MS)] * count
-    return out
+    """[(button index, kind, hold ms)] of the title's 5-player game, held as
+    a finger holds (SHORT_MS, LONG_MS); a wait line is (-1, 0, ms)."""
+    return bench_path.gestures(title, short_ms=SHORT_MS, long_ms=LONG_MS)
 
 
 def fs_files(frozen):

@@ -178,9 +178,10 @@ def guest_tree(dst, root=ROOT):
     return dst
 
 
-def gestures(title):
+def gestures(title, short_ms=None, long_ms=None):
     """(button, kind, hold ms) of every gesture of the title's 5-player
-    record, from setup (a wait line: button -1, its ms)."""
+    record, from setup (a wait line: button -1, its ms). The holds are the
+    button scripts' own unless given (the chip bench holds as a finger does)."""
     from boardkit import script
     from tests.kit import button_scripts
 
@@ -195,7 +196,10 @@ def gestures(title):
         if b == script.WAIT:
             out.append((-1, 0, kind))
             continue
-        hold = script.LONG_HOLD_MS if kind == 2 else script.SHORT_HOLD_MS
+        if kind == script.LONG:
+            hold = script.LONG_HOLD_MS if long_ms is None else long_ms
+        else:
+            hold = script.SHORT_HOLD_MS if short_ms is None else short_ms
         out += [(b, kind, hold)] * count
     return out
 
