@@ -928,11 +928,16 @@ class Database:
         except UserError as err:
             if not _damaged(err):
                 raise
-            try:
-                plays, problems = self._replayed()
-            except sqlite3.Error as err:
-                raise UserError(fault_line(self.path, err))
-            return fallback(plays, problems, *args)
+            return fallback(*self._replayed_or_fault(), *args)
+
+    def _replayed_or_fault(self):
+        """(plays, problems) replayed from the records, the way round
+        summaries that cannot be read; a database that fails there too is
+        one line (fault_line)."""
+        try:
+            return self._replayed()
+        except sqlite3.Error as err:
+            raise UserError(fault_line(self.path, err))
 
     def page(self, limit=None, offset=0, since=None, log=False):
         """(plays, total): the readable plays started at or after `since`
@@ -989,10 +994,7 @@ class Database:
         except UserError as err:
             if not _damaged(err):
                 raise
-            try:
-                plays, _ = self._replayed()
-            except sqlite3.Error as err:
-                raise UserError(fault_line(self.path, err))
+            plays, _ = self._replayed_or_fault()
             for p in plays:
                 if p["play"] not in sent:
                     yield p

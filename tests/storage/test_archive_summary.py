@@ -18,7 +18,7 @@ from firmware.link import Link
 from firmware.storage import Store
 from tests.kit.linkkit import StoreBoard
 from tests.kit.mpy_harness import run_mpy
-from tests.kit.storage_script import load_events, session
+from tests.kit.storage_script import Shadow, load_events, play, session
 
 STEPS = session(load_events())  # a 5-player game with undos (one crossing a snapshot), finish, and a next game
 
@@ -26,16 +26,7 @@ STEPS = session(load_events())  # a 5-player game with undos (one crossing a sna
 def played(fs=None, steps=STEPS):
     store = Store(fs=fs or MemFS(), snapshot_every=8)
     store.boot()
-    game = None
-    for kind, rec in steps:
-        if kind == "new":
-            game = store.new_game(rec)
-        elif kind == "apply":
-            store.apply(game, rec)
-        elif kind == "undo":
-            store.undo(game)
-        elif kind == "finish":
-            store.finish()
+    play(store, steps, Shadow())
     return store
 
 
@@ -100,22 +91,13 @@ def test_in_micropython_on_littlefs_the_summary_answers_as_the_records():
     code = """
 import os
 from tests.kit.lfs_flash import Flash, mount
-from tests.kit.storage_script import load_events, session
+from tests.kit.storage_script import Shadow, load_events, play, session
 from firmware.storage import Store
 from firmware import codec
 mount(Flash(path="f.img"), "/flash")
 st = Store("/flash/bk", snapshot_every=8)
 st.boot()
-g = None
-for kind, rec in session(load_events()):
-    if kind == "new":
-        g = st.new_game(rec)
-    elif kind == "apply":
-        st.apply(g, rec)
-    elif kind == "undo":
-        st.undo(g)
-    elif kind == "finish":
-        st.finish()
+play(st, session(load_events()), Shadow())
 recs = st.records("0001")
 ok = st.summary("0001") == (len(recs), codec.prefix_crc(recs, len(recs))) and st.summary("0002") is None
 print("OK" if ok else "MISMATCH", len(recs), sorted(os.listdir("/flash")))
