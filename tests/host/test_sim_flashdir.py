@@ -141,6 +141,25 @@ def test_siblings_of_a_deleted_directory_are_not_taken_into_a_fresh_one(tmp_path
 
 
 @pytest.mark.slow
+
+def synced(sb, db):
+    """`sync` of the simulated board `sb` into `db` over its real pty (the
+    board served in a thread, as `bloomkeeper sim` serves it); the board is
+    closed after. Whatever sync raises reaches the caller."""
+    done = []
+    t = threading.Thread(target=serve, args=(sb, lambda: done, 0.002), daemon=True)
+    t.start()
+    try:
+        link = connect(sb.link_path, cap=30)
+        try:
+            return host.sync.db.sync(link, db)
+        finally:
+            link.close()
+    finally:
+        done.append(1)
+        t.join(5)
+        sb.close()
+
 def test_a_deleted_and_reused_directory_syncs_as_a_new_board(tmp_path):
     """The finding: after `rm -rf D` every later sync was refused ("synced
     from board ..."). Now the board on D is new, and both syncs store."""
@@ -150,19 +169,7 @@ def test_a_deleted_and_reused_directory_syncs_as_a_new_board(tmp_path):
     for _ in range(2):
         sb = SimBoard(state_dir=str(d)).start()
         play(sb, "stalk-2p.jsonl", 12)
-        done = []
-        t = threading.Thread(target=serve, args=(sb, lambda: done, 0.002), daemon=True)
-        t.start()
-        try:
-            link = connect(sb.link_path, cap=30)
-            try:
-                plays.append(host.sync.db.sync(link, db)["board"])
-            finally:
-                link.close()
-        finally:
-            done.append(1)
-            t.join(5)
-            sb.close()
+        plays.append(synced(sb, db)["board"])
         shutil.rmtree(d)
     assert len(set(plays)) == 2 and len(db.plays()) == 2
 
@@ -176,20 +183,9 @@ def test_the_refusal_of_a_flash_under_another_id_says_how_to_go_on(tmp_path):
         sb = SimBoard(state_dir=str(d)).start()
         if n == 0:
             play(sb, "stalk-2p.jsonl", 12)
-        done = []
-        t = threading.Thread(target=serve, args=(sb, lambda: done, 0.002), daemon=True)
-        t.start()
         try:
-            link = connect(sb.link_path, cap=30)
-            try:
-                host.sync.db.sync(link, db)
-            except UserError as err:
-                msgs.append(str(err))
-            finally:
-                link.close()
-        finally:
-            done.append(1)
-            t.join(5)
-            sb.close()
+            synced(sb, db)
+        except UserError as err:
+            msgs.append(str(err))
         os.remove(d / flashdir.ID_FILE)  # the same flash under another id (a copy)
     assert len(msgs) == 1 and "\n" not in msgs[0] and "delete its --state-dir" in msgs[0], msgs
