@@ -204,19 +204,22 @@ def events_body(gid, recs, start, room, cap, total=None, c=None):
     """'E' body: gid length, gid, start u16, total u16, prefix_crc of
     recs[:start] u32, count, then count x (length, record), the records from
     `start` on while the payload stays within `room` bytes (the reader's
-    buffer) and, after the first record, within `cap` (what the host asked)."""
+    buffer) and, after the first record, within `cap` (what the host asked).
+    With `total` and `c` given (an archived game's, read through its index:
+    storage.Store.window), `recs` are the records from `start` on."""
     g = gid.encode()
-    if total is None:  # given: an archived game's summary (storage.Store.summary), with no records
+    i = 0
+    if total is None:
         total = len(recs)
         c = prefix_crc(recs, start)
+        i = start
     out = bytearray((len(g),))
     out.extend(g)
     out.extend(bytes((start & 0xFF, start >> 8 & 0xFF, total & 0xFF, total >> 8 & 0xFF, c & 0xFF, c >> 8 & 0xFF, c >> 16 & 0xFF, c >> 24, 0)))
     room -= 3 + len(out)
     cap -= 3 + len(out)
     n = 0
-    i = start
-    while i < total and n < 255:
+    while i < len(recs) and n < 255:
         rec = recs[i]
         if len(rec) + 1 > room or (n and len(rec) + 1 > cap):
             break

@@ -15,7 +15,8 @@ the real App and Store; the tests may use a stand-in):
   uptime() -> seconds since boot
   current() -> game id or None       the game in progress
   records(gid) -> list of bytes       its effective records (KeyError: unknown)
-  summary(gid) -> (count, crc)|None   an archived game's length and prefix crc unread (storage.Store.summary)
+  window(gid, start, room) -> (count, prefix crc, records from start)|None
+                                     an archived game's, reading only the frames asked for (storage.Store.window)
   archived() -> list of (gid, synced)
   mark_synced(gid)
   status() -> dict                    extra fields for the status answer
@@ -229,15 +230,14 @@ class Link:
         the tail of the game)."""
         gid = _gid(req)
         start = _int(req, "from", 0, 0xFFFF)
-        try:
-            s = start and self.board.summary(gid)  # (from 0: a new game's first records, read from the start anyway)
-            if s and start >= s[0]:  # nothing new: an archived game's length and prefix crc from its summary, no frame read
-                return codec.events_body(gid, (), s[0], 0, 0, *s)
-            recs = self.board.records(gid)
+        room = len(self.rx.buf) - 4
+        m = req.get("max", 0xFFFF)
+        try:  # an archived game's records through its index, only the frames asked for (storage.Store.window; the room left after the answer's head); else all of them
+            w = type(m) is int and self.board.window(gid, start, min(room, m) - 13 - len(gid)) or (None, None, self.board.records(gid))
         except KeyError:
             raise LinkError("unknown_game", "no game %s on the board" % gid)
-        start = min(start, len(recs))  # an undo shortened the log: the host sees start != from
-        return codec.events_body(gid, recs, start, len(self.rx.buf) - 4, _int(req, "max", 16, 0xFFFF, 0xFFFF))
+        recs = w[2]
+        return codec.events_body(gid, recs, min(start, w[0] or len(recs)), room, _int(req, "max", 16, 0xFFFF, 0xFFFF), *w[:2])  # an undo shortened the log: the host sees start != from
 
     def op_mark_synced(self, req):
         gid = _gid(req)
@@ -353,7 +353,7 @@ class AppBoard:
         self.fw = fw
         self.build = build  # "frozen": the code is inside the firmware image (firmware/hw.py image); "files": on the file system
         self.uid = uid or app.hw.uid
-        self.summary = store.summary  # an archived game's (count, prefix crc), no frame read
+        self.window = store.window  # an archived game's records from an index: only the frames asked for
 
     def utc(self):
         return self.app.hw.utc()

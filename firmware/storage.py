@@ -15,9 +15,10 @@ place:
   the old one, so boot folds only the frames after it: boot time does not
   grow with the game; a cut that tears it fails its crc32 and costs one
   full refold, never a game;
-* finishing a game is a copy of its frames into one file, temp +
-  rename (-> .fin), syncing one is a rename (.fin -> .syn); settings are
-  temp + rename.
+* finishing a game is a copy of its effective records' frames into one
+  file, temp + rename (-> .fin), with its summary and sparse index beside
+  it (/bk-sum: a sync reads only the frames it asks for); syncing one is a
+  rename (.fin -> .syn); settings are temp + rename.
 
 An event is acknowledged once its frame is on flash: when `Store.apply`
 returns, or with `later=True` (the app: the ring shows the event first)
@@ -50,6 +51,7 @@ SEG = 192  # bytes a live log's segment takes frames up to: littlefs keeps a fil
 _STALL_MS = const(20)  # a write this long erased a block (docs/storage.md)
 _OP_UNDO = const(11)  # record.OP_UNDO, folded (tests/house/test_folded_consts.py holds it equal)
 _TICKS_MASK = const(0x3FFFFFFF)  # ticks_ms() wraps at 2**30 (buttons.ticks_diff's mask, folded here: an import of it costs the bundle 43 B)
+_EVERY = const(16)  # records between two points of an archive's index (FlashLog.archive, Store.window): a fetch reads at most 2 x 15 frames it was not asked for
 _SNAP_ROOM = const(512)  # bytes for snapshot files before their buffer must grow (a 5-player game: ~110 Stalk Exchange, ~420 Orchids)
 # crc32(data + crc32(data) as 4 LE bytes) is this constant for any data, so
 # a frame checks with one crc32 call and no big-int arithmetic.
@@ -326,27 +328,37 @@ class FlashLog:
             self.load()
 
     def archive(self, ext, summary):
-        """Copy the effective records into one file `stem + ext` (temp +
-        rename: the rename is the commit point and the last op); the log
-        goes on in that file (a late record is appended to it). The
-        segments are left for Store._logs to delete, at the next boot or
-        new game. Before the rename, the game's summary goes to file
-        `summary` (Store.summary): the archive's size, its count of
-        records and their prefix crc, found in the same pass (u32 LE each)."""
+        """Copy the effective records, and only them, into one file
+        `stem + ext` (temp + rename: the rename is the commit point and the
+        last op); the log goes on in that file (a late record is appended to
+        it). The segments are left for Store._logs to delete, at the next
+        boot or new game. Before the rename, the game's summary goes to file
+        `summary` (Store.window), found in the same pass: the archive's size,
+        its count of records and their prefix crc, then the index: for
+        records 0, _EVERY, 2 x _EVERY..., its offset in the archive and the
+        prefix crc of the records before it (u32 LE each; the archive holds
+        no undone record and no undo frame, so record i is its i-th frame).
+        Last, a crc32 of the summary's bytes before it. Nothing held but
+        the offsets and the summary's bytes (8 per _EVERY records)."""
         path = self.stem + ext
         self.flush()
         end = j = c = 0
         offs = (self._index(0) or []) + [-1]  # the effective records' offsets (an undo frame takes one back), and an end
+        b = bytearray(16 + 8 * ((len(offs) + _EVERY - 2) // _EVERY))
         with self.fs.open(path + TMP, "wb") as f:
-            for o, n in self._walk(0):  # every frame, undo frames too: nothing held but the offsets
+            for o, n in self._walk(0):  # every frame; the effective ones copied
                 if o == offs[j]:
+                    if not j % _EVERY:  # an index point: where record j begins, the crc of those before it
+                        _put32(b, 12 + 8 * (j // _EVERY), end)
+                        _put32(b, 16 + 8 * (j // _EVERY), c)
                     c = binascii.crc32(memoryview(self.buf)[: n + 1], c)  # (length byte, record): codec.prefix_crc's chain
                     j += 1
-                end += f.write(memoryview(self.buf)[: n + 5])
-        b = bytearray(12)
+                    end += f.write(memoryview(self.buf)[: n + 5])
+        n = len(b) - 4
         _put32(b, 0, end)
         _put32(b, 4, j)
         _put32(b, 8, c)
+        _put32(b, n, _crc(b[:n]))
         _write_file(self.fs, summary, b)
         self.fs.rename(path + TMP, path)
         self.ext = ext
@@ -751,18 +763,53 @@ class Store:
         s = log._seg(0)
         return s and log.path(0, s)
 
-    def summary(self, game_id):
-        """(count of records, their prefix crc) of an archived game, from
-        the summary its archiving wrote (FlashLog.archive) in /bk-sum (not
-        in the root: its every lookup would grow), without reading a frame:
-        "nothing new" for a game the host holds costs the board the same
-        whatever the games' length (bench/bench_board_sync.py). None where
-        there is none, or the archive grew since (a late record), or it is
-        a game in progress: then the records are read."""
+    def window(self, game_id, start, room):
+        """An archived game's (count of records, prefix crc of the first
+        min(start, count), [the records from `start` on that fit `room`
+        bytes as the link sends them, a length byte each: one at least, and
+        at most one that does not fit]),
+        through the summary its archiving wrote (FlashLog.archive) in
+        /bk-sum (not in the root: its every lookup would grow): "nothing
+        new" reads no frame, and a fetch reads only the frames from the
+        index point at or before `start` up to what it asks, and on to the
+        next index point (or the archive's end), whose offset and crc must
+        be the index's, else no answer from it (offset 0 needs no check).
+        So a sync's requests cost the board the same whatever the games
+        kept (bench/bench_board_sync.py). None where there is no summary,
+        or it is an older firmware's (12 bytes: no index, "nothing new"
+        only), damaged, or not this file's (a late record grew the archive;
+        the game in progress): then the records are read (records)."""
         p = self._find(game_id)
-        b = p and _read_file(self.fs, self._path(game_id, "", self.root + "-sum"))  # only an archived game has one (erase removes it)
-        if b and len(b) == 12 and _u32(b, 0) == self.fs.stat(p)[6]:  # (the archive's size, its count, their crc; written whole: temp + rename)
-            return _u32(b, 4), _u32(b, 8)
+        b = p and p[-4:] != LOG and _read_file(self.fs, self._path(game_id, "", self.root + "-sum"))  # only an archived game has one (erase removes it)
+        if not b or len(b) < 12 or _u32(b, 0) != self.fs.stat(p)[6]:  # (the archive's size, its count, their crc, the index; written whole: temp + rename)
+            return None
+        count = _u32(b, 4)
+        n = len(b) - 4
+        if n > 8 and (n != 12 + 8 * ((count + _EVERY - 1) // _EVERY) or _crc(b[:n]) != _u32(b, n)):
+            return None  # a damaged or short summary: the archive is walked
+        if start >= count:
+            return count, _u32(b, 8), ()
+        if n == 8:
+            return None  # an older firmware's: no index
+        k = 12 + 8 * (start // _EVERY)  # the index point at or before start
+        i = start // _EVERY * _EVERY
+        c = _u32(b, k + 4)
+        log = self._log(game_id, p[-4:])
+        buf = memoryview(log.buf)
+        out = []
+        w = log._walk(_u32(b, k))
+        for _, m in w:
+            if i == start:
+                pc = c
+            if i >= start:
+                out.append(bytes(buf[1 : m + 1]))
+                room -= m + 1
+                if room < 2 or i + 1 == count:  # no room for another (a length byte and a byte), or no other
+                    w.close()
+                    return count, pc, out
+            c = binascii.crc32(buf[: m + 1], c)
+            i += 1
+        return None  # a damaged frame before the last one asked: the archive is walked
 
     def records(self, game_id):
         """Effective records (bytes) of any stored game; KeyError if unknown."""

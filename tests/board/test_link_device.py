@@ -338,7 +338,7 @@ class MiniBoard:
         if gid != "0001":
             raise KeyError(gid)
         return [bytes(r) for r in self.g.log.records()]
-    def summary(self, gid):
+    def window(self, gid, start, room):
         return None
     def archived(self):
         return []

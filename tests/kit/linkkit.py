@@ -52,11 +52,11 @@ class StoreBoard:
             raise KeyError(gid)
         return self.store.records(gid)
 
-    def summary(self, gid):
-        """As firmware/link.py AppBoard's: an archived game's (count, prefix crc) from its summary file."""
+    def window(self, gid, start, room):
+        """As firmware/link.py AppBoard's: an archived game's records read through its summary's index."""
         if gid is None:
             raise KeyError(gid)
-        return self.store.summary(gid)
+        return self.store.window(gid, start, room)
 
     def archived(self):
         return self.store.archived()

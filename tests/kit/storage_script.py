@@ -15,6 +15,7 @@ event that is durable but not yet acknowledged (`Shadow.flown`).
 import json
 
 import engine_lite
+from boardkit.memfs import MemFile, MemFS
 from engine_lite import record
 
 RECORD = "tests/records/stalk-5p-bag.jsonl"
@@ -115,3 +116,42 @@ def play(store, steps, shadow, game=None):
             shadow.game = None
         done += 1
     return done
+
+
+class CountingFile(MemFile):
+    """A MemFS file that tallies what is read of it in its MemFS: its bytes,
+    and its frames (firmware/storage.py FlashLog._walk reads a frame's length
+    byte alone, then the rest: one 1-byte read that got its byte is one
+    frame read)."""
+
+    def read(self, n=-1):
+        out = MemFile.read(self, n)
+        self.fs.tally(self.path, len(out), 0)
+        return out
+
+    def readinto(self, buf):
+        n = MemFile.readinto(self, buf)
+        self.fs.tally(self.path, n, int(len(buf) == 1 and n == 1))
+        return n
+
+
+class CountingFS(MemFS):
+    """MemFS counting, per path, the bytes and frames the Store reads
+    (`got[path] = [bytes, frames]`; `frames(path)`, `reset()`)."""
+
+    File = CountingFile
+
+    def __init__(self):
+        MemFS.__init__(self)
+        self.got = {}
+
+    def tally(self, path, n, frames):
+        g = self.got.setdefault(path, [0, 0])
+        g[0] += n
+        g[1] += frames
+
+    def frames(self, path):
+        return self.got.get(path, (0, 0))[1]
+
+    def reset(self):
+        self.got = {}
