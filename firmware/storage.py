@@ -51,7 +51,7 @@ SEG = 192  # bytes a live log's segment takes frames up to: littlefs keeps a fil
 _STALL_MS = const(20)  # a write this long erased a block (docs/storage.md)
 _OP_UNDO = const(11)  # record.OP_UNDO, folded (tests/house/test_folded_consts.py holds it equal)
 _TICKS_MASK = const(0x3FFFFFFF)  # ticks_ms() wraps at 2**30 (buttons.ticks_diff's mask, folded here: an import of it costs the bundle 43 B)
-_EVERY = const(16)  # records between two points of an archive's index (FlashLog.archive, Store.window): a fetch reads at most 2 x 15 frames it was not asked for
+_EVERY = const(16)  # records between two points of an archive's index (FlashLog.archive, Store.window): a fetch reads at most 15 frames before those it asks for
 _SNAP_ROOM = const(512)  # bytes for snapshot files before their buffer must grow (a 5-player game: ~110 Stalk Exchange, ~420 Orchids)
 # crc32(data + crc32(data) as 4 LE bytes) is this constant for any data, so
 # a frame checks with one crc32 call and no big-int arithmetic.
@@ -767,18 +767,20 @@ class Store:
         """An archived game's (count of records, prefix crc of the first
         min(start, count), [the records from `start` on that fit `room`
         bytes as the link sends them, a length byte each: one at least, and
-        at most one that does not fit]),
-        through the summary its archiving wrote (FlashLog.archive) in
-        /bk-sum (not in the root: its every lookup would grow): "nothing
-        new" reads no frame, and a fetch reads only the frames from the
-        index point at or before `start` up to what it asks, and on to the
-        next index point (or the archive's end), whose offset and crc must
-        be the index's, else no answer from it (offset 0 needs no check).
+        at most one that does not fit]), through the summary its archiving
+        wrote (FlashLog.archive) in /bk-sum (not in the root: its every
+        lookup would grow): "nothing new" reads no frame, and a fetch reads
+        the frames from the index point at or before `start` (at most 15
+        before it, their crc chained from the index's) to the last it takes.
         So a sync's requests cost the board the same whatever the games
-        kept (bench/bench_board_sync.py). None where there is no summary,
-        or it is an older firmware's (12 bytes: no index, "nothing new"
-        only), damaged, or not this file's (a late record grew the archive;
-        the game in progress): then the records are read (records)."""
+        kept and their length (bench/bench_board_sync.py). The index is
+        used only when it is the one written for this archive: the summary's
+        size is the archive's, its length its count's, and its crc32 holds;
+        each frame checks its own crc. None where there is no summary, or it
+        is an older firmware's (12 bytes: no index, "nothing new" only),
+        damaged or cut, or not this file's (a late record grew the archive;
+        the game in progress), or a damaged frame comes before the last one
+        asked: then the records are read whole (records)."""
         p = self._find(game_id)
         b = p and p[-4:] != LOG and _read_file(self.fs, self._path(game_id, "", self.root + "-sum"))  # only an archived game has one (erase removes it)
         if not b or len(b) < 12 or _u32(b, 0) != self.fs.stat(p)[6]:  # (the archive's size, its count, their crc, the index; written whole: temp + rename)
