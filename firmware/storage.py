@@ -221,6 +221,32 @@ class FlashLog:
                 stack.append(o)
         return stack
 
+    def _effective(self):
+        """(bits, count): a bit a frame of the log from its start (bit i:
+        frame i), set where the frame holds an effective record, and how
+        many are. An undo frame clears the last bit set before it (one with
+        nothing before it, which Store.pop never writes, undoes nothing).
+        Finishing a game runs when the heap is fullest: a bit a frame here,
+        where a list of the records' offsets took kilobytes and the largest
+        free block (docs/design.md, "Heap")."""
+        bits = bytearray(16)
+        i = count = 0
+        for _, n in self._walk(0):
+            if i >> 3 == len(bits):
+                bits.extend(bytes(len(bits)))
+            if n == 1 and self.buf[1] == _OP_UNDO:
+                k = i - 1
+                while k >= 0 and not bits[k >> 3] >> (k & 7) & 1:
+                    k -= 1
+                if k >= 0:
+                    bits[k >> 3] &= ~(1 << (k & 7))
+                    count -= 1
+            else:
+                bits[i >> 3] |= 1 << (i & 7)
+                count += 1
+            i += 1
+        return bits, count
+
     def _walk(self, off):
         """The one frame walker: (offset, record length) of each intact
         frame from `off` to the first missing or damaged one, its bytes in
@@ -339,21 +365,23 @@ class FlashLog:
         prefix crc of the records before it (u32 LE each; the archive holds
         no undone record and no undo frame, so record i is its i-th frame).
         Last, a crc32 of the summary's bytes before it. Nothing held but
-        the offsets and the summary's bytes (8 per _EVERY records)."""
+        a bit a frame (FlashLog._effective) and the summary's bytes (8 per
+        _EVERY records)."""
         path = self.stem + ext
         self.flush()
-        end = j = c = 0
-        offs = (self._index(0) or []) + [-1]  # the effective records' offsets (an undo frame takes one back), and an end
-        b = bytearray(16 + 8 * ((len(offs) + _EVERY - 2) // _EVERY))
+        end = i = j = c = 0
+        keep, count = self._effective()
+        b = bytearray(16 + 8 * ((count + _EVERY - 1) // _EVERY))
         with self.fs.open(path + TMP, "wb") as f:
-            for o, n in self._walk(0):  # every frame; the effective ones copied
-                if o == offs[j]:
+            for _, n in self._walk(0):  # every frame (frame i); the effective ones copied
+                if keep[i >> 3] >> (i & 7) & 1:
                     if not j % _EVERY:  # an index point: where record j begins, the crc of those before it
                         _put32(b, 12 + 8 * (j // _EVERY), end)
                         _put32(b, 16 + 8 * (j // _EVERY), c)
                     c = binascii.crc32(memoryview(self.buf)[: n + 1], c)  # (length byte, record): codec.prefix_crc's chain
                     j += 1
                     end += f.write(memoryview(self.buf)[: n + 5])
+                i += 1
         n = len(b) - 4
         _put32(b, 0, end)
         _put32(b, 4, j)

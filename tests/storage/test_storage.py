@@ -543,6 +543,29 @@ def test_flashlog_is_an_engine_log():
     assert engine_lite.Game(log2).events() == EVENTS[:14]
 
 
+def test_finishing_keeps_the_records_no_undo_took_back():
+    """FlashLog.archive copies the frames FlashLog._effective marks, a bit a
+    frame: undos (runs of them too) take back
+    the records before them, and an undo frame with nothing before it (which
+    Store.pop never writes) undoes nothing, so no record is lost to it."""
+    fs = MemFS()
+    fs.mkdir("/x")
+    log = FlashLog(fs, "/x/a")
+    log.append(record.UNDO)
+    kept = []
+    for i, rec in enumerate(RECS):
+        log.append(rec)
+        kept.append(rec)
+        if i % 7 == 3:
+            for _ in range(1 + i % 3):
+                log.append(record.UNDO)
+                kept.pop()
+    log.archive(".fin", "/x/sum")
+    done = FlashLog(fs, "/x/a", ".fin")
+    done.load()
+    assert [bytes(r) for r in done.records()] == kept
+
+
 # -- inside a real MicroPython ----------------------------------------------
 
 MPY_SETUP = """
