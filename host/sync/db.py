@@ -982,13 +982,14 @@ class Database:
         alone; None when there is no readable play `pid`."""
         return self._summaries_or_records("_s_play", lambda plays, _, pid: next((p for p in plays if p["play"] == pid), None), pid)
 
-    def stream(self):
+    def stream(self, tails=True):
         """Every readable play, in order of start date as read() gives them,
         one at a time (constant memory): dicts as page() gives, with
-        "json_tail" (export.json_tail of the play, as written at sync time)."""
+        "json_tail" (export.json_tail of the play, as written at sync time)
+        unless `tails` is false (an export without the events: csv, BG Stats)."""
         sent = set()
         try:
-            for p in self._s_stream():
+            for p in self._s_stream(tails):
                 sent.add(p["play"])
                 yield p
         except UserError as err:
@@ -1085,14 +1086,16 @@ class Database:
             del p["event_count"]
             return p
 
-    def _s_stream(self):
+    def _s_stream(self, tails=True):
         """Every readable play, in order of start date as read() gives them,
         one at a time (constant memory): dicts as page() gives, with
-        "json_tail" (export.json_tail of the play, as stored at sync time)."""
+        "json_tail" (export.json_tail of the play, as stored at sync time)
+        when `tails`."""
         with self.guard():
             by_play = {q["play"]: q for q in self._quarantined().values() if q["play"] is not None}
-            cur = self.con.execute((self.SUMMARY % ", t.json") + " JOIN json_tails t ON t.play = s.play WHERE s.good > 0 "
-                                   "ORDER BY COALESCE(g.started, g.first_seen), g.id")
+            cur = self.con.execute((self.SUMMARY % ", t.json" if tails else self.SUMMARY % "") +
+                                   (" JOIN json_tails t ON t.play = s.play" if tails else "") +
+                                   " WHERE s.good > 0 ORDER BY COALESCE(g.started, g.first_seen), g.id")
         while True:
             with self.guard():
                 rows = cur.fetchmany(256)
@@ -1100,7 +1103,8 @@ class Database:
                 return
             for row in rows:
                 p = self._listed(row, by_play)
-                p["json_tail"] = zlib.decompress(row[17]).decode("utf-8")
+                if tails:
+                    p["json_tail"] = zlib.decompress(row[17]).decode("utf-8")
                 yield p
 
 
