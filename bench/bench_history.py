@@ -17,7 +17,7 @@ export_*              `bloomkeeper export --format F` whole, to a pipe    <= 200
 history_page_s        first GET /history of a fresh `serve` (cold cache)   <= 0.5 s
 history_page_warm_s   the same page again (cached until a write)
 game_page_s           GET /game?play=N of a play in the middle (no chart: Oh My. Orchids!)  <= 0.1 s
-game_chart_page_s     the same for a Stalk Exchange play (its chart drawn: matplotlib)
+game_chart_page_s     the same for a Stalk Exchange play (its market chart written, SVG)  <= 0.1 s
 sync_one_game_s       `sync` of one new game into a copy of the database (open, sync, close)   <= 1 s
 live_*                1,000 open live pages (event streams) on loopback, and 300 page loads
                       (/, /history, /state.json) alongside: their p50/p99 latency, and every
