@@ -96,7 +96,7 @@ def market_svg(events, title=""):
     turns, values = s["turns"], s["values"]
     xmax = max(1, turns[-1]) if turns else 1
     top = max([1] + [v for vs in values.values() for v in vs])
-    ymax = top + max(0.5, top * 0.06)  # a little room over the highest value
+    ymax = top + max(1, top * 0.12)  # room over the highest value for the words of the end
 
     def x(t):
         return LEFT + (RIGHT - LEFT) * t / xmax
