@@ -167,6 +167,16 @@ def test_market_chart_tells_the_flowers_apart_without_their_colours():
         assert "%s %d%s" % (f, last, " (busted)" if f in s["busted"] else "") in texts
 
 
+def test_market_chart_of_a_game_in_progress_has_no_end_and_no_bust():
+    g = engine_lite.Game()
+    for r in dashboard_kit.records_of("stalk-5p-crash.jsonl")[:30]:
+        g.apply_record(r)
+    svg = charts.market_svg(g.events(), "title")
+    ET.fromstring(svg)
+    assert "busts" not in svg and "market crash" not in svg and "(busted)" not in svg
+    ET.fromstring(charts.market_svg([], ""))  # no events yet: an empty plot, not a failure
+
+
 def test_market_chart_words_are_text_not_markup():
     svg = charts.market_svg(state_of("stalk-2p.jsonl").events(), "Tue 1 Dec: <b>Ke$ha</b> & A_$AP")
     assert ">Tue 1 Dec: &lt;b&gt;Ke$ha&lt;/b&gt; &amp; A_$AP</text>" in svg and "<b>" not in svg
