@@ -106,6 +106,24 @@ def json_tail(p):
     return _indent(json.dumps(tail, indent=2).split("\n", 1)[1].rsplit("\n", 1)[0])
 
 
+def jsonl_tail(p):
+    """The JSON Lines line's text of the same fields as json_tail, compact
+    (json.dumps(..., separators=(",", ":")) of them, without the braces):
+    written once per play at sync time beside its json_tail."""
+    item = json_item(p)
+    tail = {k: item[k] for k in item if k not in json_head(p)}
+    return json.dumps(tail, separators=(",", ":"))[1:-1]
+
+
+def compact_of(json_tail_text):
+    """jsonl_tail's text from a stored json_tail's (the migration that keeps
+    them both): its layout dropped, or parsed and encoded again."""
+    made = compact_tail(json_tail_text)
+    if made is None:
+        made = json.dumps(json.loads("{" + json_tail_text + "}"), separators=(",", ":"))[1:-1]
+    return made
+
+
 def _scalar(v):
     """json.dumps of a head field (text, a truth value or None), the short way."""
     if type(v) is str:
@@ -151,8 +169,9 @@ def jsonl_line(p):
     """One play as a JSON Lines line: json.dumps(json_item(p), separators=(",", ":"))
     and a newline. A play read from the summaries brings its json_tail,
     written compact here by dropping its layout (compact_tail) instead of
-    parsing and encoding it again; either way the same bytes."""
-    tail = compact_tail(p["json_tail"]) if "json_tail" in p else None
+    parsing and encoding it again; one from a database that keeps its
+    jsonl_tail brings that. Either way the same bytes."""
+    tail = p.get("jsonl_tail") or (compact_tail(p["json_tail"]) if "json_tail" in p else None)
     if tail is None:
         return json.dumps(full_item(p), separators=(",", ":")) + "\n"
     head = ",".join("%s:%s" % (_scalar(k), _scalar(v)) for k, v in json_head(p).items())
@@ -414,4 +433,4 @@ FORMATS = {"json": to_json, "csv": to_csv, "bgstats": to_bgstats, "bgstats-links
 # The same, written to a stream one play at a time (constant memory), and
 # JSON Lines (one compact play per line) beside the json array.
 WRITERS = {"json": write_json, "jsonl": write_jsonl, "csv": write_csv, "bgstats": write_bgstats, "bgstats-links": write_bgstats_links}
-WITH_EVENTS = ("json", "jsonl")  # the formats that write a play's events (the others need not read them)
+LINES = {"json": "json", "jsonl": "jsonl"}  # the stored text a format writes (Database.stream's lines); the others need no events

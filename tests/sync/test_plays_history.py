@@ -67,7 +67,7 @@ def streamed(path, fmt):
     db = host.sync.db.Database(path, create=False, readonly=True)
     try:
         buf = io.StringIO()
-        export.WRITERS[fmt](db.stream(), buf)
+        export.WRITERS[fmt](db.stream(export.LINES.get(fmt)), buf)
         return buf.getvalue()
     finally:
         db.close()
@@ -312,7 +312,7 @@ def test_a_version_2_database_gains_its_summaries_with_nothing_changed(db_path, 
     events = con.execute("SELECT game, idx, record FROM events ORDER BY game, idx").fetchall()
     con.close()
     db = host.sync.db.Database(db_path)
-    assert db.version() == host.sync.db.VERSION == 3
+    assert db.version() == host.sync.db.VERSION == 4
     assert db.con.execute("SELECT count(*) FROM summaries").fetchone()[0] == 7
     assert db.con.execute("SELECT game, idx, record FROM events ORDER BY game, idx").fetchall() == events
     assert db.read() == (want_plays, want_problems)
@@ -329,6 +329,26 @@ def test_a_version_2_database_gains_its_summaries_with_nothing_changed(db_path, 
         finally:
             c.close()
     assert schema(db_path) == schema(fresh)
+
+
+def test_a_version_3_database_gains_its_compact_lines_with_the_same_exports(db_path):
+    more_plays(db_path, 2)
+    plays, _ = replayed(db_path)
+    want = "".join(json.dumps(export.json_item(p), separators=(",", ":")) + "\n" for p in plays)
+    con = sqlite3.connect(db_path)
+    damaged_db.strip_version_4(con)
+    con.commit()
+    con.close()
+    db = host.sync.db.Database(db_path)
+    assert db.version() == 4
+    assert db.con.execute("SELECT count(*) FROM json_tails WHERE compact IS NULL").fetchone()[0] == 0
+    db.close()
+    assert streamed(db_path, "jsonl") == want
+    con = sqlite3.connect(db_path)
+    con.execute("UPDATE json_tails SET compact = NULL WHERE play = (SELECT min(play) FROM json_tails)")  # a hand took one away
+    con.commit()
+    con.close()
+    assert streamed(db_path, "jsonl") == want, "its json lines, made compact, the same"
 
 
 def test_a_read_only_version_2_database_is_read_from_an_upgraded_copy(db_path):
