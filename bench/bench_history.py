@@ -5,7 +5,8 @@ plays, and the dashboard under 1,000 open live pages.
 The histories are made by bench/history_db.py through Database.store (every
 record judged, the summaries written as a sync writes them) and kept in
 ~/.cache/bloomkeeper-bench/ (the first run builds them: about 3.5 ms a play,
-100,000 plays in 6 to 15 minutes; later runs reuse them).
+100,000 plays in 6 to 15 minutes; later runs reuse them, and a history of
+an older database version is copied and migrated: bench/history_db.py).
 
 Each figure is one run of the real command, a process of its own
 (`bloomkeeper plays`, `export`, `serve`): wall time from the process start

@@ -275,8 +275,10 @@ SCHEMA = SCHEMA_V1 + (SCHEMA_V2,) + SCHEMA_V3 + SCHEMA_V4
 
 
 def summarize(con, pid):
-    """(summary row, result rows, (json tail, its compact form), zlib) of one stored play, from its records (the
-    play replayed once, as read() does), or None when there is no such play.
+    """(summary row, result rows, texts) of one stored play, from its records (the
+    play replayed once, as read() does), or None when there is no such play;
+    texts is (export.json_tail, export.jsonl_tail) zlib-compressed, or None
+    when no record is readable.
     The summary says what read() would say of the play: its readable prefix
     and, when the engine stops before the end, why (a damaged file)."""
     from host.sync import export
@@ -321,14 +323,14 @@ def _refresh(con):
         made = summarize(con, pid)
         if made is None:
             continue
-        summary, results, tail = made
+        summary, results, texts = made
         con.execute("INSERT INTO summaries VALUES (%s)" % ",".join("?" * len(summary)), summary)
         con.executemany("INSERT INTO results VALUES (?,?,?,?,?,?,?)", results)
         con.executemany("INSERT INTO player_stats VALUES (?,?,?,1,?,?,?) ON CONFLICT (name, game, players) DO UPDATE SET "
                         "plays = plays + 1, wins = wins + excluded.wins, total = total + excluded.total, "
                         "best = max(best, excluded.best)", [(r[2], r[3], r[4], r[6], r[5], r[5]) for r in results])
-        if tail is not None:
-            con.execute("INSERT INTO json_tails (play, json, compact) VALUES (?,?,?)", (pid, *tail))
+        if texts is not None:
+            con.execute("INSERT INTO json_tails (play, json, compact) VALUES (?,?,?)", (pid, *texts))
     con.execute("DELETE FROM player_stats WHERE plays <= 0")
     for key in lowered:  # a score taken away may have been the best: asked of the results again (an index lookup)
         con.execute("UPDATE player_stats SET best = (SELECT max(score) FROM results WHERE name=?1 AND game=?2 AND players=?3) "
