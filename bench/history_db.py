@@ -98,7 +98,13 @@ def build(path, n, progress=None):
 
 
 def history(n, progress=None):
-    """(path, seconds it took to build: None if it was built before)."""
+    """(path, seconds it took to build or migrate: None if it was made
+    before). A history of an older schema version (same size, same
+    generation) is copied and migrated, as a user's database would be
+    (Database's own migrations), instead of built again."""
+    import glob
+    import shutil
+
     import host.sync.db
 
     import zlib
@@ -107,10 +113,20 @@ def history(n, progress=None):
     path = os.path.join(cache_dir(), "history-%d-v%d-%08x-g%d.sqlite3" % (n, host.sync.db.VERSION, schema, GENERATION))
     if os.path.exists(path):
         return path, None
+    older = sorted(glob.glob(os.path.join(cache_dir(), "history-%d-v*-g%d.sqlite3" % (n, GENERATION))), key=os.path.getmtime)
+    if older:
+        t0 = time.perf_counter()
+        tmp = path + ".part"
+        shutil.copyfile(older[-1], tmp)
+        db = host.sync.db.Database(tmp)
+        db.con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        db.close()
+        os.replace(tmp, path)
+        return path, time.perf_counter() - t0
     return path, build(path, n, progress)
 
 
 if __name__ == "__main__":
     size = int(sys.argv[1]) if len(sys.argv) > 1 else 100000
     p, took = history(size, lambda k, t: sys.stderr.write("\r%d plays, %.0f s" % (k, t)))
-    print("\n%s %s" % (p, "built in %.0f s" % took if took else "(built before)"))
+    print("\n%s %s" % (p, "made in %.0f s" % took if took else "(made before)"))

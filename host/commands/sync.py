@@ -151,7 +151,7 @@ def export_cmd(args):
     stream), whatever the size of the history."""
     db = open_db(args.db)
     try:
-        seen = export.Seen(db.stream())
+        seen = export.Seen(db.stream(lines=export.LINES.get(args.format)))
         export.WRITERS[args.format](seen, sys.stdout)
         _note_problems(db.problems())
     finally:

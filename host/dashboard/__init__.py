@@ -11,7 +11,7 @@ Modules, each small:
   live     the hub that hands the newest snapshot to every open page
   views    the live panel (HTML) from a game state
   history  plays list and per-player statistics (HTML)
-  charts   the Stalk Exchange market chart (matplotlib SVG)
+  charts   the Stalk Exchange market chart (SVG written from the values)
   store    the ONE place that reads and writes the plays database (pages, one play, the cache)
   pages    the page shell: CSS, the little JavaScript, error text
 """

@@ -60,7 +60,6 @@ STREAMS_PER_CLIENT = 1500  # live pages from one address: half of MAX_STREAMS
 STREAM_BURST = 1500  # live pages one address may open at once ...
 STREAM_RATE = 50  # ... and a second after that (a browser's EventSource retries every 3 s: a page reconnects far slower)
 PAGE_WORKERS = 2  # threads for the database, the chart and the names (this is a 2-core class of machine)
-CHARTS_MAX = 64  # charts kept drawn
 METHODS = ("GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS")
 PARAMS = {"/": (), "/table": (), "/events": (), "/state.json": (), "/history": ("page",), "/game": ("play",), "/names": ()}
 OPTIONAL = {"/history": ("page",)}  # PARAMS a page also answers without
@@ -190,8 +189,6 @@ class DashboardServer:
         self.tokens = names_form.Tokens()  # the names form's same-origin tokens: one per page load
         self.names_limit = names_form.RateLimit()
         self.cache = store.Cache(db_path)  # pages that change only when the database is written
-        self._charts = {}
-        self._charts_lock = threading.Lock()
         self.sock = socket.socket(self.address_family, socket.SOCK_STREAM)
         try:
             self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -230,7 +227,6 @@ class DashboardServer:
     async def _main(self):
         self._loop = asyncio.get_running_loop()
         self._stop = asyncio.Event()
-        self.pool.submit(_warm_charts)
         self.hub = Hub(self.live, self._loop)
         srv = await asyncio.start_server(self._client, sock=self.sock, limit=HEAD_MAX, backlog=1024)
         try:
@@ -507,28 +503,9 @@ class DashboardServer:
         return self._page(pages.page("Bloomkeeper: game %s" % p["game_id"], history.game_body(p, svg)))
 
     def chart(self, p):
-        """The game's market chart, inline SVG (drawn once per stored length;
-        the CHARTS_MAX last drawn are kept)."""
-        key = (p["play"], len(p["events"]))
-        with self._charts_lock:
-            svg = self._charts.get(key)
-        if svg is None:
-            svg = charts.market_svg(p["events"], "%s: %s" % (history.local_date(p, zone=True), ", ".join(p["players"])))
-            svg = svg[svg.index("<svg"):]  # inline: no XML prolog
-            with self._charts_lock:
-                self._charts[key] = svg
-                while len(self._charts) > CHARTS_MAX:
-                    self._charts.pop(next(iter(self._charts)))
-        return svg
-
-
-def _warm_charts():
-    """matplotlib imported before the first game page asks for a chart (it
-    takes most of a second), in a page thread while nothing waits for it."""
-    try:
-        import matplotlib.figure  # noqa: F401
-    except ImportError:
-        pass
+        """The game's market chart, inline SVG: written from the play's
+        values each time (a millisecond; the play is what the cache keeps)."""
+        return charts.market_svg(p["events"], "%s: %s" % (history.local_date(p, zone=True), ", ".join(p["players"])))
 
 
 def _raise_fd_limit():

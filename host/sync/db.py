@@ -228,26 +228,57 @@ CREATE TABLE player_stats (         -- the sums of results per player, game and 
 
 def _migrate_3(con):
     """Version 2 -> 3: the summaries, the results and the indexes; every
-    stored play summarized once (its records replayed: 10,000 plays in 14 s
-    here, 100,000 in about 2.5 minutes, once). Nothing is dropped or changed in the plays themselves."""
+    stored play marked stale, so that the upgrade's end summarizes each once
+    (_refresh, with the current release's columns: its records replayed,
+    10,000 plays in 14 s here, 100,000 in about 2.5 minutes, once). Nothing
+    is dropped or changed in the plays themselves."""
     for stmt in SCHEMA_V3:
         con.execute(stmt)
     con.execute("INSERT INTO stale SELECT id FROM games")
-    _refresh(con)
 
 
-MIGRATIONS = (_migrate_1, _migrate_2, _migrate_3)  # MIGRATIONS[i] takes a database from version i to i + 1
+# Version 4: each play's JSON Lines text kept beside its json lines, so that
+# the jsonl export joins text as the json export does (docs/design.md, "The
+# plays history at any size").
+SCHEMA_V4 = (
+    "ALTER TABLE json_tails ADD COLUMN compact BLOB",  # zlib: the same members compact (export.jsonl_tail); NULL: not kept
+)
+
+
+def _migrate_4(con):
+    """Version 3 -> 4: the compact lines, made from each play's stored json
+    lines (their layout dropped, or parsed and encoded again: the same
+    text either way; 100,000 plays in about a minute, once). Nothing else
+    changes."""
+    from host.sync import export
+
+    for stmt in SCHEMA_V4:
+        con.execute(stmt)
+    last = -1
+    while True:
+        rows = con.execute("SELECT play, json FROM json_tails WHERE play > ? ORDER BY play LIMIT 1000", (last,)).fetchall()
+        if not rows:
+            return
+        con.executemany("UPDATE json_tails SET compact = ? WHERE play = ?",
+                        [(zlib.compress(export.compact_of(zlib.decompress(tail).decode("utf-8")).encode("utf-8")), play)
+                         for play, tail in rows])
+        last = rows[-1][0]
+
+
+MIGRATIONS = (_migrate_1, _migrate_2, _migrate_3, _migrate_4)  # MIGRATIONS[i] takes a database from version i to i + 1
 TABLES = ("games", "events", "quarantine", "summaries", "json_tails", "results", "player_stats", "stale")  # TABLES_OF[v]: what a database of version v has
-TABLES_OF = {0: (), 1: TABLES[:2], 2: TABLES[:3], 3: TABLES}
+TABLES_OF = {0: (), 1: TABLES[:2], 2: TABLES[:3], 3: TABLES, 4: TABLES}
 VERSION = len(MIGRATIONS)
 # The current schema, as a fresh file is made: the statements the migrations
 # end with, so a fresh file and a migrated one cannot differ.
-SCHEMA = SCHEMA_V1 + (SCHEMA_V2,) + SCHEMA_V3
+SCHEMA = SCHEMA_V1 + (SCHEMA_V2,) + SCHEMA_V3 + SCHEMA_V4
 
 
 def summarize(con, pid):
-    """(summary row, result rows, json tail) of one stored play, from its records (the
-    play replayed once, as read() does), or None when there is no such play.
+    """(summary row, result rows, texts) of one stored play, from its records (the
+    play replayed once, as read() does), or None when there is no such play;
+    texts is (export.json_tail, export.jsonl_tail) zlib-compressed, or None
+    when no record is readable.
     The summary says what read() would say of the play: its readable prefix
     and, when the engine stops before the end, why (a damaged file)."""
     from host.sync import export
@@ -273,7 +304,7 @@ def summarize(con, pid):
                    for seat, r in enumerate(final["players"])]
     summary = (pid, date, int(est), len(recs), good, why, p["game"], json.dumps(p["players"]), len(p["events"]), int(p["over"]),
                None if final is None else json.dumps(final))
-    return summary, results, zlib.compress(export.json_tail(p).encode("utf-8"))
+    return summary, results, (zlib.compress(export.json_tail(p).encode("utf-8")), zlib.compress(export.jsonl_tail(p).encode("utf-8")))
 
 
 def _refresh(con):
@@ -292,14 +323,14 @@ def _refresh(con):
         made = summarize(con, pid)
         if made is None:
             continue
-        summary, results, tail = made
+        summary, results, texts = made
         con.execute("INSERT INTO summaries VALUES (%s)" % ",".join("?" * len(summary)), summary)
         con.executemany("INSERT INTO results VALUES (?,?,?,?,?,?,?)", results)
         con.executemany("INSERT INTO player_stats VALUES (?,?,?,1,?,?,?) ON CONFLICT (name, game, players) DO UPDATE SET "
                         "plays = plays + 1, wins = wins + excluded.wins, total = total + excluded.total, "
                         "best = max(best, excluded.best)", [(r[2], r[3], r[4], r[6], r[5], r[5]) for r in results])
-        if tail is not None:
-            con.execute("INSERT INTO json_tails VALUES (?,?)", (pid, tail))
+        if texts is not None:
+            con.execute("INSERT INTO json_tails (play, json, compact) VALUES (?,?,?)", (pid, *texts))
     con.execute("DELETE FROM player_stats WHERE plays <= 0")
     for key in lowered:  # a score taken away may have been the best: asked of the results again (an index lookup)
         con.execute("UPDATE player_stats SET best = (SELECT max(score) FROM results WHERE name=?1 AND game=?2 AND players=?3) "
@@ -639,6 +670,7 @@ class Database:
                             self.con.execute(stmt)
                 for step in range(version, VERSION):
                     MIGRATIONS[step](self.con)
+            _refresh(self.con)  # what the migrations left stale, in the same transaction
             if version != VERSION:
                 self.con.execute("PRAGMA user_version = %d" % VERSION)
 
@@ -982,13 +1014,16 @@ class Database:
         alone; None when there is no readable play `pid`."""
         return self._summaries_or_records("_s_play", lambda plays, _, pid: next((p for p in plays if p["play"] == pid), None), pid)
 
-    def stream(self):
+    def stream(self, lines="json"):
         """Every readable play, in order of start date as read() gives them,
-        one at a time (constant memory): dicts as page() gives, with
-        "json_tail" (export.json_tail of the play, as written at sync time)."""
+        one at a time (constant memory): dicts as page() gives, with the
+        play's text as written at sync time: "json_tail" (export.json_tail)
+        when `lines` is "json", "jsonl_tail" (export.jsonl_tail; or its
+        json_tail where a hand removed it) when "jsonl"; none when None (an
+        export without the events: csv, BG Stats)."""
         sent = set()
         try:
-            for p in self._s_stream():
+            for p in self._s_stream(lines):
                 sent.add(p["play"])
                 yield p
         except UserError as err:
@@ -1085,14 +1120,13 @@ class Database:
             del p["event_count"]
             return p
 
-    def _s_stream(self):
-        """Every readable play, in order of start date as read() gives them,
-        one at a time (constant memory): dicts as page() gives, with
-        "json_tail" (export.json_tail of the play, as stored at sync time)."""
+    def _s_stream(self, lines="json"):
+        """stream() from the summaries."""
         with self.guard():
             by_play = {q["play"]: q for q in self._quarantined().values() if q["play"] is not None}
-            cur = self.con.execute((self.SUMMARY % ", t.json") + " JOIN json_tails t ON t.play = s.play WHERE s.good > 0 "
-                                   "ORDER BY COALESCE(g.started, g.first_seen), g.id")
+            text = {"json": ", t.json", "jsonl": ", coalesce(t.compact, t.json), t.compact IS NOT NULL", None: ""}[lines]
+            cur = self.con.execute(self.SUMMARY % text + (" JOIN json_tails t ON t.play = s.play" if lines else "") +
+                                   " WHERE s.good > 0 ORDER BY COALESCE(g.started, g.first_seen), g.id")
         while True:
             with self.guard():
                 rows = cur.fetchmany(256)
@@ -1100,7 +1134,8 @@ class Database:
                 return
             for row in rows:
                 p = self._listed(row, by_play)
-                p["json_tail"] = zlib.decompress(row[17]).decode("utf-8")
+                if lines:
+                    p["jsonl_tail" if lines == "jsonl" and row[18] else "json_tail"] = zlib.decompress(row[17]).decode("utf-8")
                 yield p
 
 

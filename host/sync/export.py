@@ -23,6 +23,7 @@ import calendar
 import csv
 import io
 import json
+import re
 import time
 import urllib.parse
 from json.encoder import encode_basestring_ascii as _encode_str  # what json.dumps does with text (ensure_ascii)
@@ -105,6 +106,24 @@ def json_tail(p):
     return _indent(json.dumps(tail, indent=2).split("\n", 1)[1].rsplit("\n", 1)[0])
 
 
+def jsonl_tail(p):
+    """The JSON Lines line's text of the same fields as json_tail, compact
+    (json.dumps(..., separators=(",", ":")) of them, without the braces):
+    written once per play at sync time beside its json_tail."""
+    item = json_item(p)
+    tail = {k: item[k] for k in item if k not in json_head(p)}
+    return json.dumps(tail, separators=(",", ":"))[1:-1]
+
+
+def compact_of(json_tail_text):
+    """jsonl_tail's text from a stored json_tail's (the migration that keeps
+    them both): its layout dropped, or parsed and encoded again."""
+    made = compact_tail(json_tail_text)
+    if made is None:
+        made = json.dumps(json.loads("{" + json_tail_text + "}"), separators=(",", ":"))[1:-1]
+    return made
+
+
 def _scalar(v):
     """json.dumps of a head field (text, a truth value or None), the short way."""
     if type(v) is str:
@@ -146,10 +165,57 @@ def write_json(plays, out, item=json_text):
     out.write("\n]\n" if n else "[]\n")
 
 
+def jsonl_line(p):
+    """One play as a JSON Lines line: json.dumps(json_item(p), separators=(",", ":"))
+    and a newline. A play read from the summaries brings its json_tail,
+    written compact here by dropping its layout (compact_tail) instead of
+    parsing and encoding it again; one from a database that keeps its
+    jsonl_tail brings that. Either way the same bytes."""
+    tail = p.get("jsonl_tail") or (compact_tail(p["json_tail"]) if "json_tail" in p else None)
+    if tail is None:
+        return json.dumps(full_item(p), separators=(",", ":")) + "\n"
+    head = ",".join("%s:%s" % (_scalar(k), _scalar(v)) for k, v in json_head(p).items())
+    return "{" + head + "," + tail + "}\n"
+
+
+_LAYOUT = re.compile(r"\n *")  # a line break and the next line's indent: in JSON text outside strings only
+
+
+def compact_tail(tail):
+    """A json_tail (members of a json.dumps(..., indent=2) object, every
+    line indented) as json.dumps(..., separators=(",", ":")) writes the
+    same members, or None when that cannot be told without parsing it.
+
+    A JSON text (ensure_ascii: no raw line break inside a string) laid out
+    with indent=2 differs from the compact one by a line break and indent
+    after "[", "{" and "," and before "]" and "}", and a space after each
+    key's ":". The first go with _LAYOUT. Then every '": ' is a key's end,
+    unless a string holds an escaped quote (a backslash: one fast scan) or
+    begins with ": ". Such a string's opening quote comes after a space (its
+    line's indent, or a key's ": "), so ' ": ' is in the tail; that also
+    catches harmless text (a key ending in a space): those tails are parsed
+    instead."""
+    if "\\" in tail or not tail.startswith(" ") or ' ": ' in tail:
+        return None
+    return _LAYOUT.sub("", tail.lstrip(" ")).replace('": ', '":')
+
+
 def write_jsonl(plays, out):
     """JSON Lines: one play per line, compact, the fields of the json export."""
-    for p in plays:
-        out.write(json.dumps(full_item(p), separators=(",", ":")) + "\n")
+    _write_chunked(out, (jsonl_line(p) for p in plays))
+
+
+def _write_chunked(out, texts, size=256):
+    """out.write of the texts joined `size` at a time: a write per play
+    costs more than the play's text on a 100,000-play export."""
+    chunk = []
+    for t in texts:
+        chunk.append(t)
+        if len(chunk) >= size:
+            out.write("".join(chunk))
+            chunk.clear()
+    if chunk:
+        out.write("".join(chunk))
 
 
 def _text_of(writer, plays):
@@ -276,12 +342,46 @@ def _scored(plays):
     return (p for p in plays if _results(p))
 
 
+def indented(v, pad=""):
+    """json.dumps(v, indent=2), its lines after the first indented by `pad`
+    (a value standing `pad` deep in an indented document), made in one
+    recursive pass: json's own indented encoder is Python, a generator per
+    level, and was most of a BG Stats export's time. Dicts with text keys,
+    lists, text, whole numbers, truth values and None are written here;
+    anything else by json itself."""
+    t = type(v)
+    if t is dict and v and all(type(k) is str for k in v):
+        inner = pad + "  "
+        return "{\n" + ",\n".join("%s%s: %s" % (inner, _encode_str(k), indented(x, inner)) for k, x in v.items()) + "\n" + pad + "}"
+    if t is list and v:
+        inner = pad + "  "
+        return "[\n" + ",\n".join(inner + indented(x, inner) for x in v) + "\n" + pad + "]"
+    if t is str:
+        return _encode_str(v)
+    if t is int:
+        return int.__repr__(v)
+    if v is True or v is False or v is None:
+        return _LITERALS[v]
+    return json.dumps(v, indent=2).replace("\n", "\n" + pad)  # a JSON text's newlines are its layout only
+
+
 def write_bgstats(plays, out):
-    write_json((bgstats_play(p) for p in _scored(plays)), out, item=lambda b: _indent(json.dumps(b, indent=2)))
+    write_json((bgstats_play(p) for p in _scored(plays)), out, item=lambda b: "  " + indented(b, "  "))
 
 
 def bgstats_link(p):
-    return BGSTATS_LINK + urllib.parse.quote(json.dumps(bgstats_play(p), separators=(",", ":")), safe="") + "\n"
+    return BGSTATS_LINK + quote_ascii(json.dumps(bgstats_play(p), separators=(",", ":"))) + "\n"
+
+
+# urllib.parse.quote(text, safe="") of ASCII text (json.dumps writes nothing
+# else) as one str.translate: quote() takes its text a byte at a time in Python.
+_QUOTED = {c: "%%%02X" % c for c in range(128) if urllib.parse.quote(chr(c), safe="") != chr(c)}
+
+
+def quote_ascii(text):
+    if not text.isascii():
+        return urllib.parse.quote(text, safe="")
+    return text.translate(_QUOTED)
 
 
 def write_bgstats_links(plays, out):
@@ -333,3 +433,4 @@ FORMATS = {"json": to_json, "csv": to_csv, "bgstats": to_bgstats, "bgstats-links
 # The same, written to a stream one play at a time (constant memory), and
 # JSON Lines (one compact play per line) beside the json array.
 WRITERS = {"json": write_json, "jsonl": write_jsonl, "csv": write_csv, "bgstats": write_bgstats, "bgstats-links": write_bgstats_links}
+LINES = {"json": "json", "jsonl": "jsonl"}  # the stored text a format writes (Database.stream's lines); the others need no events

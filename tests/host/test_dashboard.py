@@ -12,6 +12,8 @@ import sys
 import urllib.error
 import urllib.request
 
+import xml.etree.ElementTree as ET
+
 import pytest
 
 import engine_lite
@@ -128,7 +130,8 @@ def test_market_series_is_the_engines_values_turn_by_turn(name):
 def test_market_chart_is_an_svg_with_the_end_marked():
     for name, words in (("stalk-5p-crash.jsonl", "market crash"), ("stalk-5p-bag.jsonl", "bag empty")):
         svg = charts.market_svg(state_of(name).events(), "title")
-        assert svg.lstrip().startswith("<?xml") and "<svg" in svg and "<!-- %s -->" % words in svg
+        assert svg.startswith("<svg") and svg.endswith("</svg>") and ">%s</text>" % words in svg
+        ET.fromstring(svg)  # well-formed: it is written inline in the page
 
 
 def test_market_chart_is_dark_and_draws_the_bust():
@@ -136,10 +139,48 @@ def test_market_chart_is_dark_and_draws_the_bust():
     fall to half its value is drawn at the end, with its numbers."""
     st = state_of("stalk-4p.jsonl")
     svg = charts.market_svg(st.events(), "title")
-    assert "#ffffff" not in svg.lower() and "fill: #111111" in svg
+    assert "#ffffff" not in svg.lower() and 'fill="#111111"' in svg
     fin = st.state()["final"]
     (f,) = fin["busted"]
-    assert "<!-- %s busts %d -&gt; %d -->" % (f, fin["before_bust"][f], fin["values"][f]) in svg
+    assert ">%s busts %d -&gt; %d</text>" % (f, fin["before_bust"][f], fin["values"][f]) in svg
+    assert ">%s %d (busted)</text>" % (f, fin["values"][f]) in svg, "the key gives its final value"
+
+
+def test_market_chart_tells_the_flowers_apart_without_their_colours():
+    """Colour-blind safe: each flower has its own marker shape, drawn at
+    every rise of its line and beside its name and last value, and every
+    line, marker and name is there for each flower."""
+    g = state_of("stalk-5p-crash.jsonl")
+    svg = ET.fromstring(charts.market_svg(g.events(), "title"))
+    s = charts.market_series(g.events())
+    ns = "{http://www.w3.org/2000/svg}"
+    paths = svg.findall(ns + "path")
+    texts = [t.text for t in svg.findall(ns + "text")]
+    assert len(set(charts.MARKERS)) == len(FLOWERS)
+    for i, f in enumerate(FLOWERS):
+        colour = charts.flower_colour(i)
+        marks = [p for p in paths if p.get("d") == charts.MARKERS[i]]
+        rises = sum(1 for a, b in zip(s["values"][f], s["values"][f][1:]) if b != a)
+        assert len(marks) == rises + 1 and all(p.get("fill") == colour for p in marks), f
+        assert [p for p in paths if p.get("stroke") == colour and p.get("fill") == "none"], "its line"
+        last = s["values"][f][-1] // (2 if f in s["busted"] else 1)
+        assert "%s %d%s" % (f, last, " (busted)" if f in s["busted"] else "") in texts
+
+
+def test_market_chart_of_a_game_in_progress_has_no_end_and_no_bust():
+    g = engine_lite.Game()
+    for r in dashboard_kit.records_of("stalk-5p-crash.jsonl")[:30]:
+        g.apply_record(r)
+    svg = charts.market_svg(g.events(), "title")
+    ET.fromstring(svg)
+    assert "busts" not in svg and "market crash" not in svg and "(busted)" not in svg
+    ET.fromstring(charts.market_svg([], ""))  # no events yet: an empty plot, not a failure
+
+
+def test_market_chart_words_are_text_not_markup():
+    svg = charts.market_svg(state_of("stalk-2p.jsonl").events(), "Tue 1 Dec: <b>Ke$ha</b> & A_$AP")
+    assert ">Tue 1 Dec: &lt;b&gt;Ke$ha&lt;/b&gt; &amp; A_$AP</text>" in svg and "<b>" not in svg
+    ET.fromstring(svg)
 
 
 # -- statistics ----------------------------------------------------------------

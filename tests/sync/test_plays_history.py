@@ -15,6 +15,7 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import host.sync.db
 from host.dashboard import history, store
@@ -66,7 +67,7 @@ def streamed(path, fmt):
     db = host.sync.db.Database(path, create=False, readonly=True)
     try:
         buf = io.StringIO()
-        export.WRITERS[fmt](db.stream(), buf)
+        export.WRITERS[fmt](db.stream(export.LINES.get(fmt)), buf)
         return buf.getvalue()
     finally:
         db.close()
@@ -152,10 +153,69 @@ def test_every_streamed_export_is_byte_for_byte_the_whole_history_export(case, t
     assert [json.loads(t) for t in lines] == json.loads(export.to_json(plays))
 
 
+def test_jsonl_is_each_play_compact_byte_for_byte(db_path):
+    """JSON Lines from the stored json lines (their layout dropped, not
+    parsed) against each replayed play encoded compact."""
+    more_plays(db_path, 2)
+    plays, _ = replayed(db_path)
+    want = "".join(json.dumps(export.json_item(p), separators=(",", ":")) + "\n" for p in plays)
+    assert streamed(db_path, "jsonl") == want
+    buf = io.StringIO()
+    export.write_jsonl(plays, buf)
+    assert buf.getvalue() == want, "the replayed plays (no stored lines) the same"
+
+
+# Names are 1-12 printable characters: the text that could look like JSON's own marks.
+_TRICKY = st.sampled_from(['": ', ': x', 'a"b', "a\\", "\\", "{", "[", ",", "]", "}", 'x": y', "a: b", "  ", "Seat 1", "\x7f", "\u00e9"])
+_TEXT = st.text(max_size=12) | _TRICKY
+_JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | _TEXT,
+                     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_TEXT, inner, max_size=4), max_leaves=25)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.dictionaries(_TEXT, _JSON, min_size=1, max_size=4))
+def test_a_stored_json_tail_made_compact_is_what_json_writes_compact(members):
+    """compact_tail drops the layout of any members, or says it cannot
+    (then the play is parsed): it never writes other bytes."""
+    tail = export._indent(json.dumps(members, indent=2).split("\n", 1)[1].rsplit("\n", 1)[0])
+    made = export.compact_tail(tail)
+    assert made is None or made == json.dumps(members, separators=(",", ":"))[1:-1]
+    if all(_plain(t) for t in _texts(members)):
+        assert made is not None, "plain names take the short way"
+
+
+def _plain(text):
+    """Text json writes as it is (printable ASCII) without the marks that
+    send a tail to be parsed: a quote, a backslash, a colon, a last space."""
+    return all(" " <= c <= "~" for c in text) and set(text).isdisjoint('"\\:') and not text.endswith(" ")
+
+
+def _texts(v):
+    if isinstance(v, dict):
+        return [t for k, x in v.items() for t in [k] + _texts(x)]
+    if isinstance(v, list):
+        return [t for x in v for t in _texts(x)]
+    return [v] if isinstance(v, str) else []
+
+
+@settings(max_examples=400, deadline=None)
+@given(_JSON, st.sampled_from(["", "  ", "    "]))
+def test_indented_is_json_dumps_with_indent_2(value, pad):
+    assert export.indented(value, pad) == json.dumps(value, indent=2).replace("\n", "\n" + pad)
+
+
+def test_quoting_a_bgstats_link_is_urllib_quote():
+    import urllib.parse
+
+    every = "".join(map(chr, range(128))) + json.dumps({"name": "Ke$ha & A/B?=#%"}) + "\u00e9"
+    for text in (every, every[:-1], ""):
+        assert export.quote_ascii(text) == urllib.parse.quote(text, safe="")
+
+
 def test_export_on_the_command_line_streams_the_same_bytes(db_path):
     more_plays(db_path, 2)
     plays, _ = replayed(db_path)
-    for fmt in ("json", "csv", "bgstats"):
+    for fmt in ("json", "csv", "bgstats", "bgstats-links"):
         r = bk("export", "--db", db_path, "--format", fmt)
         assert r.returncode == 0 and r.stdout == export.FORMATS[fmt](plays), fmt
     r = bk("plays", "--db", db_path, "--json")
@@ -252,7 +312,7 @@ def test_a_version_2_database_gains_its_summaries_with_nothing_changed(db_path, 
     events = con.execute("SELECT game, idx, record FROM events ORDER BY game, idx").fetchall()
     con.close()
     db = host.sync.db.Database(db_path)
-    assert db.version() == host.sync.db.VERSION == 3
+    assert db.version() == host.sync.db.VERSION == 4
     assert db.con.execute("SELECT count(*) FROM summaries").fetchone()[0] == 7
     assert db.con.execute("SELECT game, idx, record FROM events ORDER BY game, idx").fetchall() == events
     assert db.read() == (want_plays, want_problems)
@@ -269,6 +329,26 @@ def test_a_version_2_database_gains_its_summaries_with_nothing_changed(db_path, 
         finally:
             c.close()
     assert schema(db_path) == schema(fresh)
+
+
+def test_a_version_3_database_gains_its_compact_lines_with_the_same_exports(db_path):
+    more_plays(db_path, 2)
+    plays, _ = replayed(db_path)
+    want = "".join(json.dumps(export.json_item(p), separators=(",", ":")) + "\n" for p in plays)
+    con = sqlite3.connect(db_path)
+    damaged_db.strip_version_4(con)
+    con.commit()
+    con.close()
+    db = host.sync.db.Database(db_path)
+    assert db.version() == 4
+    assert db.con.execute("SELECT count(*) FROM json_tails WHERE compact IS NULL").fetchone()[0] == 0
+    db.close()
+    assert streamed(db_path, "jsonl") == want
+    con = sqlite3.connect(db_path)
+    con.execute("UPDATE json_tails SET compact = NULL WHERE play = (SELECT min(play) FROM json_tails)")  # a hand took one away
+    con.commit()
+    con.close()
+    assert streamed(db_path, "jsonl") == want, "its json lines, made compact, the same"
 
 
 def test_a_read_only_version_2_database_is_read_from_an_upgraded_copy(db_path):
