@@ -4,7 +4,9 @@ Each bench module exposes `measure() -> dict` of figures from measurement
 only (deterministic ones exact, timed ones medians of several runs). This
 runner merges them, records the machine, prints one table and writes
 bench/results.json; `--readme` also rewrites the table between the
-BENCH markers in README.md.
+BENCH markers in README.md. Module names as arguments
+(`python -m bench --readme bench.bench_board`) rerun only those and keep
+the other figures of bench/results.json.
 """
 
 import importlib
@@ -100,10 +102,15 @@ def machine():
     }
 
 
-def run_all():
-    results = {}
-    timings = {}
+def run_all(only=None):
+    """Every module's figures; with `only` (module names), just those
+    modules', merged over the last run's bench/results.json: a change that
+    moves one part's figures reruns that part, not the 20-minute whole."""
+    results = json.loads(RESULTS.read_text()) if only else {}
+    timings = results.get("bench_seconds", {})
     for name, what in MODULES:
+        if only and name not in only:
+            continue
         t0 = time.monotonic()
         mod = importlib.import_module(name)
         print("== %s (%s)" % (name, what), flush=True)
@@ -141,7 +148,12 @@ def update_readme(text):
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
-    results = run_all()
+    only = [a for a in argv if not a.startswith("--")]
+    unknown = sorted(set(only) - set(name for name, _ in MODULES))
+    if unknown:
+        print("no such bench module: %s (python -m bench [--readme] [bench.bench_x ...])" % ", ".join(unknown))
+        return 2
+    results = run_all(only)
     RESULTS.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n")
     text = table(results)
     print()
