@@ -172,3 +172,21 @@ print("heard", locked(hear), untouched(hear))
     assert out["round"] == "Seat1:plant Seat1:swap Seat1:end_turn Seat2:plant", r.stdout
     assert out["undone"] == "Seat1:plant Seat1:swap Seat1:end_turn", r.stdout
     assert out["heard"] == "ok ok", r.stdout
+
+
+def test_a_server_started_mid_round_reads_the_round_from_the_games_log():
+    """A board that restarts mid-round: its new server reads its newest
+    records from the log once, at start, and names the same round."""
+    r = run(
+        START_STALK_5P
+        + """
+for b, k in ((6, 1), (7, 1), (6, 2), (6, 1), (7, 1)):
+    press(b, k)
+before = srv._round(app.game)
+srv.close()
+again = ts.TableServer(app, "127.0.0.1", PORT, clock=lambda: clk[0])
+print("same", again._round(app.game) == before, len(before))
+"""
+    )
+    out = lines(r.stdout)
+    assert out["same"] == "True 5", r.stdout
