@@ -108,6 +108,7 @@ class TableServer:
 
     def __init__(self, app, host="0.0.0.0", port=80, clock=None, log=None, board=""):
         from firmware import table_page
+        import engine_lite.readout  # noqa: F401 - at start, not in the turn after a game's first press: its import is the slowest push (docs/design.md)
 
         self.app = app
         self.clock = clock if clock is not None else app.clock
