@@ -23,8 +23,6 @@ PRESSES = 12
 
 def _stream(url, out):
     """Read the server's event stream; put (arrival time, snowdrop value) per state event."""
-    from tests.kit.dashboard_kit import shown_values
-
     with urllib.request.urlopen(url + "events", timeout=60) as r:
         event = None
         for raw in r:
@@ -32,7 +30,8 @@ def _stream(url, out):
             if line.startswith("event: "):
                 event = line[7:]
             elif line.startswith("data: ") and event == "state":
-                out.put((time.monotonic(), shown_values(json.loads(line[6:])["html"]).get("snowdrop")))
+                table = json.loads(line[6:])["table"]
+                out.put((time.monotonic(), table["values"]["snowdrop"] if table else None))
 
 
 def measure():
@@ -42,7 +41,7 @@ def measure():
         board = dashboard_kit.Board(tmp).start(fresh=True)
         serve = dashboard_kit.Serve(board.port, os.path.join(tmp, "plays.sqlite3"))
         try:
-            serve.wait_state(lambda s: s["link"] == "live" and "data-flower" in s["html"])
+            serve.wait_state(lambda s: s["link"] == "live" and s["table"] is not None)
             events = queue.Queue()
             threading.Thread(target=_stream, args=(serve.url, events), daemon=True).start()
             _, value = events.get(timeout=30)  # the stream starts with the current state

@@ -88,7 +88,12 @@ loop's body) and prints its figures beside the chip's; ``measure()``
 calibration too (its model figures: ``path_calibration_model_*``).
 
 Needs valgrind; without it the bench says so in one line and gives no figures.
-Run:  .venv/bin/python -m bench.bench_path [--calibrate]
+``--phones`` plays both titles (typical flash) on the Pico W's loop, with
+its table server polled after every turn and six phones on its event
+stream, beside the same runs without it (``measure_phones``: what is and is
+not counted there).
+
+Run:  .venv/bin/python -m bench.bench_path [--calibrate | --phones]
 API:  measure() -> dict; play(root, title, flash) -> Run (the raw timeline)
 """
 
@@ -150,15 +155,18 @@ BUDGET = {
     "frame_ms_max": 2.5,
 }
 SYNC_TAGS = b"SZFWPEB"
+PHONES = 6  # --phones: the table server's event streams open during the game (the Pico W's 6 players)
 
 
 # -------------------------------------------------------------- the guest
 
 
-def guest_tree(dst, root=ROOT):
+def guest_tree(dst, root=ROOT, phones=0, port=0):
     """The guest's directory: the `make firmware` bundle of `root` (another
     tree's made by that tree's own bundler), and this tree's flash device
-    and guest half compiled with this tree's mpy-cross."""
+    and guest half compiled with this tree's mpy-cross; with `phones`, the
+    Pico W's table server, its page and the readout too (its image's
+    `wifi` modules, but WiFi itself: the phones are on loopback)."""
     from host.build import bundle
 
     dst = Path(dst)
@@ -174,7 +182,10 @@ def guest_tree(dst, root=ROOT):
     (dst / "tests" / "kit" / "__init__.py").write_text("")
     bundle.compile_file(ROOT / "tests" / "kit" / "lfs_flash.py", dst / "tests" / "kit" / "lfs_flash.mpy", source_name="tests/kit/lfs_flash.py")
     bundle.compile_file(ROOT / "bench" / "path_guest.py", dst / "path_guest.mpy", source_name="bench/path_guest.py")
-    (dst / "main_guest.py").write_text("import path_guest\npath_guest.run()\n")
+    if phones:
+        for rel in ("firmware/table_server.py", "firmware/table_page.py", "engine_lite/readout.py"):
+            bundle.compile_file(ROOT / rel, dst / rel.replace(".py", ".mpy"), source_name=rel)
+    (dst / "main_guest.py").write_text("import path_guest\npath_guest.run(%d, %d)\n" % (phones, port))
     return dst
 
 
@@ -309,6 +320,7 @@ class Run:
         self.misread = 0
         self.abandoned = None
         self.result = None
+        self.phones = None
         self.cpu_s = None
         self.instructions = 0
         self._turn = None
@@ -463,10 +475,13 @@ class NoDumps:
 _BUILD = threading.Lock()  # one bundle build at a time (the runs themselves go in parallel)
 
 
-def play(root, title, model, limit=None, dry=False):
+def play(root, title, model, limit=None, dry=False, phones=0, heap_kb=HEAP_KB):
     """Play the title's whole game on the modeled chip (flash `model`:
     FLASH key) with the firmware of `root`; the Run. `dry`: without
-    callgrind, CPU time zero (a check of the machinery, not a figure)."""
+    callgrind, CPU time zero (a check of the machinery, not a figure).
+    `phones`: the Pico W's loop, with its table server and that many
+    phones on its event stream (path_guest.phones); `heap_kb`: the heap."""
+    from host.board_sim.page import free_port
     from boardkit import script
     from host.board_sim.micropython_board import micropython_command
 
@@ -474,10 +489,10 @@ def play(root, title, model, limit=None, dry=False):
     run = Run(title, model)
     with tempfile.TemporaryDirectory(prefix="bk-path-") as tmp:
         with _BUILD:  # CPython 3.11's ast.parse is not thread-safe ("recursion depth mismatch")
-            guest_tree(tmp, root)
+            guest_tree(tmp, root, phones, free_port() if phones else 0)
         cmd = [] if dry else callgrind_command(instrument=False)
         with open(Path(tmp) / "valgrind.log", "w") as err:
-            p = subprocess.Popen(cmd + micropython_command() + ["-X", "heapsize=%dk" % HEAP_KB, "main_guest.py"],
+            p = subprocess.Popen(cmd + micropython_command() + ["-X", "heapsize=%dk" % heap_kb, "main_guest.py"],
                                  cwd=tmp, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err)
             try:
                 _drive(p, NoDumps() if dry else Dumps(tmp), run, plan, script, dry)
@@ -589,6 +604,9 @@ def _drive(p, dumps, run, plan, script, dry=False):
             return
         if line.startswith(b"RESULT"):
             run.result = line.decode().split()[1:]
+            continue
+        if line.startswith(b"PHONES"):
+            run.phones = [int(x) for x in line.split()[1:]]  # phones, states pushed, bytes they read, refusals
             continue
         tag, n = line[0], int(line[2:14])
         if tag == b"R"[0]:
@@ -768,6 +786,44 @@ def measure():
     return out
 
 
+def measure_phones(n=PHONES):
+    """Press-to-light with the Pico W's table server and `n` phones on its
+    event stream (path_guest.phones: the server's poll after every turn, as
+    firmware/pico_w.py runs it; the phones on loopback), both titles at
+    typical flash, beside the same runs without the server, at the same
+    heap: keys with ``_phones<n>`` and ``_nophones`` after them. Counted on
+    the chip: the server's poll in every turn (the state's JSON once per
+    change, the round so far, the sends' MicroPython side) and the garbage
+    collections its allocations bring sooner. Not counted: the phones, the
+    kernel's side of the sockets, and on the Pico W lwIP and the radio's
+    SPI transfers (the emulated chip has no radio to measure them on)."""
+    if not valgrind():
+        print("bench_path: skipped: valgrind is not installed (Debian: apt install valgrind)")
+        return {}
+    jobs = [(title, "typical", None, False, k) for k in (n, 0) for title in TITLES]
+    runs = _play_all(ROOT, jobs)
+    out = {}
+    for k in (n, 0):
+        got = [r for r in runs if bool(r.phones) == bool(k)]
+        suffix = "_phones%d" % k if k else "_nophones"
+        out.update(figures(got, suffix))
+        if k:
+            out["phones_states_pushed" + suffix] = sum(r.phones[1] for r in got)
+            out["phones_bytes_read_each" + suffix] = sum(r.phones[2] for r in got) // k
+            out["phones_refused" + suffix] = sum(r.phones[3] for r in got)
+    out["phones_path_cpu_seconds"] = round(sum(r.cpu_s or 0 for r in runs), 1)
+    print("%-34s %10s %10s %8s" % ("figure (ms)", "%d phones" % n, "none", "budget"))
+    for key in ("press_to_light_ms_p50", "press_to_light_ms_p90", "press_to_light_ms_p99", "press_to_light_ms_max",
+                "long_press_light_ms_p50", "long_press_light_ms_max", "event_durable_ms_p99", "loop_idle_ms", "loop_idle_ms_max",
+                "event_step_ms_max"):
+        print("%-34s %10s %10s %8s" % (key, out.get(key + "_phones%d" % n), out.get(key + "_nophones"), BUDGET.get(key, "")))
+    for key in ("presses_lost", "presses_unanswered", "presses_unlit", "gestures_played"):
+        print("%-34s %10s %10s" % (key, out.get(key + "_phones%d" % n), out.get(key + "_nophones")))
+    print("states pushed %s, bytes each phone read %s, refusals %s" % (
+        out["phones_states_pushed_phones%d" % n], out["phones_bytes_read_each_phones%d" % n], out["phones_refused_phones%d" % n]))
+    return out
+
+
 def report(out, lines=None):
     """The headline figures beside their budgets, both flash columns."""
     lines = [] if lines is None else lines
@@ -823,6 +879,9 @@ def calibrate():
 def main(argv=()):
     if "--calibrate" in argv:
         calibrate()
+        return 0
+    if "--phones" in argv:
+        measure_phones()
         return 0
     measure()  # prints the figures beside their budgets, then the calibration
     return 0

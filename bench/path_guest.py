@@ -305,8 +305,42 @@ def board(root="/flash/bk"):
     return flash, app
 
 
-def run():
-    """Build the board, then run its loop turn until the host says stop."""
+def phones(app, n, port):
+    """The Pico W's table server in the loop (firmware/pico_w.py's turn:
+    main's, then the server's poll) with `n` phones on its event stream:
+    client sockets on loopback in this process, read after every turn
+    behind a gate (the phones are not the chip: their reading is not
+    counted, nor is the kernel's side of any socket)."""
+    import socket
+    from firmware.table_server import TableServer
+
+    srv = TableServer(app, "127.0.0.1", port)
+    addr = socket.getaddrinfo("127.0.0.1", port)[0][-1]
+    socks = []
+    for _ in range(n):
+        c = socket.socket()
+        c.connect(addr)
+        c.setblocking(False)
+        c.send(b"GET /events HTTP/1.1\r\n\r\n")
+        socks.append(c)
+        srv.poll()  # taken now: the server's backlog holds 4 (the loop's polls take them on the board)
+    got = [0]
+
+    def drain():
+        for c in socks:
+            try:
+                d = c.recv(8192)
+            except OSError:
+                d = None
+            if d:
+                got[0] += len(d)
+
+    return srv, Gate0(drain), got
+
+
+def run(n_phones=0, port=0):
+    """Build the board, then run its loop turn until the host says stop
+    (with `n_phones` phones on the table server at `port`: phones())."""
     import gc
 
     flash, app = board()
@@ -328,6 +362,19 @@ def run():
             loop_step(app, SLEEP)
             return 0
 
+    if n_phones:
+        srv, drain, got = phones(app, n_phones, port)
+
+        class Turn:  # noqa: F811 - the Pico W's turn: main's, then the server's poll
+            def __iter__(self):
+                return self
+
+            def __next__(self):
+                loop_step(app, SLEEP)
+                srv.poll()
+                drain()
+                return 0
+
     turn = Turn()
     gc.collect()
     f = flash
@@ -336,3 +383,5 @@ def run():
     while not DONE[0]:
         all(turn)
     print("RESULT", app.screen, f.reads - boot[0], f.progs - boot[1], f.pages - boot[2], f.erases - boot[3], app.faults)
+    if n_phones:
+        print("PHONES", n_phones, srv.v, got[0], srv.refused)

@@ -18,6 +18,7 @@ from engine_lite.errors import EngineError, BAD_EVENT, BAD_JSON, NOT_STARTED
 from engine_lite.game import Game
 from engine_lite.vocab import FLOWERS
 
+ROUND_MAX = 40  # the most events the round so far names (the board keeps this many records for it: firmware/table_server.py)
 BARE_OPS = {record.OP_PLANT: "plant", record.OP_SWAP: "swap", record.OP_FLUSH: "flush", record.OP_CRASH: "crash", record.OP_END_TURN: "end_turn", record.OP_STUCK: "stuck"}
 
 
@@ -207,6 +208,34 @@ def decode(rec, game, names):
     if op == record.OP_SOW:
         return {"ev": "plant", "name": record.sow_name(rec), "kind": record.KINDS[rec[1]], "points": rec[2], "seeds": rec[3]}
     raise EngineError(BAD_EVENT, "unknown record opcode %d" % op)
+
+
+def last_round(recs, table):
+    """The round so far: the events of the turn in play and of the n-1
+    turns before it (what the others did since this player last played),
+    at most ROUND_MAX, oldest first, as decode's dicts with "who": whose
+    turn it was (a portfolio: its own player). `recs`: the game's newest
+    records, oldest first (any number; the start record ends the walk).
+    Who played is counted back from the player to play: both rulebooks pass
+    the turn seat to seat, and a game's last end of turn passes it to
+    no one (the table's player stays the one who ended it)."""
+    n = table.n
+    seat = (table.player + (1 if table.over else 0)) % n
+    out = []
+    turns = 0
+    for rec in reversed(recs):
+        if rec[0] == record.OP_START or len(out) == ROUND_MAX:
+            break
+        if rec[0] == record.OP_END_TURN:
+            turns += 1
+            if turns == n:
+                break
+            seat = (seat - 1) % n
+        ev = decode(rec, table.game, table.names)
+        ev["who"] = ev.get("player", table.names[seat])
+        out.append(ev)
+    out.reverse()
+    return out
 
 
 # -- a game record read as a whole (the host's `bloomkeeper replay`, the tests) --

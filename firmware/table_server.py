@@ -25,6 +25,12 @@ Bounds (docs/design.md "The table on the phones"):
   connection's buffer is preallocated: a request costs no heap but its
   socket object and its parsed line.
 
+The round so far (the events of the last n turns, engine_lite/readout.py
+last_round) comes from the records the App acknowledges: its on_event hook
+keeps a reference to each in a ring of ROUND_MAX slots made at start (the
+records are the engine's immutable bytes: no copy, nothing allocated in
+the press's turn); the state is built from them off the press's path.
+
 The state JSON is built once per change (not per phone) and every event
 stream sends the same bytes object; a phone that is still sending an older
 state gets the newest one when it is done (each state is whole: nothing is
@@ -35,6 +41,7 @@ import json
 import select
 import socket
 
+from engine_lite import const
 from firmware.buttons import ticks_diff
 
 MAX_CONN = 8  # 6 phones and 2 spare (a reload opens a new stream before the old one closes)
@@ -43,6 +50,8 @@ REQ_MS = 3000  # a request must arrive whole within this
 SEND_MS = 5000  # a send that makes no progress for this long: the phone is gone
 KEEP_MS = 15000  # an idle event stream gets a comment this often (phones drop silent streams)
 CHECK_MS = 100  # deadlines are looked at this often, not every turn
+ROUND_MAX = 40  # records kept for the round so far: engine_lite/readout.py ROUND_MAX (tests/board/test_table_server.py holds them equal)
+_OP_UNDO = const(11)  # record.OP_UNDO, folded (tests/house/test_folded_consts.py): App.on_event's undo
 
 _FREE = 0
 _READ = 1  # reading the request
@@ -99,6 +108,7 @@ class TableServer:
 
     def __init__(self, app, host="0.0.0.0", port=80, clock=None, log=None, board=""):
         from firmware import table_page
+        import engine_lite.readout  # noqa: F401 - at start, not in the turn after a game's first press: its import is the slowest push (docs/design.md)
 
         self.app = app
         self.clock = clock if clock is not None else app.clock
@@ -128,6 +138,13 @@ class TableServer:
         self.event = b""  # the newest state as one SSE event
         self.state = b"{}"  # the newest state as JSON
         self._check_at = self.clock()
+        self._recs = [None] * ROUND_MAX  # the newest records, slot = log index % ROUND_MAX
+        self._gid = None  # the game they are of
+        self._lo = 1  # the first log index held (the start record is not a round's)
+        self._top = 1  # one past the highest index written since _lo
+        self._count = 1  # the game's log length as last heard
+        self._seed()
+        app.on_event.append(self._heard)
         self._rebuild()
 
     # -- the loop's call -------------------------------------------------
@@ -178,6 +195,44 @@ class TableServer:
         self.poller.unregister(self.sock)
         self.sock.close()
 
+    # -- the round so far ---------------------------------------------------
+
+    def _seed(self):
+        """The game in progress's newest records, read once at start (a
+        board that restarts mid-round shows the round it left)."""
+        g = self.app.game
+        if g is None or g.table is None:
+            return
+        n = len(g.log)
+        lo = max(1, n - ROUND_MAX)
+        i = lo
+        for rec in g.log.records(lo):
+            self._recs[i % ROUND_MAX] = bytes(rec)
+            i += 1
+        self._gid, self._lo, self._top, self._count = self.app.store.game_id, lo, n, n
+
+    def _heard(self, gid, index, rec):
+        """App.on_event: a durable change. No allocation (a press's turn)."""
+        if gid != self._gid or index == 0:
+            self._gid, self._lo, self._top, self._count = gid, index if index else 1, index, index
+        if rec[0] == _OP_UNDO:
+            self._count = index  # the log holds `index` records now
+            return
+        if index:
+            self._recs[index % ROUND_MAX] = rec
+        self._count = index + 1
+        if self._count > self._top:
+            self._top = self._count
+
+    def _round(self, g):
+        """The round so far of game `g` (the one the records are of), or []."""
+        lo = max(self._lo, self._top - ROUND_MAX)
+        if self._gid is None or g is None or g.table is None or len(g.log) != self._count or self._count <= lo:
+            return []
+        from engine_lite.readout import last_round
+
+        return last_round([self._recs[i % ROUND_MAX] for i in range(lo, self._count)], g.table)
+
     # -- the state -------------------------------------------------------
 
     def _rebuild(self):
@@ -196,7 +251,7 @@ class TableServer:
             from engine_lite.vocab import FLOWERS
 
             st["will_bust"] = [] if st["game_over"] else stalk.bust(bytearray([st["values"][f] for f in FLOWERS]))[1]
-        doc = json.dumps({"board": self.board, "live": live, "v": self.v + 1, "table": st})
+        doc = json.dumps({"board": self.board, "live": live, "v": self.v + 1, "table": st, "round": self._round(g)})
         self.v += 1
         self.state = doc.encode() if isinstance(doc, str) else doc
         self.event = b"event: state\ndata: " + self.state + b"\n\n"

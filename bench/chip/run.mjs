@@ -218,4 +218,5 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const out = run(job);
   out.wall_s = (Date.now() - t0) / 1000;
   fs.writeFileSync(process.argv[3], JSON.stringify(out));
+  process.exit(0); // a firmware that started a PIO state machine (the Pico W's radio) leaves rp2040js a host timer that never ends
 }

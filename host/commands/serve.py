@@ -22,7 +22,7 @@ def serve_cmd(args):
     db.close()
     board = args.port != "none"
     link = "connecting" if board else "none"
-    live = Live({"link": link, "html": views.panel(link, "", None)})
+    live = Live(views.live_state(link, "", None, "", False, []))
     server = make_server(args.http, live, db_path)
     host, port = server.server_address[:2]
     print("serving http://%s:%d/  (board: %s, plays: %s)" % ("[%s]" % host if ":" in host else host, port,

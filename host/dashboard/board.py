@@ -20,6 +20,7 @@ fetches whatever is missing, so nothing is lost.
 import threading
 import time
 
+from engine_lite import readout
 from host.dashboard import store, views
 from host.errors import UserError
 from host.sync import relay
@@ -74,6 +75,7 @@ class BoardWatcher(threading.Thread):
         self.stop = threading.Event()
         self.mirror = RingMirror()
         self.game_state = None  # the last game seen (kept on screen while disconnected)
+        self.round = []  # its round so far (engine_lite.readout.last_round)
         self.playing = False  # game_state is a game in progress (else the last one, or none)
         self.where = ""
         self.link = "connecting"
@@ -146,12 +148,14 @@ class BoardWatcher(threading.Thread):
             self.mirror = RingMirror()
         if game is not None:
             self.game_state = game.state()
+            n = len(game.log)
+            self.round = readout.last_round([bytes(r) for r in game.log.records(max(0, n - readout.ROUND_MAX))], game.table)
             self.where = "board %s, game %s: %d events, %d recorded" % (
                 board, f.gid, len(game.log), store.count(db, board, f.gid))
         elif self.game_state is not None and "final" in self.game_state:
             self.where = "board %s: no game in progress; the last one:" % board
         else:
-            self.game_state, self.where = None, ""
+            self.game_state, self.where, self.round = None, "", []
         self.publish("live", "")
         self.live.publish_ring(self.frame())
 
@@ -164,6 +168,4 @@ class BoardWatcher(threading.Thread):
 
     def publish(self, link, note):
         self.link = link
-        html = views.panel(link, note, self.game_state, self.where)
-        self.live.publish_state({"link": link, "html": html, "live": self.playing,
-                                 "table": views.table_doc(self.game_state)})
+        self.live.publish_state(views.live_state(link, note, self.game_state, self.where, self.playing, self.round))

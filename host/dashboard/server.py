@@ -399,14 +399,15 @@ class DashboardServer:
         return Reply(body, ctype, headers=[("Cache-Control", "no-store")])
 
     async def page_live(self, req, _):
-        _, state, _, ring = self.live.current()
+        """The table page (the Pico W's, host/dashboard/table.html) with the
+        history link and, for this machine, the names form: it draws the
+        state events of /events as the phones draw the board's."""
         form = names_form.form_html(self.tokens.issue()) if names_form.may_post(req) else ""
-        return self._page(pages.live_page(state, ring, form))
+        return self._page(pages.live_page(form))
 
     async def page_table(self, req, _):
-        """The table page the Pico W serves (host/dashboard/table.html, the
-        one copy), on this same event stream: its state events carry the
-        table as JSON (board.py publish)."""
+        """The table page byte for byte as the Pico W serves it (no slot
+        filled), on this same event stream."""
         return self._page(pages.table_page())
 
     def post_names(self, req, _):

@@ -1,10 +1,12 @@
-"""The live panel: a game state (engine_lite's `Game.state()`) as HTML.
+"""What the pages show of a game: the live page's state (the table page,
+host/dashboard/table.html, draws it in the browser, as the Pico W's phones
+do) and a game's final scores with their score sheet as HTML (a game's
+page in the history).
 
-Pure functions of the state, so they are tested without a browser and the
-page never computes a rule: who would bust is engine_lite.stalk.bust, the
+The pages compute no rule: who would bust is engine_lite.stalk.bust, the
 scores are the engine's `final`, the crash countdown its
 `tokens_until_crash`. `data-*` attributes name what each number is (the
-browser test reads them).
+browser tests read them).
 """
 
 from html import escape
@@ -12,35 +14,23 @@ from html import escape
 from engine_lite import stalk
 from engine_lite.tables import FLOWERS
 
-BAR_MIN_SCALE = 10  # bars are relative to the leader, but never to less than this
 
-
-def link_banner(link, note):
+def link_words(link):
     """The board connection in words: live, disconnected, or none."""
-    text = {
-        "live": "live",
+    return {
+        "live": "board connected",
         "connecting": "looking for the board",
         "disconnected": "disconnected: waiting for the board to come back (nothing is lost)",
         "none": "no board attached: showing the plays history only",
     }.get(link, link)
-    extra = "<br><span class=\"note\">%s</span>" % escape(note) if note else ""
-    return '<div id="link" class="link link-%s" data-link="%s">%s%s</div>' % (link, link, escape(text), extra)
 
 
-def panel(link, note, game_state, where=""):
-    """The whole live panel: connection, then the game (if any)."""
-    out = [link_banner(link, note)]
-    if game_state is None or game_state.get("game") is None:
-        if link == "live":
-            out.append('<p class="big">No game on the board: start one with its buttons.</p>')
-        return "\n".join(out)
-    if where:
-        out.append('<p class="where">%s</p>' % escape(where))
-    if game_state["game"] == "stalk-exchange":
-        out.append(stalk_panel(game_state))
-    else:
-        out.append(orchids_panel(game_state))
-    return "\n".join(out)
+def live_state(link, note, game_state, where, playing, round_events):
+    """What the live page (host/dashboard/table.html, the board's own page)
+    is sent: the board's connection in words, the game as the board's
+    server sends it (table_doc) and the round so far."""
+    return {"link": link, "said": link_words(link), "note": note, "where": where if game_state else "",
+            "live": playing, "table": table_doc(game_state), "round": round_events}
 
 
 def _values(st):
@@ -60,90 +50,6 @@ def table_doc(game_state):
     if game_state["game"] == "stalk-exchange" and "final" not in game_state:
         return dict(game_state, will_bust=[] if game_state["game_over"] else will_bust(game_state))
     return game_state
-
-
-def market(values, busted, label):
-    scale = max(BAR_MIN_SCALE, max(values))
-    rows = ['<div class="market" aria-label="%s">' % escape(label)]
-    for f, v in zip(FLOWERS, values):
-        mark = '<span class="bust">%s</span>' % ("busted" if label == "final" else "will bust") if f in busted else ""
-        rows.append(
-            '<div class="bar-row"><span class="fname">%s</span>'
-            '<span class="bar"><span class="fill f-%s" style="width:%d%%"></span></span>'
-            '<span class="num" data-flower="%s">%d</span><span class="mark">%s</span></div>' % (f, f, round(100 * v / scale), f, v, mark)
-        )
-    rows.append("</div>")
-    return "\n".join(rows)
-
-
-def stalk_panel(st):
-    """Most important first: the end, whose turn and the players, then the
-    market and the counts (after the game: the scores, then the final market)."""
-    over = st["game_over"]
-    out = ['<h2>Stalk Exchange <span class="sub">turn %d</span></h2>' % st["turn"]]
-    if st["end_triggered"]:
-        why = "market crash" if st["end_triggered"] == "crash" else "the bag is empty"
-        if over:
-            out.append('<p class="ending" data-ending="over">Game over (%s)%s</p>' % (
-                why, "" if "final" in st else ": entering portfolios, %d of %d in" % (len(st["portfolios_entered"]), len(st["players"]))))
-        else:
-            out.append('<p class="ending" data-ending="last">LAST TURN: %s</p>' % why)
-    else:
-        n = st["tokens_until_crash"]
-        out.append('<p class="countdown">crash in <b data-fact="until_crash">%d</b> harvested token%s at the earliest</p>' % (n, "" if n == 1 else "s"))
-    if "final" in st:
-        f = st["final"]
-        out.append(final_table(f, "stalk-exchange"))
-        out.append("<h3>Final market (after the bust)</h3>")
-        out.append(market([f["values"][x] for x in FLOWERS], f["busted"], "final"))
-    else:
-        # whose turn and the players first: at 1280x900 they are above the fold, the market under them
-        if not over:
-            out.append('<p class="whose">%s to play (%s)</p>' % (escape(st["current_player"]), st["phase"]))
-        rows = []
-        for name in st["players"]:
-            turn = (not over) and name == st["current_player"]
-            rows.append(
-                '<tr class="%s"><td class="who">%s%s</td><td data-tokens="%s">%s <small>%d</small></td><td>%s</td></tr>'
-                % ("turn" if turn else "", "&#9654; " if turn else "", escape(name), escape(name),
-                   "&#9679;" * st["tokens"][name], st["tokens"][name], "flushed" if st["flush_used"][name] else "flush left")
-            )
-        out.append('<table class="players"><tr><th>player</th><th>tokens</th><th>flush</th></tr>%s</table>' % "".join(rows))
-        out.append(market(_values(st), [] if over else will_bust(st), "market"))
-    facts = (("bag", st["bag"]), ("exchange", st["exchange"]), ("harvested", st["harvested"]))
-    out.append(
-        '<div class="facts">%s</div>'
-        % "".join('<span class="fact"><b data-fact="%s">%d</b> %s</span>' % (k, v, k) for k, v in facts)
-    )
-    return "\n".join(out)
-
-
-def orchids_panel(st):
-    over = st["game_over"]
-    out = ["<h2>Oh My. Orchids! <span class=\"sub\">turn %d</span></h2>" % st["turn"]]
-    if st["last_round"] and not over:
-        out.append('<p class="ending" data-ending="last">LAST ROUND</p>')
-    if "final" in st:
-        out.append(final_table(st["final"], "oh-my-orchids"))
-    if not over:
-        out.append('<p class="whose">%s to play</p>' % escape(st["current_player"]))
-    rows = []
-    for name in st["seats"]:
-        p = st["players"][name]
-        turn = (not over) and name == st["current_player"]
-        kinds = sorted({f["name"] for f in p["flowers"]})
-        orchids = sum(1 for f in p["flowers"] if f["kind"] == "orchid")
-        rows.append(
-            '<tr class="%s"><td class="who">%s%s</td><td>%d</td><td data-flowers="%s">%d</td>'
-            '<td title="%s">%d <small>(%d orchid%s)</small></td><td>%d</td><td>%d</td></tr>'
-            % ("turn" if turn else "", "&#9654; " if turn else "", escape(name), p["hand"], escape(name), len(p["flowers"]),
-               escape(", ".join(kinds)), len(kinds), orchids, "" if orchids == 1 else "s", p["points"], p["composted"])
-        )
-    out.append(
-        '<table class="players"><tr><th>player</th><th>hand</th><th>flowers</th><th>kinds</th><th>points</th>'
-        "<th>composted</th></tr>%s</table>" % "".join(rows)
-    )
-    return "\n".join(out)
 
 
 def final_table(final, game):

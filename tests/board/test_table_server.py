@@ -137,3 +137,56 @@ print("freed", sum(1 for c in srv.conns if c.sock is not None))
     assert out["dropped"].startswith("0 table page: request not whole within"), r.stdout
     assert out["ninth"].split() == ["503", "8"], r.stdout
     assert out["freed"] == "0", r.stdout
+
+
+def test_the_round_so_far_names_each_event_and_whose_turn_it_was_and_follows_an_undo():
+    """The page's last round: the events of the turn in play and the n-1
+    before it, each with its player, from the records the App acknowledged
+    (the hook keeps references in a ring made at start: a press's turn
+    allocates nothing for it)."""
+    r = run(
+        START_STALK_5P
+        + """
+import json
+from engine_lite import record
+press(6)  # Seat 1: plant
+press(7)  # swap
+press(6, 2)  # end the turn
+press(6)  # Seat 2: plant
+def shown():
+    c = client(b"GET /state.json HTTP/1.1\\r\\n\\r\\n")
+    turns(3)
+    doc = json.loads(drain(c).partition(b"\\r\\n\\r\\n")[2])
+    return " ".join("%s:%s" % (e["who"].replace(" ", ""), e["ev"]) for e in doc["round"])
+print("round", shown())
+press(5)  # UNDO: the plant is gone from the round too
+print("undone", shown())
+gid, n = app.store.game_id, len(app.game.log)
+def hear():
+    srv._heard(gid, n, record.PLANT)
+    srv._heard(gid, n, record.UNDO)
+print("heard", locked(hear), untouched(hear))
+"""
+    )
+    out = lines(r.stdout)
+    assert out["round"] == "Seat1:plant Seat1:swap Seat1:end_turn Seat2:plant", r.stdout
+    assert out["undone"] == "Seat1:plant Seat1:swap Seat1:end_turn", r.stdout
+    assert out["heard"] == "ok ok", r.stdout
+
+
+def test_a_server_started_mid_round_reads_the_round_from_the_games_log():
+    """A board that restarts mid-round: its new server reads its newest
+    records from the log once, at start, and names the same round."""
+    r = run(
+        START_STALK_5P
+        + """
+for b, k in ((6, 1), (7, 1), (6, 2), (6, 1), (7, 1)):
+    press(b, k)
+before = srv._round(app.game)
+srv.close()
+again = ts.TableServer(app, "127.0.0.1", PORT, clock=lambda: clk[0])
+print("same", again._round(app.game) == before, len(before))
+"""
+    )
+    out = lines(r.stdout)
+    assert out["same"] == "True 5", r.stdout

@@ -30,51 +30,14 @@ pytestmark = pytest.mark.slow  # a dashboard server per test, a simulated board 
 def test_will_bust_marks_every_leading_flower():
     """Rulebook: "The highest valued flower loses half of its value
     rounded-up ... In the event of a tie, ALL the tied Flower Stalks bust";
-    with every value at 0 nothing busts (ruling R5). The page asks the rule
-    (engine_lite.stalk.bust) and marks exactly those flowers."""
+    with every value at 0 nothing busts (ruling R5). The page's state asks
+    the rule (engine_lite.stalk.bust) and names exactly those flowers (the
+    page marks them: tests/host/test_dashboard_browser.py)."""
     st = state_of("stalk-2p.jsonl", cut=10).state()
     for values, leaders in (((4, 3, 2, 6, 8), ["tulip"]), ((5, 1, 5, 0, 2), ["dahlia", "globemaster"]), ((0,) * 5, [])):
         st["values"] = dict(zip(FLOWERS, values))
         assert views.will_bust(st) == leaders
-        html = views.stalk_panel(st)
-        marked = [f for f in FLOWERS if re.search(r'data-flower="%s">\d+</span><span class="mark"><span class="bust">will bust' % f, html)]
-        assert marked == leaders
-        assert dashboard_kit.shown_values(html) == dict(zip(FLOWERS, values))
-
-
-def test_stalk_panel_shows_the_table_and_the_final_scores_after_the_bust():
-    st = state_of("stalk-2p.jsonl", cut=6).state()
-    html = views.panel("live", "", st)
-    assert 'data-fact="bag">%d<' % st["bag"] in html and 'data-fact="exchange">%d<' % st["exchange"] in html
-    assert 'data-tokens="P1">' in html and "flushed" in html
-    assert ("LAST TURN" in html) == bool(st["end_triggered"])
-    assert "%s to play" % st["current_player"] in html
-    final = state_of("stalk-2p.jsonl").state()["final"]
-    html = views.panel("live", "", state_of("stalk-2p.jsonl").state())
-    assert dashboard_kit.shown_scores(html) == {r["name"]: r["score"] for r in final["players"]}
-    assert dashboard_kit.shown_values(html) == final["values"]  # the values after the bust
-    assert html.count(">busted<") == 2 * len(final["busted"])  # on the final market and on the score sheet
-
-
-def test_whose_turn_and_the_players_come_before_the_market():
-    """At 1280x900 the players and whose turn it is must be above the fold
-    (tests/host/test_dashboard_browser.py measures it): they come first."""
-    html = views.panel("live", "", state_of("stalk-2p.jsonl", cut=6).state())
-    assert html.index('class="whose"') < html.index('class="players"') < html.index('class="market"')
-    html = views.panel("live", "", state_of("orchids-2p.jsonl", cut=1).state())
-    assert html.index('class="whose"') < html.index('class="players"')
-
-
-def test_orchids_panel_shows_hands_flowers_kinds_points_composted():
-    st = state_of("orchids-2p.jsonl", cut=3).state()
-    html = views.panel("live", "", st)
-    for name in st["seats"]:
-        p = st["players"][name]
-        row = re.search(r'<tr[^>]*><td class="who">(?:&#9654; )?%s</td>(.*?)</tr>' % name, html).group(1)
-        cells = re.findall(r"<td[^>]*>(\d+)", row)
-        kinds = len({f["name"] for f in p["flowers"]})
-        assert [int(c) for c in cells] == [p["hand"], len(p["flowers"]), kinds, p["points"], p["composted"]]
-    assert ("LAST ROUND" in html) == st["last_round"]
+        assert views.table_doc(st)["will_bust"] == leaders
 
 
 @pytest.mark.parametrize("name", ["stalk-4p.jsonl", "orchids-2p.jsonl"])
@@ -107,8 +70,8 @@ def test_the_page_ring_is_the_boards_ring(name):
 
 
 def test_link_states_are_said_in_words():
-    assert "no board attached" in views.panel("none", "", None)
-    assert "disconnected" in views.panel("disconnected", "lost", None)
+    assert views.link_words("none") == "no board attached: showing the plays history only"
+    assert views.live_state("disconnected", "lost", None, "", False, [])["said"].startswith("disconnected")
 
 
 # -- the market chart ------------------------------------------------------------
@@ -270,8 +233,9 @@ def test_game_page_has_the_market_chart_for_stalk_exchange(history_server):
 def test_without_a_board_the_live_page_says_so(history_server):
     s, _ = history_server
     code, _, body = s.get("/")
-    assert code == 200 and "no board attached: showing the plays history only" in body
-    assert s.state()["link"] == "none"
+    assert code == 200 and '<div id="table">' in body and '<a href="/history">' in body  # the table page, the history a click away
+    st = s.state()
+    assert st["link"] == "none" and st["said"] == "no board attached: showing the plays history only" and st["table"] is None
 
 
 @pytest.mark.parametrize(
@@ -336,19 +300,21 @@ def test_live_view_follows_the_board_records_every_event_and_survives_an_unplug(
     serve = dashboard_kit.Serve(board.port, db)
     try:
         harvest, end, folios = dashboard_kit.live_presses()
-        before = dashboard_kit.shown_values(serve.wait_state(lambda s: s["link"] == "live" and "data-flower" in s["html"])["html"])
+        before = serve.wait_state(lambda s: s["link"] == "live" and s["table"] is not None)["table"]["values"]
         board.press(harvest)
-        st = serve.wait_state(lambda s: dashboard_kit.shown_values(s["html"]).get("snowdrop") == before["snowdrop"] + 1)
+        st = serve.wait_state(lambda s: s["table"]["values"]["snowdrop"] == before["snowdrop"] + 1)
+        # the round so far ends with the harvest, the player to play's
+        assert st["round"][-1] == {"ev": "harvest", "flower": "snowdrop", "count": 1, "who": st["table"]["current_player"]}
         assert st["ring"] is not None and len(st["ring"]) == 24
         board.kill()
         serve.wait_state(lambda s: s["link"] == "disconnected")
         board.start()
         st = serve.wait_state(lambda s: s["link"] == "live")
-        assert dashboard_kit.shown_values(st["html"])["snowdrop"] == before["snowdrop"] + 1
+        assert st["table"]["values"]["snowdrop"] == before["snowdrop"] + 1
         board.press(end + folios)
-        st = serve.wait_state(lambda s: 'id="final"' in s["html"])
+        st = serve.wait_state(lambda s: "final" in (s["table"] or {}))
         final = state_of("stalk-2p.jsonl").state()["final"]
-        assert dashboard_kit.shown_scores(st["html"]) == {r["name"]: r["score"] for r in final["players"]}
+        assert st["table"]["final"] == final
         plays = store.read_plays(db)
         assert len(plays) == 1
         stored, played = plays[0]["events"], state_of("stalk-2p.jsonl").events()

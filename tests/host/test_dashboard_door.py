@@ -29,7 +29,7 @@ def serve(tmp_path, monkeypatch):
             monkeypatch.setattr(server, k, v)
         db = str(tmp_path / "plays.sqlite3")
         dashboard_kit.fill_db(db, names=("stalk-2p.jsonl",))
-        srv = server.make_server(http, Live({"link": "none", "html": "<p>none</p>"}), db)
+        srv = server.make_server(http, Live({"link": "none", "said": "none"}), db)
         t = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         t.start()
         running.append((srv, t))
@@ -270,7 +270,7 @@ def test_the_live_page_streams_what_the_board_publishes(serve):
         got = b""
         while b"event: ring" not in got:
             got += s.recv(4096)
-        srv.live.publish_state({"link": "live", "html": "<p>fresh</p>"})
+        srv.live.publish_state({"link": "live", "said": "fresh"})
         while b"fresh" not in got:
             got += s.recv(4096)
         assert b"event: state\ndata: " in got

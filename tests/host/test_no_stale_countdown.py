@@ -1,7 +1,8 @@
 """Nothing derived from the table is shown once it no longer means anything:
 the crash countdown (`tokens_until_crash`, ruling R1) disappears from every
-screen that shows it -- the follow scoreboard, the dashboard's live panel
-and the state's JSON -- from the event that triggers the end (a counted
+screen that shows it -- the follow scoreboard and the state the table page
+draws (the board's and the dashboard's; the page shows "Crash in" only
+while the state has a countdown: tests/host/test_dashboard_browser.py) -- from the event that triggers the end (a counted
 crash, a declared one, an empty bag) to the scores. The simulator's words:
 tests/host/test_sim_words.py; the ring draws the last-turn light instead
 (firmware/ring.py, tests/board/)."""
@@ -20,14 +21,14 @@ def test_every_screen_drops_the_countdown_from_the_trigger_on(record):
     for cut in range(total - 1, -1, -1):
         g = state_of(record, cut=cut)
         st = g.state()
-        board, panel = scoreboard(g), views.stalk_panel(st)
+        board, doc = scoreboard(g), views.table_doc(st)
         if st["end_triggered"]:
             seen_trigger += 1
             assert st["tokens_until_crash"] is None
             assert "crash in" not in board, board
-            assert "crash in" not in panel and 'data-fact="until_crash"' not in panel
+            assert doc["tokens_until_crash"] is None
         else:
             seen_countdown += 1
             assert "crash in %d harvested token" % st["tokens_until_crash"] in board
-            assert 'data-fact="until_crash">%d<' % st["tokens_until_crash"] in panel
+            assert doc["tokens_until_crash"] == st["tokens_until_crash"]
     assert seen_trigger and seen_countdown  # both sides of the trigger were looked at

@@ -5,7 +5,7 @@ the phones are six tabs of a real headless Chromium in a phone-sized window.
 
 The record is played into the board one event at a time, as if pressed;
 every few events each tab must show the board's newest state (its version,
-and the numbers it names), and at the end every tab shows the final scores,
+the numbers it names and the round so far), and at the end every tab shows the final scores,
 the winner and the tie-break reasons. A screenshot of each title's final
 screen is left under build/table-page/ (docs/table-page/ holds copies).
 """
@@ -117,6 +117,12 @@ def test_six_phones_follow_a_whole_game_to_its_final_scores(browser, record):
                 doc = state(sb.page_url)
                 all_show(doc["v"])
                 st = doc["table"]
+                d.switch_to.window(tabs[(i + 1) % TABS])  # the round so far, in words, with whose turn each event was
+                said = [x[1] for x in shown(d, "[data-round]")]
+                assert doc["round"], "a game with events has a round"
+                assert [x.split(": ")[0] for x in said] == [e["who"] for e in doc["round"]] and len(said) == len(doc["round"])
+                if doc["round"] and doc["round"][-1]["ev"] == "harvest":
+                    assert said[-1].endswith("harvest %d %s" % (doc["round"][-1]["count"], doc["round"][-1]["flower"]))
                 if st["game"] == "stalk-exchange" and "final" not in st:
                     d.switch_to.window(tabs[i % TABS])
                     assert dict(shown(d, "[data-flower]")) == {f: str(v) for f, v in st["values"].items()}

@@ -124,16 +124,12 @@ class Serve:
             if pred(st):
                 return st
             time.sleep(0.05)
-        raise AssertionError("the live state never got there: %s" % st["html"][:2000])
+        raise AssertionError("the live state never got there: %s" % json.dumps(st)[:2000])
 
     def close(self):
         self.p.kill()
         self.p.wait(10)
         return self.p.stderr.read()
-
-
-def shown_values(html):
-    return {f: int(v) for f, v in re.findall(r'data-flower="(\w+)">(\d+)<', html)}
 
 
 def shown_scores(html):
