@@ -72,8 +72,12 @@ chip-bench: $(STAMP) bench/chip/node_modules/rp2040js/package.json
 # Deployable bundles: build/firmware-micropython/ (bloomkeeper flash) and
 # build/firmware-circuitpython/ (copy onto CIRCUITPY). hardware/README.md.
 # Outside a clone, `bloomkeeper firmware` builds the same into the user's cache.
+# CP_MPY_CROSS = CircuitPython's own mpy-cross (built from adafruit/circuitpython's
+# source at a release tag, outside the repo: hardware/README.md): the CircuitPython
+# bundle ships .mpy files instead of source; left empty, it is source, as it says.
+CP_MPY_CROSS ?=
 firmware: $(STAMP)
-	$(VENV)/bin/python -m host.build.bundle --out build
+	$(VENV)/bin/python -m host.build.bundle --out build $(if $(CP_MPY_CROSS),--cp-mpy-cross $(CP_MPY_CROSS))
 
 # One MicroPython firmware image with the bundle, the entry and the pin map
 # frozen in: build/uf2/bloomkeeper-<version>-RPI_PICO.uf2, from a MicroPython
