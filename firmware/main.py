@@ -30,12 +30,15 @@ def tidy(app):
     against 5.3 ms, press-to-light p50 7.9 against 5.7 ms. It asks the heap
     nothing: gc.mem_free() and gc.mem_alloc() each walk the heap's whole
     allocation table (7 ms each on the Pico, every loop turn). An idle turn
-    allocates nothing. A long run of gestures with no pause finds the heap
+    allocates nothing. Work that comes in pieces (CircuitPython's spread
+    finish: Store.quiet says more remain) goes on one piece a turn while
+    the buttons stay still; a button that moves puts it off until they
+    have rested QUIET_MS again. A long run of gestures with no pause finds the heap
     full at last and collects then, as MicroPython always does."""
     b = app.buttons
     if b.edge >= 0 and ticks_diff(b.clock(), b.edge) >= QUIET_MS:
-        b.edge = -1  # done: nothing due until a button moves again
-        app.store.quiet()
+        if not app.store.quiet():  # else more pieces of quiet work (a spread finish): next turn, if no button moves
+            b.edge = -1  # done: nothing due until a button moves again
         gc.collect()
 
 
