@@ -28,6 +28,8 @@
 //   the job's erase/page time (rp2_flash.c runs them with interrupts off
 //   and XIP off: nothing else runs; button edges still land on their pins
 //   at their own times and their interrupts wait for the stall's end).
+// * The QSPI pins read low in rp2040js: the BOOTSEL button on QSPI_SS is
+//   set released (high), as the Pico's pull-up holds it.
 // * rp2040js runs its PIO from a setTimeout (1000 instructions a call), which
 //   never fires inside this synchronous loop, and counts but never waits
 //   out an instruction's delay cycles or the clock divider. CircuitPython
@@ -143,6 +145,11 @@ export function run(job) {
     cdc.onSerialData = (bytes) => (out.usb += Buffer.from(bytes).toString('latin1'));
   }
   for (const g of job.buttons) mcu.gpio[g].setInputValue(true); // released: the pull-up holds it high
+  // The BOOTSEL button, released: on a Pico it pulls the flash's chip select
+  // (QSPI_SS) low when pressed, and a pull-up holds it high otherwise.
+  // rp2040js reads every QSPI pin low, so CircuitPython 10 (which reads the
+  // button at start and waits for its release) would wait forever.
+  Object.defineProperty(mcu.qspi[1], 'inputValue', { get: () => true }); // whatever its pad and override registers say (rp2040js leaves IO_QSPI unmodelled)
 
   let endAt = job.boot_timeout_ms * MS;
   // The button timeline: edges at absolute times, known once first light is seen.
