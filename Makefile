@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 # The Python floor: requires-python in pyproject.toml (python-floor checks it).
 FLOOR := $(shell sed -n 's/^requires-python = ">=\([0-9.]*\)".*/\1/p' pyproject.toml)
 
-.PHONY: install test test-fast run run-micropython bench chip-bench firmware uf2 romfs python-floor clean
+.PHONY: install test test-fast run run-micropython bench chip-bench chip-bench-cp firmware uf2 romfs python-floor clean
 
 install: $(STAMP)
 
@@ -68,6 +68,18 @@ chip-bench: $(STAMP) bench/chip/node_modules/rp2040js/package.json
 	mkdir -p build
 	BK_CHIP_CACHE=$(CHIP_CACHE) $(VENV)/bin/python -m bench.bench_chip --uf2 $(UF2) $(if $(FROZEN_UF2),--frozen-uf2 $(FROZEN_UF2)) $(if $(FROZEN_SRC),--frozen-src $(FROZEN_SRC)) \
 		--heap $(CHIP_HEAP) --json build/chip-bench.json
+
+# The same on official CircuitPython UF2s for the Pico (9.x and 10.x: CP_UF2,
+# several paths with spaces between; default: 9.2.8 and 10.0.0 in CHIP_CACHE),
+# the CircuitPython bundle on the CIRCUITPY drive (needs mtools: apt-get
+# install mtools); CP_HEAP=1 adds a heap run per title. Not part of `make test`.
+CP_UF2 ?=
+CP_FLASH ?= typical,max
+CP_HEAP ?= 1
+chip-bench-cp: $(STAMP) bench/chip/node_modules/rp2040js/package.json
+	mkdir -p build
+	BK_CHIP_CACHE=$(CHIP_CACHE) $(VENV)/bin/python -m bench.bench_chip_cp $(foreach u,$(CP_UF2),--uf2 $(u)) --flash "$(CP_FLASH)" \
+		$(if $(filter 1,$(CP_HEAP)),--heap) --json build/chip-bench-cp.json
 
 # Deployable bundles: build/firmware-micropython/ (bloomkeeper flash) and
 # build/firmware-circuitpython/ (copy onto CIRCUITPY). hardware/README.md.

@@ -66,7 +66,7 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import bench_path, chip_image  # noqa: E402
+from bench import bench_path, chip_fat, chip_image  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 CHIP = ROOT / "bench" / "chip"
@@ -193,34 +193,39 @@ def node():
     return shutil.which("node")
 
 
-def run_chip(uf2, files, plan, flash, work, boot_only=False, usb_console=False, marker=None, image=None):
+def run_chip(uf2, files, plan, flash, work, boot_only=False, usb_console=False, marker=None, image=None, cp=False, boot_timeout_ms=5000):
     """One emulated run; the runner's JSON (frames, presses, flash operations).
     The flash's file system: `files` in a fresh littlefs, or `image` (bytes:
-    what an earlier run left, fs-after.img)."""
+    what an earlier run left, fs-after.img). `cp`: a CircuitPython image,
+    whose drive is CIRCUITPY (bench/chip_fat.py: `image` is that FAT volume,
+    `files` unused) and whose NeoPixel frames come from the PIO (run.mjs
+    pio_step)."""
     spec = pico_spec()
     work = Path(work)
     img = work / "fs.img"
     img.write_bytes(chip_image.build(files) if image is None else image)
+    layout = chip_fat if cp else chip_image
     erase_ns, page_ns = FLASH[flash]
     job = {
         "uf2": str(uf2),
         "bootrom": str(BOOTROM),
         "fs_image": str(img),
-        "fs_offset": chip_image.FS_OFFSET,
-        "fs_size": chip_image.FS_BYTES,
+        "fs_offset": layout.FS_OFFSET,
+        "fs_size": layout.FS_BYTES,
         "fs_out": str(work / "fs-after.img"),
         "pixel_pin": int(spec["pixel_pin"].lstrip("GP")),
         "buttons": [int(spec["buttons"][b].lstrip("GP")) for b in _button_names()],
         "gestures": [] if boot_only else [[b, hold, GAP_MS] if b >= 0 else [-1, hold, 0] for b, _k, hold in plan],
         "settle_ms": SETTLE_MS,
         "end_ms": 300 if boot_only else END_MS,
-        "boot_timeout_ms": 5000,
+        "boot_timeout_ms": boot_timeout_ms,
         "erase_ns": erase_ns,
         "page_ns": page_ns,
         "uart": False,
         "usb_console": usb_console,
         "long_into_erase": 0 if boot_only else LONG_INTO_ERASE,
         "ram_marker": marker,
+        "pio_step": cp,
     }
     (work / "job.json").write_text(json.dumps(job))
     subprocess.run(["nice", node(), str(CHIP / "run.mjs"), str(work / "job.json"), str(work / "out.json")], cwd=CHIP, check=True)
