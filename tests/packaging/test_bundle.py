@@ -84,13 +84,17 @@ def test_circuitpython_bundle_is_source_with_boot_and_neopixel(built):
         ast.parse((out / rel).read_text(), rel)
     boot = (out / "boot.py").read_text()
     assert "usb_cdc.enable(console=True, data=True)" in boot and 'storage.remount("/", readonly=False)' in boot
-    assert "board_entry(board.board_id," in boot and "feather_rp2040" not in boot  # the board names itself
+    assert "MENU_PINS.get(board.board_id)" in boot  # the board names itself
+    assert "import firmware" not in boot and "open(" not in boot  # no module of the app, no file: the boot's time
     pinmap = json.loads((out / bundle.PINMAP).read_text())["boards"]
     from firmware.hw_cp import board_entry
 
+    table = next(ast.literal_eval(n.value) for n in ast.parse(boot).body if isinstance(n, ast.Assign) and n.targets[0].id == "MENU_PINS")
     for board_id, name, menu in (("raspberry_pi_pico", "pico", "GP9"), ("adafruit_feather_rp2040", "feather_rp2040", "D11")):
-        assert board_entry(board_id, pinmap) == (name, pinmap[name]) and pinmap[name]["buttons"]["menu"] == menu  # what boot.py finds
-    assert board_entry("OS_AGNOSTIC_BOARD", pinmap) is None
+        assert board_entry(board_id, pinmap) == (name, pinmap[name]) and pinmap[name]["buttons"]["menu"] == menu
+        assert table[board_id] == menu  # what boot.py finds
+    assert set(table) == {s["circuitpython"] for s in pinmap.values()}  # every board the code knows, no other
+    assert board_entry("OS_AGNOSTIC_BOARD", pinmap) is None and "OS_AGNOSTIC_BOARD" not in table
 
 
 def test_pinmap_ships_each_runtimes_boards_with_their_wiring_unchanged(built):
