@@ -226,6 +226,7 @@ def run_chip(uf2, files, plan, flash, work, boot_only=False, usb_console=False, 
         "long_into_erase": 0 if boot_only else LONG_INTO_ERASE,
         "ram_marker": marker,
         "pio_step": cp,
+        "watch_pins": [25] if cp else [],  # the Pico's LED: CircuitPython's status light (its safe-mode wait blinks it)
     }
     (work / "job.json").write_text(json.dumps(job))
     subprocess.run(["nice", node(), str(CHIP / "run.mjs"), str(work / "job.json"), str(work / "out.json")], cwd=CHIP, check=True)

@@ -164,13 +164,13 @@ def bench(uf2, titles, flashes, keep=None, heap=False):
     try:
         drive = chip_fat.add(formatted(uf2, work), bundle_files())
         boot = bench_chip.run_chip(uf2, None, [], "typical", work, boot_only=True, image=drive, cp=True, boot_timeout_ms=BOOT_TIMEOUT_MS)
-        res["boot"] = {"boot_ms": _ms(boot["first_light_ns"]), "erases_boot": sum(o["n"] for o in boot["flash"] if o["op"] == "E")}
+        res["boot"] = boot_figures(boot)
         if boot["first_light_ns"] is None:
             res["boot"]["boot_out"] = why_dark(work)[-600:]
             print("  %s: no light within %d ms; boot_out.txt says:\n%s" % (name, BOOT_TIMEOUT_MS, res["boot"]["boot_out"]), flush=True)
             return res
         again = bench_chip.run_chip(uf2, None, [], "typical", work, boot_only=True, image=(work / "fs-after.img").read_bytes(), cp=True, boot_timeout_ms=BOOT_TIMEOUT_MS)
-        res["boot"]["boot_ms_second"] = _ms(again["first_light_ns"])
+        res["boot"].update({k + "_second": v for k, v in boot_figures(again).items()})
         if "max" in flashes:
             slow = bench_chip.run_chip(uf2, None, [], "max", work, boot_only=True, image=drive, cp=True, boot_timeout_ms=BOOT_TIMEOUT_MS)
             res["boot"]["boot_ms_max_flash"] = _ms(slow["first_light_ns"])
@@ -207,6 +207,22 @@ def heap_run(uf2, drive, title, work):
     r["misread"] = fig.get("misread")
     r["fault"] = log[-300:]
     return r
+
+
+def boot_figures(out):
+    """A boot's figures: `boot_ms` (reset to the first bit of the first
+    frame), `wait_end_ms` (the last change of the Pico's LED before it:
+    the end of CircuitPython's safe-mode wait, which blinks it), their
+    difference `after_wait_ms` (boot.py, code.py's imports, the app's
+    setup and its first frame, with their flash work), and the sector
+    erases before the first light."""
+    light = out["first_light_ns"]
+    fig = {"boot_ms": _ms(light), "erases_boot": sum(o["n"] for o in out["flash"] if o["op"] == "E" and (light is None or o["at_ns"] < light))}
+    led = [t for _g, _l, t in out.get("pin_edges", ()) if light is not None and t < light]
+    if led:
+        fig["wait_end_ms"] = _ms(led[-1])
+        fig["after_wait_ms"] = _ms(light - led[-1])
+    return fig
 
 
 def _ms(ns):

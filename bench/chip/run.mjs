@@ -136,6 +136,8 @@ export function run(job) {
     }
     return active;
   }
+  out.pin_edges = []; // [gpio, level, ns] of the job's watch_pins (e.g. the Pico's LED, GP25: CircuitPython's status light)
+  for (const g of job.watch_pins || []) mcu.gpio[g].addListener((state) => out.pin_edges.length < 1000 && out.pin_edges.push([g, state === GPIOPinState.High ? 1 : 0, clock.nanos]));
   if (job.uart) mcu.uart[0].onByte = (b) => (out.uart += String.fromCharCode(b));
   out.usb = '';
   if (job.usb_console) {
