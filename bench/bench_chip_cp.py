@@ -50,6 +50,12 @@ from bench import bench_chip, chip_fat, chip_image  # noqa: E402
 from bench.bench_chip import CACHE, ROOT  # noqa: E402
 
 IMAGES = ("adafruit-circuitpython-raspberry_pi_pico-en_US-9.2.8.uf2", "adafruit-circuitpython-raspberry_pi_pico-en_US-10.0.0.uf2")
+# The board's clock at reset: CircuitPython's supervisor.ticks_ms() is
+# (ms since reset + 0x1FFF0000) % 2**29 (shared-bindings/supervisor/__init__.c:
+# it starts 65,536 ms before its wrap, so code meets the wrap early), and
+# firmware/hw_cp.py's ticks_ms carries it on past the wrap (2**30). The
+# CPython reference runs on the same clock, so an animation's phase is the chip's.
+CP_EPOCH_MS = 0x1FFF0000
 FORMAT_MS = 6000  # a blank drive: CircuitPython's safe-mode wait, its format and first files are done by then
 BOOT_TIMEOUT_MS = 20000  # first light of the bundle: CircuitPython compiles its .py source at boot (seconds)
 
@@ -179,7 +185,7 @@ def bench(uf2, titles, flashes, keep=None, heap=False):
             plan = bench_chip.gestures(title)
             for flash in flashes:
                 out = bench_chip.run_chip(uf2, None, plan, flash, work, image=drive, cp=True, boot_timeout_ms=BOOT_TIMEOUT_MS)
-                fig = res["%s/%s" % (title, flash)] = bench_chip.figures(out, plan)
+                fig = res["%s/%s" % (title, flash)] = bench_chip.figures(out, plan, epoch=CP_EPOCH_MS)
                 fig["faults"] = faults((work / "fs-after.img").read_bytes())[-300:]
                 if keep:
                     Path(keep).mkdir(parents=True, exist_ok=True)
@@ -187,6 +193,8 @@ def bench(uf2, titles, flashes, keep=None, heap=False):
                 print("  %s %s %s" % (name, title, flash), json.dumps(fig), flush=True)
             if heap:
                 res["heap/" + title] = h = heap_run(uf2, drive, title, work)
+                if keep:
+                    shutil.copy(work / "out.json", Path(keep) / ("cp-%s-%s-heap.json" % (name, title)))
                 print("  %s heap %s" % (name, title), json.dumps(h), flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -200,7 +208,7 @@ def heap_run(uf2, drive, title, work):
     plan = bench_chip.gestures(title)
     probe = chip_fat.add(drive, {"/code.py": PROBE.encode()})
     out = bench_chip.run_chip(uf2, None, plan, "typical", work, image=probe, cp=True, boot_timeout_ms=BOOT_TIMEOUT_MS, marker=MARKER)
-    fig = bench_chip.figures(out, plan)
+    fig = bench_chip.figures(out, plan, epoch=CP_EPOCH_MS)
     log = faults((Path(work) / "fs-after.img").read_bytes())
     r = heap_readings(out.get("ram_marks"))
     r["finished"] = bool(fig.get("misread") == 0 and fig.get("final_ring_equal") and not log)
@@ -237,7 +245,13 @@ def main(argv=None):
     ap.add_argument("--heap", action="store_true", help="also a heap run per title (typical flash, the probe's code.py)")
     ap.add_argument("--json", help="write the figures here")
     ap.add_argument("--keep", help="a directory for the runs' raw timelines")
+    ap.add_argument("--refigure", metavar="TIMELINE", help="only the figures of a kept timeline (--keep's cp-IMAGE-TITLE-FLASH.json; --titles: its title), no run")
     a = ap.parse_args(argv)
+    if a.refigure:
+        out = json.loads(Path(a.refigure).read_text())
+        fig = bench_chip.figures(out, bench_chip.gestures(a.titles.split(",")[0]), epoch=CP_EPOCH_MS)
+        print(json.dumps(fig))
+        return 0
     uf2s = a.uf2 or [str(CACHE / n) for n in IMAGES]
     problems = []
     if bench_chip.node() is None:
