@@ -91,10 +91,10 @@ def pico_spec():
         return json.load(f)["boards"]["pico"]
 
 
-def gestures(title):
+def gestures(title, short_ms=SHORT_MS):
     """[(button index, kind, hold ms)] of the title's 5-player game, held as
-    a finger holds (SHORT_MS, LONG_MS); a wait line is (-1, 0, ms)."""
-    return bench_path.gestures(title, short_ms=SHORT_MS, long_ms=LONG_MS)
+    a finger holds (a tap `short_ms`, LONG_MS); a wait line is (-1, 0, ms)."""
+    return bench_path.gestures(title, short_ms=short_ms, long_ms=LONG_MS)
 
 
 def fs_files(frozen):
@@ -193,13 +193,13 @@ def node():
     return shutil.which("node")
 
 
-def run_chip(uf2, files, plan, flash, work, boot_only=False, usb_console=False, marker=None, image=None, cp=False, boot_timeout_ms=5000):
+def run_chip(uf2, files, plan, flash, work, boot_only=False, usb_console=False, marker=None, image=None, cp=False, boot_timeout_ms=5000, gap_ms=GAP_MS):
     """One emulated run; the runner's JSON (frames, presses, flash operations).
     The flash's file system: `files` in a fresh littlefs, or `image` (bytes:
     what an earlier run left, fs-after.img). `cp`: a CircuitPython image,
     whose drive is CIRCUITPY (bench/chip_fat.py: `image` is that FAT volume,
     `files` unused) and whose NeoPixel frames come from the PIO (run.mjs
-    pio_step)."""
+    pio_step). `gap_ms`: released between two gestures."""
     spec = pico_spec()
     work = Path(work)
     img = work / "fs.img"
@@ -215,7 +215,7 @@ def run_chip(uf2, files, plan, flash, work, boot_only=False, usb_console=False, 
         "fs_out": str(work / "fs-after.img"),
         "pixel_pin": int(spec["pixel_pin"].lstrip("GP")),
         "buttons": [int(spec["buttons"][b].lstrip("GP")) for b in _button_names()],
-        "gestures": [] if boot_only else [[b, hold, GAP_MS] if b >= 0 else [-1, hold, 0] for b, _k, hold in plan],
+        "gestures": [] if boot_only else [[b, hold, gap_ms] if b >= 0 else [-1, hold, 0] for b, _k, hold in plan],
         "settle_ms": SETTLE_MS,
         "end_ms": 300 if boot_only else END_MS,
         "boot_timeout_ms": boot_timeout_ms,

@@ -162,7 +162,7 @@ def why_dark(work):
     return files.get("/boot_out.txt", b"").decode("utf-8", "replace")
 
 
-def bench(uf2, titles, flashes, keep=None, heap=False):
+def bench(uf2, titles, flashes, keep=None, heap=False, paces=((bench_chip.SHORT_MS, bench_chip.GAP_MS),)):
     """{"boot": ..., "TITLE/FLASH": figures, "heap/TITLE": readings} for one image."""
     name = Path(uf2).name
     res = {}
@@ -182,15 +182,18 @@ def bench(uf2, titles, flashes, keep=None, heap=False):
             res["boot"]["boot_ms_max_flash"] = _ms(slow["first_light_ns"])
         print("  %s boot" % name, json.dumps(res["boot"]), flush=True)
         for title in titles:
-            plan = bench_chip.gestures(title)
-            for flash in flashes:
-                out = bench_chip.run_chip(uf2, None, plan, flash, work, image=drive, cp=True, boot_timeout_ms=BOOT_TIMEOUT_MS)
-                fig = res["%s/%s" % (title, flash)] = bench_chip.figures(out, plan, epoch=CP_EPOCH_MS)
-                fig["faults"] = faults((work / "fs-after.img").read_bytes())[-300:]
-                if keep:
-                    Path(keep).mkdir(parents=True, exist_ok=True)
-                    shutil.copy(work / "out.json", Path(keep) / ("cp-%s-%s-%s.json" % (name, title, flash)))
-                print("  %s %s %s" % (name, title, flash), json.dumps(fig), flush=True)
+            for tap, gap in paces:
+                plan = bench_chip.gestures(title, tap)
+                for flash in flashes:
+                    key = "%s/%s" % (title, flash) if (tap, gap) == (bench_chip.SHORT_MS, bench_chip.GAP_MS) else "%s/%s/%d-%d" % (title, flash, tap, gap)
+                    out = bench_chip.run_chip(uf2, None, plan, flash, work, image=drive, cp=True, boot_timeout_ms=BOOT_TIMEOUT_MS, gap_ms=gap)
+                    fig = res[key] = bench_chip.figures(out, plan, epoch=CP_EPOCH_MS)
+                    fig["tap_gap_ms"] = [tap, gap]
+                    fig["faults"] = faults((work / "fs-after.img").read_bytes())[-300:]
+                    if keep:
+                        Path(keep).mkdir(parents=True, exist_ok=True)
+                        shutil.copy(work / "out.json", Path(keep) / ("cp-%s-%s.json" % (name, key.replace("/", "-"))))
+                    print("  %s %s" % (name, key), json.dumps(fig), flush=True)
             if heap:
                 res["heap/" + title] = h = heap_run(uf2, drive, title, work)
                 if keep:
@@ -242,6 +245,7 @@ def main(argv=None):
     ap.add_argument("--uf2", action="append", help="an official CircuitPython UF2 for the Raspberry Pi Pico (repeat for several; default: %s in the cache)" % " and ".join(IMAGES))
     ap.add_argument("--titles", default="stalk,orchids")
     ap.add_argument("--flash", default="typical,max", help="flash timings of the whole games (typical, max; empty: boot only)")
+    ap.add_argument("--pace", default="%d/%d" % (bench_chip.SHORT_MS, bench_chip.GAP_MS), help="tap hold/gap ms of the whole games, comma-separated (e.g. 80/220,45/70); long presses are held %d ms" % bench_chip.LONG_MS)
     ap.add_argument("--heap", action="store_true", help="also a heap run per title (typical flash, the probe's code.py)")
     ap.add_argument("--json", help="write the figures here")
     ap.add_argument("--keep", help="a directory for the runs' raw timelines")
@@ -249,7 +253,8 @@ def main(argv=None):
     a = ap.parse_args(argv)
     if a.refigure:
         out = json.loads(Path(a.refigure).read_text())
-        fig = bench_chip.figures(out, bench_chip.gestures(a.titles.split(",")[0]), epoch=CP_EPOCH_MS)
+        holds = [p["hold_ms"] for p in out["presses"] if p["hold_ms"] < bench_chip.LONG_MS]
+        fig = bench_chip.figures(out, bench_chip.gestures(a.titles.split(",")[0], holds[0] if holds else bench_chip.SHORT_MS), epoch=CP_EPOCH_MS)
         print(json.dumps(fig))
         return 0
     uf2s = a.uf2 or [str(CACHE / n) for n in IMAGES]
@@ -268,9 +273,16 @@ def main(argv=None):
             print("chip-bench-cp: " + p, file=sys.stderr)
         return 2
     flashes = [f for f in a.flash.split(",") if f]
+    try:
+        paces = [tuple(int(x) for x in p.split("/")) for p in a.pace.split(",")]
+        if not all(len(p) == 2 and min(p) > 0 for p in paces):
+            raise ValueError
+    except ValueError:
+        print("chip-bench-cp: --pace wants TAP/GAP in ms, e.g. 80/220,45/70 (got %r)" % a.pace, file=sys.stderr)
+        return 2
     out = {}
     for uf2 in uf2s:
-        out[Path(uf2).name] = bench(uf2, a.titles.split(","), flashes, a.keep, a.heap)
+        out[Path(uf2).name] = bench(uf2, a.titles.split(","), flashes, a.keep, a.heap, paces)
     bench_chip.report(out)
     if a.json:
         Path(a.json).write_text(json.dumps(out, indent=1) + "\n")
