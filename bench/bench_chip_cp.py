@@ -139,10 +139,12 @@ m.main()
 
 def heap_readings(marks):
     """{heap, free_start, free_setup, free_low, free_low_before} bytes from the probe's bytearray."""
+    names = ("heap", "free_start", "free_setup", "free_low", "free_low_before")
     for h in marks or ():
-        heap, start, setup, low, before = struct.unpack_from("<IIIII", bytes.fromhex(h + "00" * 32))
-        if heap:
-            return {"heap": heap, "free_start": start, "free_setup": setup, "free_low": low, "free_low_before": before}
+        b = bytes.fromhex(h)
+        vals = struct.unpack_from("<%dI" % min(len(names), len(b) // 4), b)
+        if vals and vals[0]:
+            return dict(zip(names, vals))  # a runner that returned fewer bytes: only the readings it returned
     return {}
 
 
