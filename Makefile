@@ -72,13 +72,15 @@ chip-bench: $(STAMP) bench/chip/node_modules/rp2040js/package.json
 # The same on official CircuitPython UF2s for the Pico (9.x and 10.x: CP_UF2,
 # several paths with spaces between; default: 9.2.8 and 10.0.0 in CHIP_CACHE),
 # the CircuitPython bundle on the CIRCUITPY drive (needs mtools: apt-get
-# install mtools); CP_HEAP=1 adds a heap run per title. Not part of `make test`.
+# install mtools); CP_PACE = tap/gap ms of the games; CP_HEAP=1 adds a heap run
+# per title. Not part of `make test`.
 CP_UF2 ?=
 CP_FLASH ?= typical,max
+CP_PACE ?= 80/220,45/70
 CP_HEAP ?= 1
 chip-bench-cp: $(STAMP) bench/chip/node_modules/rp2040js/package.json
 	mkdir -p build
-	BK_CHIP_CACHE=$(CHIP_CACHE) $(VENV)/bin/python -m bench.bench_chip_cp $(foreach u,$(CP_UF2),--uf2 $(u)) --flash "$(CP_FLASH)" \
+	BK_CHIP_CACHE=$(CHIP_CACHE) $(VENV)/bin/python -m bench.bench_chip_cp $(foreach u,$(CP_UF2),--uf2 $(u)) --flash "$(CP_FLASH)" --pace "$(CP_PACE)" \
 		$(if $(filter 1,$(CP_HEAP)),--heap) --json build/chip-bench-cp.json
 
 # Deployable bundles: build/firmware-micropython/ (bloomkeeper flash) and

@@ -50,6 +50,12 @@ from bench import bench_chip, chip_fat, chip_image  # noqa: E402
 from bench.bench_chip import CACHE, ROOT  # noqa: E402
 
 IMAGES = ("adafruit-circuitpython-raspberry_pi_pico-en_US-9.2.8.uf2", "adafruit-circuitpython-raspberry_pi_pico-en_US-10.0.0.uf2")
+# The board's clock at reset: CircuitPython's supervisor.ticks_ms() is
+# (ms since reset + 0x1FFF0000) % 2**29 (shared-bindings/supervisor/__init__.c:
+# it starts 65,536 ms before its wrap, so code meets the wrap early), and
+# firmware/hw_cp.py's ticks_ms carries it on past the wrap (2**30). The
+# CPython reference runs on the same clock, so an animation's phase is the chip's.
+CP_EPOCH_MS = 0x1FFF0000
 FORMAT_MS = 6000  # a blank drive: CircuitPython's safe-mode wait, its format and first files are done by then
 BOOT_TIMEOUT_MS = 20000  # first light of the bundle: CircuitPython compiles its .py source at boot (seconds)
 
@@ -133,10 +139,12 @@ m.main()
 
 def heap_readings(marks):
     """{heap, free_start, free_setup, free_low, free_low_before} bytes from the probe's bytearray."""
+    names = ("heap", "free_start", "free_setup", "free_low", "free_low_before")
     for h in marks or ():
-        heap, start, setup, low, before = struct.unpack_from("<IIIII", bytes.fromhex(h + "00" * 32))
-        if heap:
-            return {"heap": heap, "free_start": start, "free_setup": setup, "free_low": low, "free_low_before": before}
+        b = bytes.fromhex(h)
+        vals = struct.unpack_from("<%dI" % min(len(names), len(b) // 4), b)
+        if vals and vals[0]:
+            return dict(zip(names, vals))  # a runner that returned fewer bytes: only the readings it returned
     return {}
 
 
@@ -156,7 +164,7 @@ def why_dark(work):
     return files.get("/boot_out.txt", b"").decode("utf-8", "replace")
 
 
-def bench(uf2, titles, flashes, keep=None, heap=False):
+def bench(uf2, titles, flashes, keep=None, heap=False, paces=((bench_chip.SHORT_MS, bench_chip.GAP_MS),)):
     """{"boot": ..., "TITLE/FLASH": figures, "heap/TITLE": readings} for one image."""
     name = Path(uf2).name
     res = {}
@@ -164,29 +172,34 @@ def bench(uf2, titles, flashes, keep=None, heap=False):
     try:
         drive = chip_fat.add(formatted(uf2, work), bundle_files())
         boot = bench_chip.run_chip(uf2, None, [], "typical", work, boot_only=True, image=drive, cp=True, boot_timeout_ms=BOOT_TIMEOUT_MS)
-        res["boot"] = {"boot_ms": _ms(boot["first_light_ns"]), "erases_boot": sum(o["n"] for o in boot["flash"] if o["op"] == "E")}
+        res["boot"] = boot_figures(boot)
         if boot["first_light_ns"] is None:
             res["boot"]["boot_out"] = why_dark(work)[-600:]
             print("  %s: no light within %d ms; boot_out.txt says:\n%s" % (name, BOOT_TIMEOUT_MS, res["boot"]["boot_out"]), flush=True)
             return res
         again = bench_chip.run_chip(uf2, None, [], "typical", work, boot_only=True, image=(work / "fs-after.img").read_bytes(), cp=True, boot_timeout_ms=BOOT_TIMEOUT_MS)
-        res["boot"]["boot_ms_second"] = _ms(again["first_light_ns"])
+        res["boot"].update({k + "_second": v for k, v in boot_figures(again).items()})
         if "max" in flashes:
             slow = bench_chip.run_chip(uf2, None, [], "max", work, boot_only=True, image=drive, cp=True, boot_timeout_ms=BOOT_TIMEOUT_MS)
             res["boot"]["boot_ms_max_flash"] = _ms(slow["first_light_ns"])
         print("  %s boot" % name, json.dumps(res["boot"]), flush=True)
         for title in titles:
-            plan = bench_chip.gestures(title)
-            for flash in flashes:
-                out = bench_chip.run_chip(uf2, None, plan, flash, work, image=drive, cp=True, boot_timeout_ms=BOOT_TIMEOUT_MS)
-                fig = res["%s/%s" % (title, flash)] = bench_chip.figures(out, plan)
-                fig["faults"] = faults((work / "fs-after.img").read_bytes())[-300:]
-                if keep:
-                    Path(keep).mkdir(parents=True, exist_ok=True)
-                    shutil.copy(work / "out.json", Path(keep) / ("cp-%s-%s-%s.json" % (name, title, flash)))
-                print("  %s %s %s" % (name, title, flash), json.dumps(fig), flush=True)
+            for tap, gap in paces:
+                plan = bench_chip.gestures(title, tap)
+                for flash in flashes:
+                    key = "%s/%s" % (title, flash) if (tap, gap) == (bench_chip.SHORT_MS, bench_chip.GAP_MS) else "%s/%s/%d-%d" % (title, flash, tap, gap)
+                    out = bench_chip.run_chip(uf2, None, plan, flash, work, image=drive, cp=True, boot_timeout_ms=BOOT_TIMEOUT_MS, gap_ms=gap)
+                    fig = res[key] = bench_chip.figures(out, plan, epoch=CP_EPOCH_MS)
+                    fig["tap_gap_ms"] = [tap, gap]
+                    fig["faults"] = faults((work / "fs-after.img").read_bytes())[-300:]
+                    if keep:
+                        Path(keep).mkdir(parents=True, exist_ok=True)
+                        shutil.copy(work / "out.json", Path(keep) / ("cp-%s-%s.json" % (name, key.replace("/", "-"))))
+                    print("  %s %s" % (name, key), json.dumps(fig), flush=True)
             if heap:
                 res["heap/" + title] = h = heap_run(uf2, drive, title, work)
+                if keep:
+                    shutil.copy(work / "out.json", Path(keep) / ("cp-%s-%s-heap.json" % (name, title)))
                 print("  %s heap %s" % (name, title), json.dumps(h), flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -200,13 +213,29 @@ def heap_run(uf2, drive, title, work):
     plan = bench_chip.gestures(title)
     probe = chip_fat.add(drive, {"/code.py": PROBE.encode()})
     out = bench_chip.run_chip(uf2, None, plan, "typical", work, image=probe, cp=True, boot_timeout_ms=BOOT_TIMEOUT_MS, marker=MARKER)
-    fig = bench_chip.figures(out, plan)
+    fig = bench_chip.figures(out, plan, epoch=CP_EPOCH_MS)
     log = faults((Path(work) / "fs-after.img").read_bytes())
     r = heap_readings(out.get("ram_marks"))
     r["finished"] = bool(fig.get("misread") == 0 and fig.get("final_ring_equal") and not log)
     r["misread"] = fig.get("misread")
     r["fault"] = log[-300:]
     return r
+
+
+def boot_figures(out):
+    """A boot's figures: `boot_ms` (reset to the first bit of the first
+    frame), `wait_end_ms` (the last change of the Pico's LED before it:
+    the end of CircuitPython's safe-mode wait, which blinks it), their
+    difference `after_wait_ms` (boot.py, code.py's imports, the app's
+    setup and its first frame, with their flash work), and the sector
+    erases before the first light."""
+    light = out["first_light_ns"]
+    fig = {"boot_ms": _ms(light), "erases_boot": sum(o["n"] for o in out["flash"] if o["op"] == "E" and (light is None or o["at_ns"] < light))}
+    led = [t for _g, _l, t in out.get("pin_edges", ()) if light is not None and t < light]
+    if led:
+        fig["wait_end_ms"] = _ms(led[-1])
+        fig["after_wait_ms"] = _ms(light - led[-1])
+    return fig
 
 
 def _ms(ns):
@@ -218,10 +247,18 @@ def main(argv=None):
     ap.add_argument("--uf2", action="append", help="an official CircuitPython UF2 for the Raspberry Pi Pico (repeat for several; default: %s in the cache)" % " and ".join(IMAGES))
     ap.add_argument("--titles", default="stalk,orchids")
     ap.add_argument("--flash", default="typical,max", help="flash timings of the whole games (typical, max; empty: boot only)")
+    ap.add_argument("--pace", default="%d/%d" % (bench_chip.SHORT_MS, bench_chip.GAP_MS), help="tap hold/gap ms of the whole games, comma-separated (e.g. 80/220,45/70); long presses are held %d ms" % bench_chip.LONG_MS)
     ap.add_argument("--heap", action="store_true", help="also a heap run per title (typical flash, the probe's code.py)")
     ap.add_argument("--json", help="write the figures here")
     ap.add_argument("--keep", help="a directory for the runs' raw timelines")
+    ap.add_argument("--refigure", metavar="TIMELINE", help="only the figures of a kept timeline (--keep's cp-IMAGE-TITLE-FLASH.json; --titles: its title), no run")
     a = ap.parse_args(argv)
+    if a.refigure:
+        out = json.loads(Path(a.refigure).read_text())
+        holds = [p["hold_ms"] for p in out["presses"] if p["hold_ms"] < bench_chip.LONG_MS]
+        fig = bench_chip.figures(out, bench_chip.gestures(a.titles.split(",")[0], holds[0] if holds else bench_chip.SHORT_MS), epoch=CP_EPOCH_MS)
+        print(json.dumps(fig))
+        return 0
     uf2s = a.uf2 or [str(CACHE / n) for n in IMAGES]
     problems = []
     if bench_chip.node() is None:
@@ -238,9 +275,16 @@ def main(argv=None):
             print("chip-bench-cp: " + p, file=sys.stderr)
         return 2
     flashes = [f for f in a.flash.split(",") if f]
+    try:
+        paces = [tuple(int(x) for x in p.split("/")) for p in a.pace.split(",")]
+        if not all(len(p) == 2 and min(p) > 0 for p in paces):
+            raise ValueError
+    except ValueError:
+        print("chip-bench-cp: --pace wants TAP/GAP in ms, e.g. 80/220,45/70 (got %r)" % a.pace, file=sys.stderr)
+        return 2
     out = {}
     for uf2 in uf2s:
-        out[Path(uf2).name] = bench(uf2, a.titles.split(","), flashes, a.keep, a.heap)
+        out[Path(uf2).name] = bench(uf2, a.titles.split(","), flashes, a.keep, a.heap, paces)
     bench_chip.report(out)
     if a.json:
         Path(a.json).write_text(json.dumps(out, indent=1) + "\n")

@@ -136,6 +136,8 @@ export function run(job) {
     }
     return active;
   }
+  out.pin_edges = []; // [gpio, level, ns] of the job's watch_pins (e.g. the Pico's LED, GP25: CircuitPython's status light)
+  for (const g of job.watch_pins || []) mcu.gpio[g].addListener((state) => out.pin_edges.length < 1000 && out.pin_edges.push([g, state === GPIOPinState.High ? 1 : 0, clock.nanos]));
   if (job.uart) mcu.uart[0].onByte = (b) => (out.uart += String.fromCharCode(b));
   out.usb = '';
   if (job.usb_console) {
@@ -264,7 +266,7 @@ export function run(job) {
     const m = Buffer.from(job.ram_marker, 'latin1');
     const ram = Buffer.from(mcu.sram.buffer, mcu.sram.byteOffset, mcu.sram.byteLength);
     out.ram_marks = [];
-    for (let i = ram.indexOf(m); i >= 0; i = ram.indexOf(m, i + 1)) out.ram_marks.push(ram.subarray(i + m.length, i + m.length + 16).toString('hex'));
+    for (let i = ram.indexOf(m); i >= 0; i = ram.indexOf(m, i + 1)) out.ram_marks.push(ram.subarray(i + m.length, i + m.length + 24).toString('hex'));
   }
   if (job.fs_out) fs.writeFileSync(job.fs_out, mcu.flash.subarray(job.fs_offset, job.fs_offset + job.fs_size));
   return out;
