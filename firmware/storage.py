@@ -612,12 +612,14 @@ class Store:
         now, not in the write of the next event (docs/storage.md "Flash
         work per event"). On CircuitPython's FAT drive there is no
         littlefs to compact: the quiet work is the journal's drain onto
-        FAT (firmware/journal_cp.py), the segment's move, and one piece of
-        a finish (flush): True while pieces remain (tidy calls again next
-        turn, unless a button has moved)."""
+        FAT (firmware/journal_cp.py) a file a call, then the segment's
+        move and one piece of a finish (flush): True while pieces remain
+        (tidy calls again next turn, unless a button has moved)."""
         log = self.log
         drain = getattr(self.fs, "drain", None)
         if drain is not None:
+            if drain(True):  # the journal onto FAT, a file a turn
+                return True
             if log is not None and log.moving >= 0:
                 log.move()  # before a piece of the finish: not under the archive's reader
             j = self._job
@@ -628,7 +630,7 @@ class Store:
                     self._job = j
                 except StopIteration:
                     j = None
-            drain()
+                drain()  # that piece's own entries (one file's)
             self._mark(False)
             return j is not None
         if log is not None and log.live and self.clock:

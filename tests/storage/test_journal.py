@@ -179,3 +179,29 @@ def test_any_other_store_call_ends_a_spread_finish_first():
     assert store.archived() == [("0001", False)]  # the rest, at once, before the listing
     assert store.quiet() is False
     assert store.new_game(STEPS[0][1]) is not None and store.game_id == "0002"
+
+
+def test_a_backlog_drains_a_file_a_quiet_spell():
+    """Events with no quiet spell between them (a fast player) leave the
+    journal a backlog: the segment's frames, snapshots between them. The
+    quiet spells put it on FAT a file a call (Store.quiet answers True
+    while some remain, and tidy calls again next turn), not in one call;
+    the journal is erased once, after the last; FAT ends as one whole
+    drain leaves it."""
+    fs = MemFS(trace=True)
+    nvm = NorNvm(fs)
+    store = Store(fs=JournalFS(fs, nvm), snapshot_every=4)
+    game = _play(store, 14)
+    once = fs.survivor()
+    j2 = JournalFS(once, nvm.survivor(once))  # the same flash, the journal drained whole (as at a boot)
+    pieces = []
+    more = True
+    while more:
+        n = len(fs.trace)
+        more = store.quiet()
+        pieces.append(fs.trace[n:])
+    written = [{p for k, p, _ in piece if k in ("open-wb", "open-ab")} for piece in pieces]
+    assert len(pieces) >= 2 and all(len(w) <= 1 for w in written), written
+    assert [k for piece in pieces for k, _, _ in piece].count("nvm-erase") == 1
+    assert {p: bytes(d) for p, d in fs.files.items()} == {p: bytes(d) for p, d in once.files.items()}
+    assert j2.end == 0 and Store(fs=JournalFS(fs, nvm)).boot().events() == game.events()
