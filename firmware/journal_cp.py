@@ -24,9 +24,11 @@ journal entries. A call that reads, renames or removes a file the journal
 holds bytes of first `drain()`s the journal (replays its entries on FAT,
 in order, then erases it: one erase); `stat` answers with the journaled
 length; every other call goes to FAT as it is (no entry names its file,
-so the order of the two cannot matter). The Store calls `drain()` in each quiet spell (Store.quiet,
-firmware/main.py tidy), so the journal seldom holds more than a few
-entries and FAT's erases fall between gestures. A journal too full for an
+so the order of the two cannot matter). The Store calls
+`drain(piece=True)` in each quiet spell (Store.quiet, firmware/main.py
+tidy): one file's entries a call, one a loop turn while the buttons rest,
+so the journal seldom holds more than a few entries, FAT's erases fall
+between gestures, and no one call does a whole backlog's FAT work. A journal too full for an
 entry drains first (inside that event's write: at about a hundred events
 without a quiet spell).
 
