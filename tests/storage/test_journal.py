@@ -205,3 +205,24 @@ def test_a_backlog_drains_a_file_a_quiet_spell():
     assert [k for piece in pieces for k, _, _ in piece].count("nvm-erase") == 1
     assert {p: bytes(d) for p, d in fs.files.items()} == {p: bytes(d) for p, d in once.files.items()}
     assert j2.end == 0 and Store(fs=JournalFS(fs, nvm)).boot().events() == game.events()
+
+
+def test_a_journal_half_full_drains_whole_in_one_quiet_spell():
+    """Pieces are erased only with the last; a journal past half full is
+    drained whole by the next quiet call, so that it never fills up inside
+    an event (which then waits for the whole backlog)."""
+    fs = MemFS()
+    nvm = NorNvm(fs, size=1024)
+    store = Store(fs=JournalFS(fs, nvm), snapshot_every=4)
+    game = None
+    for kind, rec in STEPS:
+        if kind == "new":
+            game = store.new_game(rec)
+        elif kind == "apply":
+            store.apply(game, rec)
+        elif kind == "undo":
+            store.undo(game)
+        if store.fs.end * 2 > store.fs.size:
+            break
+    assert store.fs.end * 2 > store.fs.size
+    assert store.quiet() is False and store.fs.end == 0
