@@ -214,8 +214,8 @@ def cp_mpy_format(version):
 
 # What `make firmware` says when it has no CircuitPython mpy-cross: the
 # bundle is then source, as it always was, and boots slowly.
-CP_SOURCE_NOTE = ("  .py source, compiled at every boot (no CircuitPython mpy-cross given: "
-                  "make firmware CP_MPY_CROSS=/path/to/mpy-cross, hardware/README.md)\n")
+CP_SOURCE_NOTE = ("  .py source, compiled at every boot (no CircuitPython mpy-cross given: make firmware "
+                  "CP_MPY_CROSS=PATH, or --cp-mpy-cross PATH; `bloomkeeper docs hardware`, \"CircuitPython's mpy-cross\")\n")
 
 
 def compile_file(src, dst, march=None, source_name=None, binary=None):

@@ -38,7 +38,7 @@ def register(sub):
                    help="which bundle (default all: circuitpython is skipped, saying so, without Adafruit's "
                    "neopixel driver, the circuitpython extra)")
     p.add_argument("--cp-mpy-cross", metavar="PATH",
-                   help="CircuitPython's own mpy-cross (built from its source: hardware/README.md): the CircuitPython "
+                   help="CircuitPython's own mpy-cross (built from its source: `bloomkeeper docs hardware`, \"CircuitPython's mpy-cross\"): the CircuitPython "
                    "bundle as .mpy, which boots without compiling (default: $BLOOMKEEPER_CP_MPY_CROSS, else .py source)")
     p.add_argument("--romfs", action="store_true", help="also the MicroPython bundle as one ROMFS image (bloomkeeper.romfs)")
     p.set_defaults(func=firmware_cmd)
