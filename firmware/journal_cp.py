@@ -222,8 +222,7 @@ class JournalFS:
         for the whole backlog's FAT work; True while entries remain (all
         at once when the journal is half full: the entries drained by
         pieces are erased only with the last, and a journal that fills up
-        drains inside the event that finds it full, as one did on the
-        emulated Pico in fast play, 25 erases, 1.3 s). The journal is
+        drains inside the event that finds it full). The journal is
         erased only once FAT has them all: a cut between pieces replays
         them all again, as a cut in a whole drain does."""
         if not (self.end or self.dirty):
