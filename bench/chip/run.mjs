@@ -145,6 +145,15 @@ export function run(job) {
     // host attached the timings are inflated (the header says why).
     const cdc = new USBCDC(mcu.usbCtrl);
     cdc.onSerialData = (bytes) => (out.usb += Buffer.from(bytes).toString('latin1'));
+    // rp2040js binds the LAST CDC interface of a composite device (CircuitPython's
+    // data channel when boot.py enables it, not its console): what the device
+    // sends on every other IN endpoint is kept too, by endpoint number.
+    out.usb_endpoints = {};
+    const hostWrite = mcu.usbCtrl.onEndpointWrite;
+    mcu.usbCtrl.onEndpointWrite = (ep, buf) => {
+      if (ep && ep !== cdc.inEndpoint) out.usb_endpoints[ep] = (out.usb_endpoints[ep] || '') + Buffer.from(buf).toString('latin1');
+      hostWrite(ep, buf);
+    };
   }
   for (const g of job.buttons) mcu.gpio[g].setInputValue(true); // released: the pull-up holds it high
   // The BOOTSEL button, released: on a Pico it pulls the flash's chip select
