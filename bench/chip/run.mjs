@@ -267,6 +267,11 @@ export function run(job) {
   }
   decoder.idle(clock.nanos + 1e9);
   out.end_ns = clock.nanos;
+  // What the ring's hardware was doing at the end (diagnostics: a board that
+  // stopped drawing inside a NeoPixel write shows a machine or a channel busy).
+  out.pio_end = pios.map((p) => p.machines.map((sm) => ({ enabled: sm.enabled, waiting: sm.waiting, pc: sm.pc, tx: sm.txFIFO.itemCount })));
+  out.dma_end = mcu.dma.channels.filter((c) => c.active).map((c) => ({ index: c.index, left: c.transCount, treq: c.treq }));
+  out.pc_end = core.PC >>> 0;
   out.started = started;
   out.errors = errors;
   if (job.ram_marker) {
@@ -275,7 +280,7 @@ export function run(job) {
     const m = Buffer.from(job.ram_marker, 'latin1');
     const ram = Buffer.from(mcu.sram.buffer, mcu.sram.byteOffset, mcu.sram.byteLength);
     out.ram_marks = [];
-    for (let i = ram.indexOf(m); i >= 0; i = ram.indexOf(m, i + 1)) out.ram_marks.push(ram.subarray(i + m.length, i + m.length + 24).toString('hex'));
+    for (let i = ram.indexOf(m); i >= 0; i = ram.indexOf(m, i + 1)) out.ram_marks.push(ram.subarray(i + m.length, i + m.length + (job.ram_marker_bytes || 24)).toString('hex'));
   }
   if (job.fs_out) fs.writeFileSync(job.fs_out, mcu.flash.subarray(job.fs_offset, job.fs_offset + job.fs_size));
   return out;
