@@ -28,6 +28,14 @@
 //   the job's erase/page time (rp2_flash.c runs them with interrupts off
 //   and XIP off: nothing else runs; button edges still land on their pins
 //   at their own times and their interrupts wait for the stall's end).
+// * rp2040js's WFI always sleeps, until an interrupt is newly raised. On the
+//   Cortex-M0+ a WFI does not sleep while an enabled interrupt is already
+//   pending, even with interrupts masked (PRIMASK): the pattern "mask, check
+//   for work, WFI, unmask" relies on it, and CircuitPython's idle
+//   (port_idle_until_interrupt) is that pattern. Without this, a timer
+//   interrupt that arrives between the mask and the WFI is never taken (its
+//   handler would arm the next one), and the board sleeps forever inside
+//   time.sleep. So the runner wakes a WFI that finds one pending.
 // * The QSPI pins read low in rp2040js: the BOOTSEL button on QSPI_SS is
 //   set released (high), as the Pico's pull-up holds it.
 // * rp2040js runs its PIO from a setTimeout (1000 instructions a call), which
@@ -50,6 +58,7 @@ const CYCLE_NS = 8; // 125 MHz: MicroPython's clk_sys on the RP2040
 const FLASH_XIP = 0x10000000;
 const SECTOR = 4096;
 const PAGE = 256;
+const WFI = 0xbf30; // the Thumb WFI instruction
 const LONG_HOLD_MIN_MS = 600; // a hold this long is a long press (engine_lite/vocab.py LONG_PRESS_MS)
 
 export function loadBootrom(path) {
@@ -259,7 +268,9 @@ export function run(job) {
       flashOp(pc);
       continue;
     }
+    const wfi = core.readUint16(pc & ~1) === WFI;
     const cycles = core.executeInstruction();
+    if (wfi && (core.pendingInterrupts & core.enabledInterrupts || core.pendingSystick || core.pendingPendSV)) core.waiting = false; // ARM: a WFI with an interrupt already pending does not sleep (below)
     out.cycles_busy += cycles;
     clock.tick(cycles * CYCLE_NS);
     if (pios.length) pioBusy = pioCatchUp(clock.nanos);
