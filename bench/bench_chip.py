@@ -42,7 +42,9 @@ Figures (per build, title and flash timing):
 * ``misread``: gestures after which the ring, as the next press finds it,
   is none CPython draws from TOL_MS before that frame to 5 ms after (a
   press lost, misread or read late shows here); ``final_ring_equal``: the
-  last frame passes the same check.
+  last frame passes the same check; ``stale``: gestures whose frame passes
+  it but is not what CPython shows just before the next press (a board
+  that stopped drawing, or a change a flash stall held back).
 * ``erases`` / ``programs`` / ``pages``: flash operations from the first
   press on (the game), and at boot; ``long_in_erase``: long presses whose
   press edge fell inside a sector erase's stall; ``long_held_in_erase``:
@@ -390,6 +392,17 @@ def figures(out, plan, order="GRB", src=ROOT, epoch=0):
         fig["misread"] = len(misread)
         fig["misread_first"] = misread[:5]
         fig["final_ring_equal"] = bool(misread[-1:] != [len(checks) - 1])
+        # stale: the frame the next press finds is right for when it was
+        # drawn, but not what CPython shows just before that press (the
+        # window ends 1 ms before it): the board stopped drawing (a hung
+        # loop passes the check above), or a flash stall held back the
+        # change the player should see by then.
+        at = [int(t // 1e6) - 6 for t in [p["down_ns"] for p in presses[1:]] + [out["end_ns"]]]
+        now = reference_rings(presses, at, src, epoch)
+        stale = [i for i, (j, ref) in enumerate(zip(checks, now)) if j >= 0 and i not in misread and rgb_hex(frames[j], order) not in ref]
+        fig["stale"] = len(stale)
+        fig["stale_first"] = stale[:5]
+        fig["final_ring_equal"] = fig["final_ring_equal"] and stale[-1:] != [len(checks) - 1]
     return fig
 
 

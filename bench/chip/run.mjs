@@ -28,6 +28,14 @@
 //   the job's erase/page time (rp2_flash.c runs them with interrupts off
 //   and XIP off: nothing else runs; button edges still land on their pins
 //   at their own times and their interrupts wait for the stall's end).
+// * rp2040js's WFI always sleeps, until an interrupt is newly raised. On the
+//   Cortex-M0+ a WFI does not sleep while an enabled interrupt is already
+//   pending, even with interrupts masked (PRIMASK): the pattern "mask, check
+//   for work, WFI, unmask" relies on it, and CircuitPython's idle
+//   (port_idle_until_interrupt) is that pattern. Without this, a timer
+//   interrupt that arrives between the mask and the WFI is never taken (its
+//   handler would arm the next one), and the board sleeps forever inside
+//   time.sleep. So the runner wakes a WFI that finds one pending.
 // * The QSPI pins read low in rp2040js: the BOOTSEL button on QSPI_SS is
 //   set released (high), as the Pico's pull-up holds it.
 // * rp2040js runs its PIO from a setTimeout (1000 instructions a call), which
@@ -50,6 +58,7 @@ const CYCLE_NS = 8; // 125 MHz: MicroPython's clk_sys on the RP2040
 const FLASH_XIP = 0x10000000;
 const SECTOR = 4096;
 const PAGE = 256;
+const WFI = 0xbf30; // the Thumb WFI instruction
 const LONG_HOLD_MIN_MS = 600; // a hold this long is a long press (engine_lite/vocab.py LONG_PRESS_MS)
 
 export function loadBootrom(path) {
@@ -145,6 +154,15 @@ export function run(job) {
     // host attached the timings are inflated (the header says why).
     const cdc = new USBCDC(mcu.usbCtrl);
     cdc.onSerialData = (bytes) => (out.usb += Buffer.from(bytes).toString('latin1'));
+    // rp2040js binds the LAST CDC interface of a composite device (CircuitPython's
+    // data channel when boot.py enables it, not its console): what the device
+    // sends on every other IN endpoint is kept too, by endpoint number.
+    out.usb_endpoints = {};
+    const hostWrite = mcu.usbCtrl.onEndpointWrite;
+    mcu.usbCtrl.onEndpointWrite = (ep, buf) => {
+      if (ep && ep !== cdc.inEndpoint) out.usb_endpoints[ep] = (out.usb_endpoints[ep] || '') + Buffer.from(buf).toString('latin1');
+      hostWrite(ep, buf);
+    };
   }
   for (const g of job.buttons) mcu.gpio[g].setInputValue(true); // released: the pull-up holds it high
   // The BOOTSEL button, released: on a Pico it pulls the flash's chip select
@@ -250,7 +268,9 @@ export function run(job) {
       flashOp(pc);
       continue;
     }
+    const wfi = core.readUint16(pc & ~1) === WFI;
     const cycles = core.executeInstruction();
+    if (wfi && (core.pendingInterrupts & core.enabledInterrupts || core.pendingSystick || core.pendingPendSV)) core.waiting = false; // ARM: a WFI with an interrupt already pending does not sleep (below)
     out.cycles_busy += cycles;
     clock.tick(cycles * CYCLE_NS);
     if (pios.length) pioBusy = pioCatchUp(clock.nanos);
@@ -258,6 +278,11 @@ export function run(job) {
   }
   decoder.idle(clock.nanos + 1e9);
   out.end_ns = clock.nanos;
+  // What the ring's hardware was doing at the end (diagnostics: a board that
+  // stopped drawing inside a NeoPixel write shows a machine or a channel busy).
+  out.pio_end = pios.map((p) => p.machines.map((sm) => ({ enabled: sm.enabled, waiting: sm.waiting, pc: sm.pc, tx: sm.txFIFO.itemCount })));
+  out.dma_end = mcu.dma.channels.filter((c) => c.active).map((c) => ({ index: c.index, left: c.transCount, treq: c.treq }));
+  out.pc_end = core.PC >>> 0;
   out.started = started;
   out.errors = errors;
   if (job.ram_marker) {
@@ -266,7 +291,7 @@ export function run(job) {
     const m = Buffer.from(job.ram_marker, 'latin1');
     const ram = Buffer.from(mcu.sram.buffer, mcu.sram.byteOffset, mcu.sram.byteLength);
     out.ram_marks = [];
-    for (let i = ram.indexOf(m); i >= 0; i = ram.indexOf(m, i + 1)) out.ram_marks.push(ram.subarray(i + m.length, i + m.length + 24).toString('hex'));
+    for (let i = ram.indexOf(m); i >= 0; i = ram.indexOf(m, i + 1)) out.ram_marks.push(ram.subarray(i + m.length, i + m.length + (job.ram_marker_bytes || 24)).toString('hex'));
   }
   if (job.fs_out) fs.writeFileSync(job.fs_out, mcu.flash.subarray(job.fs_offset, job.fs_offset + job.fs_size));
   return out;
