@@ -105,15 +105,7 @@ class _OsFS:
 
 
 def _write_file(fs, path, data):
-    """Write a whole file atomically: temp file, then rename over `path`;
-    on CircuitPython's journal (`drain`) one whole-file entry, atomic
-    itself (its crc; replayed whole until FAT has it), where the rename
-    would drain the journal's backlog inside the event (a setting
-    changed from the menu: 25 erases, 1.3 s, on the emulated Pico)."""
-    if getattr(fs, "drain", None) is not None:
-        with fs.open(path, "wb") as f:
-            f.write(data)
-        return
+    """Write a whole file atomically: temp file, then rename over `path`."""
     tmp = path + TMP
     with fs.open(tmp, "wb") as f:  # close commits it
         f.write(data)
