@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 # The Python floor: requires-python in pyproject.toml (python-floor checks it).
 FLOOR := $(shell sed -n 's/^requires-python = ">=\([0-9.]*\)".*/\1/p' pyproject.toml)
 
-.PHONY: install test test-fast run run-micropython bench chip-bench firmware uf2 romfs python-floor clean
+.PHONY: install test test-fast run run-micropython bench chip-bench chip-bench-cp firmware uf2 romfs python-floor clean
 
 install: $(STAMP)
 
@@ -69,11 +69,29 @@ chip-bench: $(STAMP) bench/chip/node_modules/rp2040js/package.json
 	BK_CHIP_CACHE=$(CHIP_CACHE) $(VENV)/bin/python -m bench.bench_chip --uf2 $(UF2) $(if $(FROZEN_UF2),--frozen-uf2 $(FROZEN_UF2)) $(if $(FROZEN_SRC),--frozen-src $(FROZEN_SRC)) \
 		--heap $(CHIP_HEAP) --json build/chip-bench.json
 
+# The same on official CircuitPython UF2s for the Pico (9.x and 10.x: CP_UF2,
+# several paths with spaces between; default: 9.2.8 and 10.0.0 in CHIP_CACHE),
+# the CircuitPython bundle on the CIRCUITPY drive (needs mtools: apt-get
+# install mtools); CP_PACE = tap/gap ms of the games; CP_HEAP=1 adds a heap run
+# per title. Not part of `make test`.
+CP_UF2 ?=
+CP_FLASH ?= typical,max
+CP_PACE ?= 80/220,45/70
+CP_HEAP ?= 1
+chip-bench-cp: $(STAMP) bench/chip/node_modules/rp2040js/package.json
+	mkdir -p build
+	BK_CHIP_CACHE=$(CHIP_CACHE) $(VENV)/bin/python -m bench.bench_chip_cp $(foreach u,$(CP_UF2),--uf2 $(u)) --flash "$(CP_FLASH)" --pace "$(CP_PACE)" \
+		$(if $(filter 1,$(CP_HEAP)),--heap) --json build/chip-bench-cp.json
+
 # Deployable bundles: build/firmware-micropython/ (bloomkeeper flash) and
 # build/firmware-circuitpython/ (copy onto CIRCUITPY). hardware/README.md.
 # Outside a clone, `bloomkeeper firmware` builds the same into the user's cache.
+# CP_MPY_CROSS = CircuitPython's own mpy-cross (built from adafruit/circuitpython's
+# source at a release tag, outside the repo: hardware/README.md): the CircuitPython
+# bundle ships .mpy files instead of source; left empty, it is source, as it says.
+CP_MPY_CROSS ?=
 firmware: $(STAMP)
-	$(VENV)/bin/python -m host.build.bundle --out build
+	$(VENV)/bin/python -m host.build.bundle --out build $(if $(CP_MPY_CROSS),--cp-mpy-cross $(CP_MPY_CROSS))
 
 # One MicroPython firmware image with the bundle, the entry and the pin map
 # frozen in: build/uf2/bloomkeeper-<version>-RPI_PICO.uf2, from a MicroPython

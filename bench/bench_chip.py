@@ -42,7 +42,9 @@ Figures (per build, title and flash timing):
 * ``misread``: gestures after which the ring, as the next press finds it,
   is none CPython draws from TOL_MS before that frame to 5 ms after (a
   press lost, misread or read late shows here); ``final_ring_equal``: the
-  last frame passes the same check.
+  last frame passes the same check; ``stale``: gestures whose frame passes
+  it but is not what CPython shows just before the next press (a board
+  that stopped drawing, or a change a flash stall held back).
 * ``erases`` / ``programs`` / ``pages``: flash operations from the first
   press on (the game), and at boot; ``long_in_erase``: long presses whose
   press edge fell inside a sector erase's stall; ``long_held_in_erase``:
@@ -66,7 +68,7 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import bench_path, chip_image  # noqa: E402
+from bench import bench_path, chip_fat, chip_image  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 CHIP = ROOT / "bench" / "chip"
@@ -91,10 +93,10 @@ def pico_spec():
         return json.load(f)["boards"]["pico"]
 
 
-def gestures(title):
+def gestures(title, short_ms=SHORT_MS):
     """[(button index, kind, hold ms)] of the title's 5-player game, held as
-    a finger holds (SHORT_MS, LONG_MS); a wait line is (-1, 0, ms)."""
-    return bench_path.gestures(title, short_ms=SHORT_MS, long_ms=LONG_MS)
+    a finger holds (a tap `short_ms`, LONG_MS); a wait line is (-1, 0, ms)."""
+    return bench_path.gestures(title, short_ms=short_ms, long_ms=LONG_MS)
 
 
 def fs_files(frozen):
@@ -193,34 +195,40 @@ def node():
     return shutil.which("node")
 
 
-def run_chip(uf2, files, plan, flash, work, boot_only=False, usb_console=False, marker=None, image=None):
+def run_chip(uf2, files, plan, flash, work, boot_only=False, usb_console=False, marker=None, image=None, cp=False, boot_timeout_ms=5000, gap_ms=GAP_MS):
     """One emulated run; the runner's JSON (frames, presses, flash operations).
     The flash's file system: `files` in a fresh littlefs, or `image` (bytes:
-    what an earlier run left, fs-after.img)."""
+    what an earlier run left, fs-after.img). `cp`: a CircuitPython image,
+    whose drive is CIRCUITPY (bench/chip_fat.py: `image` is that FAT volume,
+    `files` unused) and whose NeoPixel frames come from the PIO (run.mjs
+    pio_step). `gap_ms`: released between two gestures."""
     spec = pico_spec()
     work = Path(work)
     img = work / "fs.img"
     img.write_bytes(chip_image.build(files) if image is None else image)
+    layout = chip_fat if cp else chip_image
     erase_ns, page_ns = FLASH[flash]
     job = {
         "uf2": str(uf2),
         "bootrom": str(BOOTROM),
         "fs_image": str(img),
-        "fs_offset": chip_image.FS_OFFSET,
-        "fs_size": chip_image.FS_BYTES,
+        "fs_offset": layout.FS_OFFSET,
+        "fs_size": layout.FS_BYTES,
         "fs_out": str(work / "fs-after.img"),
         "pixel_pin": int(spec["pixel_pin"].lstrip("GP")),
         "buttons": [int(spec["buttons"][b].lstrip("GP")) for b in _button_names()],
-        "gestures": [] if boot_only else [[b, hold, GAP_MS] if b >= 0 else [-1, hold, 0] for b, _k, hold in plan],
+        "gestures": [] if boot_only else [[b, hold, gap_ms] if b >= 0 else [-1, hold, 0] for b, _k, hold in plan],
         "settle_ms": SETTLE_MS,
         "end_ms": 300 if boot_only else END_MS,
-        "boot_timeout_ms": 5000,
+        "boot_timeout_ms": boot_timeout_ms,
         "erase_ns": erase_ns,
         "page_ns": page_ns,
         "uart": False,
         "usb_console": usb_console,
         "long_into_erase": 0 if boot_only else LONG_INTO_ERASE,
         "ram_marker": marker,
+        "pio_step": cp,
+        "watch_pins": [25] if cp else [],  # the Pico's LED: CircuitPython's status light (its safe-mode wait blinks it)
     }
     (work / "job.json").write_text(json.dumps(job))
     subprocess.run(["nice", node(), str(CHIP / "run.mjs"), str(work / "job.json"), str(work / "out.json")], cwd=CHIP, check=True)
@@ -251,7 +259,7 @@ from firmware.app import App
 from firmware.hw import make_hw
 from firmware.storage import Store
 
-presses, queries, before, after = json.load(open(sys.argv[1]))
+presses, queries, before, after, epoch = json.load(open(sys.argv[1]))
 hw = make_hw("pico", backend=SimHW)
 app = App(hw, Store(fs=MemFS()))
 events = []
@@ -261,7 +269,7 @@ for p in presses:
 seen = [set() for _ in queries]
 ei = lo = 0
 for t in range(max(queries) + after + 1):
-    hw.now = t
+    hw.now = epoch + t
     while ei < len(events) and events[ei][0] <= t:
         (hw.release if events[ei][1] else hw.press)(events[ei][2])
         ei += 1
@@ -270,7 +278,7 @@ for t in range(max(queries) + after + 1):
         lo += 1
     qi = lo
     while qi < len(queries) and queries[qi] - before <= t:
-        seen[qi].add(bytes(app.ring.render(app.view, t)).hex())
+        seen[qi].add(bytes(app.ring.render(app.view, epoch + t)).hex())
         qi += 1
 json.dump([sorted(s) for s in seen], sys.stdout)
 """
@@ -289,12 +297,17 @@ def source_tree(spec, dst):
     return dst
 
 
-def reference_rings(presses, queries, src=ROOT):
+def reference_rings(presses, queries, src=ROOT, epoch=0):
     """For each query ms (ascending), the rings the reference draws within
-    TOL_MS before to 5 ms after it (REFERENCE), as a set of hex strings."""
+    TOL_MS before to 5 ms after it (REFERENCE), as a set of hex strings.
+    `epoch`: the board's ticks_ms at reset (the reference's clock reads
+    epoch + the chip's ms, so an animation is drawn at the chip's phase):
+    0 on MicroPython, whose ticks_ms counts from reset; on CircuitPython
+    supervisor.ticks_ms() starts 65,536 ms before its 2**29 wrap
+    (CP_EPOCH_MS)."""
     with tempfile.TemporaryDirectory(prefix="bk-chip-ref-") as tmp:
         arg = Path(tmp) / "job.json"
-        arg.write_text(json.dumps([presses, queries, TOL_MS, 5]))
+        arg.write_text(json.dumps([presses, queries, TOL_MS, 5, epoch]))
         env = dict(os.environ, PYTHONPATH=str(src), PYTHONDONTWRITEBYTECODE="1")
         p = subprocess.run([sys.executable, "-c", REFERENCE, str(arg)], cwd=tmp, env=env, check=True, capture_output=True, text=True)
     return [set(r) for r in json.loads(p.stdout)]
@@ -317,8 +330,8 @@ def pct(xs, q):
     return xs[min(len(xs) - 1, int(round(q / 100 * (len(xs) - 1))))]
 
 
-def figures(out, plan, order="GRB", src=ROOT):
-    """The run's figures (module docstring)."""
+def figures(out, plan, order="GRB", src=ROOT, epoch=0):
+    """The run's figures (module docstring); `epoch`: reference_rings'."""
     from engine_lite.vocab import LONG_PRESS_MS
 
     frames = out["frames"]
@@ -374,11 +387,22 @@ def figures(out, plan, order="GRB", src=ROOT):
         for t in [p["down_ns"] for p in presses[1:]] + [out["end_ns"]]:
             checks.append(bisect.bisect_left(starts, t) - 1)
         queries = [int(frames[j]["start_ns"] // 1e6) if j >= 0 else 0 for j in checks]
-        refs = reference_rings(presses, queries, src)
+        refs = reference_rings(presses, queries, src, epoch)
         misread = [i for i, (j, ref) in enumerate(zip(checks, refs)) if j < 0 or rgb_hex(frames[j], order) not in ref]
         fig["misread"] = len(misread)
         fig["misread_first"] = misread[:5]
         fig["final_ring_equal"] = bool(misread[-1:] != [len(checks) - 1])
+        # stale: the frame the next press finds is right for when it was
+        # drawn, but not what CPython shows just before that press (the
+        # window ends 1 ms before it): the board stopped drawing (a hung
+        # loop passes the check above), or a flash stall held back the
+        # change the player should see by then.
+        at = [int(t // 1e6) - 6 for t in [p["down_ns"] for p in presses[1:]] + [out["end_ns"]]]
+        now = reference_rings(presses, at, src, epoch)
+        stale = [i for i, (j, ref) in enumerate(zip(checks, now)) if j >= 0 and i not in misread and rgb_hex(frames[j], order) not in ref]
+        fig["stale"] = len(stale)
+        fig["stale_first"] = stale[:5]
+        fig["final_ring_equal"] = fig["final_ring_equal"] and stale[-1:] != [len(checks) - 1]
     return fig
 
 

@@ -102,13 +102,14 @@ def make_hw(board_name=None, backend="auto", spec=None):
         backend = pick_backend(board_name, backend)
     if spec is None:
         if board_name is None:
-            img = image()
+            img = None if backend == "circuitpython" else image()  # a MicroPython image's (CircuitPython: a failed import, ms of its boot)
             board_name = img.BOARD if img is not None else BACKENDS.get(backend, "pico")
             if img is None and backend == "circuitpython":  # the board names itself: board.board_id (Blinka: the Pi's)
                 from firmware import hw_cp
 
-                board_name = hw_cp.board_name()
-        spec = board_spec(board_name)
+                board_name, spec = hw_cp.which_board()  # its entry too: pinmap.json read once (11 ms of CircuitPython's boot)
+        if spec is None:
+            spec = board_spec(board_name)
     if backend == "micropython":
         from firmware.hw_mp import MicroPythonHW
 

@@ -13,7 +13,7 @@ Which board: CircuitPython names itself (`board.board_id`, the name of the
 board's directory in CircuitPython's source: "raspberry_pi_pico",
 "adafruit_feather_rp2040"), and the pinmap.json entry whose "circuitpython"
 field holds that id is the wiring (`board_name`). The bundle's boot.py picks
-the MENU button the same way (`board_entry`). A board with no entry gets one
+the MENU button from a table the build made the same way (`board_entry`). A board with no entry gets one
 line on the console and a blink code on its LED (`unknown_board`), never a
 traceback.
 """
@@ -32,9 +32,10 @@ def _boards():
 
 def board_entry(board_id, boards):
     """(name, spec) of the board of `boards` (pinmap.json's) whose
-    CircuitPython board id is `board_id`, or None: boot.py and `board_name`
-    ask the same way (boot.py reads the file itself: firmware.hw would
-    compile the rules engine before the drive is even mounted)."""
+    CircuitPython board id is `board_id`, or None: `which_board` asks it,
+    and the build asks it for boot.py's table of MENU pins
+    (host/build/bundle.py boot_source: boot.py reads no file and imports
+    no module of the app, 23 ms of the boot to the first light)."""
     for name in boards:
         if boards[name].get("circuitpython") == board_id:
             return name, boards[name]
@@ -46,20 +47,26 @@ def board_name(board_id=None, led=None, cycles=-1):
     (default: board.board_id); under Blinka (CPython on a Raspberry Pi) the
     Pi's entry. A board with no entry: `unknown_board` (on a board, it never
     returns; `cycles` blink cycles, then None)."""
+    return which_board(board_id, led, cycles)[0]
+
+
+def which_board(board_id=None, led=None, cycles=-1):
+    """(board_name's answer, that board's pinmap.json entry), from one read
+    of the file; (None, None) for a board with no entry."""
     import sys
 
+    boards = _boards()
     if board_id is None:
         if sys.implementation.name != "circuitpython":
-            return "rpi_blinka"
+            return "rpi_blinka", boards["rpi_blinka"]
         import board
 
         board_id = board.board_id
-    boards = _boards()
     e = board_entry(board_id, boards)
     if e is not None:
-        return e[0]
+        return e
     unknown_board(board_id, boards, led, cycles)
-    return None
+    return None, None
 
 
 def unknown_board(board_id, boards, led=None, cycles=-1):

@@ -24,9 +24,11 @@ journal entries. A call that reads, renames or removes a file the journal
 holds bytes of first `drain()`s the journal (replays its entries on FAT,
 in order, then erases it: one erase); `stat` answers with the journaled
 length; every other call goes to FAT as it is (no entry names its file,
-so the order of the two cannot matter). The Store calls `drain()` in each quiet spell (Store.quiet,
-firmware/main.py tidy), so the journal seldom holds more than a few
-entries and FAT's erases fall between gestures. A journal too full for an
+so the order of the two cannot matter). The Store calls
+`drain(piece=True)` in each quiet spell (Store.quiet, firmware/main.py
+tidy): one file's entries a call, one a loop turn while the buttons rest,
+so the journal seldom holds more than a few entries, FAT's erases fall
+between gestures, and no one call does a whole backlog's FAT work. A journal too full for an
 entry drains first (inside that event's write: at about a hundred events
 without a quiet spell).
 
@@ -124,6 +126,8 @@ class JournalFS:
         self.sizes = {}  # path -> its length with its journaled bytes (paths the journal appended to)
         self.buf = bytearray(_HEAD + 48 + 260 + 4)  # one event's entry (a path, a frame)
         self.end = 0  # the journal's first free byte
+        self.done = 0  # the entries before this byte are on FAT (drain(piece=True) put them there)
+        self.next = 0  # where the entry after the one _entries() just gave begins
         self.dirty = True  # unknown until read: bytes past `end` may not be erased (a torn entry)
         try:
             self.drain()
@@ -147,6 +151,7 @@ class JournalFS:
             e = nvm[pos : pos + n + 4]
             if binascii.crc32(e[:n]) & 0xFFFFFFFF != e[n] | e[n + 1] << 8 | e[n + 2] << 16 | e[n + 3] << 24:
                 break
+            self.next = pos + n + 4
             yield h[0], str(bytes(e[_HEAD : _HEAD + h[1]]), "utf-8"), _u16(h, 4) | _u16(h, 6) << 16, e[_HEAD + h[1] : n]
             pos += n + 4
         if self.dirty:  # at boot: anything a torn entry left past the end must be erased before the next entry
@@ -207,16 +212,39 @@ class JournalFS:
         self.sizes[path] = len(data)
         return len(data)
 
-    def drain(self):
+    def drain(self, piece=False):
         """Replay the journal on FAT, in order, then erase it (the part
         written: one erase of nvm's sector). Appends that continue one
-        another go through one open file, so FAT writes each sector once."""
+        another go through one open file, so FAT writes each sector once.
+        `piece` (the loop's quiet spells, Store.quiet): only the next
+        file's entries (a run of its appends, or its whole writes), the
+        rest left for the next call, so that no one call holds the board
+        for the whole backlog's FAT work; True while entries remain (all
+        at once when the journal is half full: the entries drained by
+        pieces are erased only with the last, and a journal that fills up
+        drains inside the event that finds it full). The journal is
+        erased only once FAT has them all: a cut between pieces replays
+        them all again, as a cut in a whole drain does."""
         if not (self.end or self.dirty):
-            return
+            return False
+        if self.end * 2 > self.size:  # half full: all of it now, between gestures
+            piece = False
         fs = self.fs
         f = None  # the FAT file a run of appends goes on into (one open: FAT's sectors written once)
         at = 0  # where that run has got to
+        first = None  # the one file this piece replays
+        begin = 0  # where the entry at hand begins
+        more = False
         for kind, path, off, data in self._entries():
+            b, begin = begin, self.next
+            if b < self.done:  # a piece put it on FAT already
+                continue
+            if piece and path != first:
+                if first is not None:
+                    self.done = b
+                    more = True
+                    break
+                first = path
             if f is not None and (kind != _APPEND or path != f.path or off != at):
                 f.f.close()
                 f = None
@@ -231,12 +259,16 @@ class JournalFS:
                 at = off + len(data)
         if f is not None:
             f.f.close()
+        if more:
+            return True
         n = self.size if self.dirty else self.end
         if n:
             self.nvm[0:n] = b"\xff" * n
         self.end = 0
+        self.done = 0
         self.dirty = False
         self.sizes = {}
+        return False
 
     def _landed(self, path, off, data):
         """True if FAT holds this append already (a drain a cut stopped);

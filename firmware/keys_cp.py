@@ -73,6 +73,23 @@ class KeypadButtons(Buttons):
     def poll(self):
         self._feed()
         Buttons.poll(self)
+        self._held()
+
+    def _held(self):
+        """A press not yet decided (held, neither its LONG nor its release
+        yet) counts as the buttons moving: the loop's quiet spell (the
+        journal's drain onto FAT, a piece of a finish, a collection:
+        firmware/main.py tidy) waits for the gesture's end. Why: a hold is
+        still for 300 ms before its LONG at 600, and CircuitPython's FAT
+        work then (several 45 ms erases) came inside the gesture: on the
+        emulated Pico a LONG lit 185 ms late and the next tap was misread."""
+        raw = self.raw
+        i = 0
+        while i < len(raw):
+            if not (raw[i] or self.done[i]):
+                self.edge = self.clock()
+                return
+            i += 1
 
     def _feed(self):
         """Each queued keypad event into the ring of latched edges, at its

@@ -30,12 +30,15 @@ def tidy(app):
     against 5.3 ms, press-to-light p50 7.9 against 5.7 ms. It asks the heap
     nothing: gc.mem_free() and gc.mem_alloc() each walk the heap's whole
     allocation table (7 ms each on the Pico, every loop turn). An idle turn
-    allocates nothing. A long run of gestures with no pause finds the heap
+    allocates nothing. Work that comes in pieces (CircuitPython's spread
+    finish: Store.quiet says more remain) goes on one piece a turn while
+    the buttons stay still; a button that moves puts it off until they
+    have rested QUIET_MS again. A long run of gestures with no pause finds the heap
     full at last and collects then, as MicroPython always does."""
     b = app.buttons
     if b.edge >= 0 and ticks_diff(b.clock(), b.edge) >= QUIET_MS:
-        b.edge = -1  # done: nothing due until a button moves again
-        app.store.quiet()
+        if not app.store.quiet():  # else more pieces of quiet work (a spread finish): next turn, if no button moves
+            b.edge = -1  # done: nothing due until a button moves again
         gc.collect()
 
 
@@ -96,7 +99,7 @@ def make_link(app, store, board):
         print("serial link off:", e)  # and None: no link
 
 
-def load():
+def load(cp=False):
     """Import the board's modules, a garbage collection before each of the
     big ones. Why: loading a .mpy file leaves its loader's garbage (the
     file's buffer, the tables it builds) between the objects the module
@@ -107,7 +110,15 @@ def load():
     a whole game needs (bench_board, 64-bit port): 145 KB without
     either, 139-143 with this alone, 132-137 with both (docs/design.md
     "Memory and the bundle"). A collection before every module saved no more and cost
-    51 B of bundle. main() and the heap bench both boot through here."""
+    51 B of bundle. main() and the heap bench both boot through here.
+    `cp` (CircuitPython, from .mpy files or source): neither the
+    collections nor the link's modules, which load after the first light
+    (main): its heap has room to spare (165 KB free at code.py's start),
+    and its boot has no time to spare (docs/design.md "CircuitPython
+    boots")."""
+    if cp:
+        import firmware.app  # (main imports the rest as it needs them)
+        return
     gc.collect()
     import firmware.storage
     gc.collect()
@@ -120,8 +131,14 @@ def load():
 def main(board=None, root="/bk", turn=None):
     """Boot and run the board forever. `turn(app)`, if given, returns the
     loop's turn instead of loop_step (the Pico W's adds its table page:
-    firmware/pico_w.py)."""
-    load()
+    firmware/pico_w.py). On CircuitPython the ring lights (one turn)
+    before the serial link's modules load: 55 ms of its boot to the first
+    light, on the emulated Pico with .mpy files (docs/design.md
+    "CircuitPython boots")."""
+    import sys
+
+    cp = sys.implementation.name == "circuitpython"
+    load(cp)
     from firmware.hw import make_hw
     from firmware.storage import Store
     from firmware.app import App
@@ -133,6 +150,8 @@ def main(board=None, root="/bk", turn=None):
         store.fs = journal(store.fs)
     app = App(hw, store)
     store.mark = app.buttons  # told when each piece of flash work begins: a press latched in a stall is dated by it
+    if cp:
+        app.turn()  # the first light, then the link
     app.link = make_link(app, store, board)
     import time
 

@@ -225,7 +225,7 @@ class FlashLog:
         """(bits, count): a bit a frame of the log from its start (bit i:
         frame i), set where the frame holds an effective record, and how
         many are. An undo frame clears the last bit set before it (one with
-        nothing before it, which Store.pop never writes, undoes nothing).
+        nothing before it, which FlashLog.pop never writes, undoes nothing).
         Finishing a game runs when the heap is fullest: a bit a frame here,
         where a list of the records' offsets took kilobytes and the largest
         free block (docs/design.md, "Heap")."""
@@ -354,7 +354,9 @@ class FlashLog:
             self.load()
 
     def archive(self, ext, summary):
-        """Copy the effective records, and only them, into one file
+        """A generator: each step one piece of the work, so a spread finish
+        (Store.quiet) can do one piece a quiet spell; run to its end at
+        once otherwise. Copy the effective records, and only them, into one file
         `stem + ext` (temp + rename: the rename is the commit point and the
         last op); the log goes on in that file (a late record is appended to
         it). The segments are left for Store._logs to delete, at the next
@@ -373,7 +375,9 @@ class FlashLog:
         keep, count = self._effective()
         b = bytearray(16 + 8 * ((count + _EVERY - 1) // _EVERY))
         with self.fs.open(path + TMP, "wb") as f:
-            for _, n in self._walk(0):  # every frame (frame i); the effective ones copied
+            for o, n in self._walk(0):  # every frame (frame i); the effective ones copied
+                if o & 0xFFFF == 0 and o:  # a segment copied: a piece of a spread finish (Store.quiet)
+                    yield
                 if keep[i >> 3] >> (i & 7) & 1:
                     if not j % _EVERY:  # an index point: where record j begins, the crc of those before it
                         _put32(b, 12 + 8 * (j // _EVERY), end)
@@ -387,7 +391,9 @@ class FlashLog:
         _put32(b, 4, j)
         _put32(b, 8, c)
         _put32(b, n, _crc(b[:n]))
+        yield
         _write_file(self.fs, summary, b)
+        yield
         self.fs.rename(path + TMP, path)
         self.ext = ext
         self.live = None
@@ -430,6 +436,7 @@ class Store:
 
     _held = 0  # bytes of _buf that are the game in progress's snapshot file (0: none); set only by _buffer
     _pfin = False  # finish(later=True) waits for flush(), after the frame
+    _job = None  # a finish spread over quiet spells (_finishing), under way
 
     def __init__(self, root="/bk", fs=None, keep=20, snapshot_every=16, clock=None):
         self.root = root.rstrip("/")
@@ -469,6 +476,7 @@ class Store:
         flash holds."""
         self._pgame = None
         self._pfin = False
+        self._job = None  # a spread finish a cut (or a fault) stopped: the flash says where it got
         fs = self.fs
         try:  # a write before any read: littlefs settles a move a cut left half-done (till then it hides the file after the moved one)
             fs.remove(self.live + SCRATCH)
@@ -583,7 +591,10 @@ class Store:
         an event that is durable but was not yet acknowledged (the one in
         flight, docs/storage.md). A snapshot never covers a frame the flash
         does not hold. Every other Store call that touches the flash
-        flushes first."""
+        flushes first, and so ends a finish still spread over quiet
+        spells (on CircuitPython's journal: the finish's FAT work is its
+        pieces, done by quiet(), one a turn while the buttons rest)."""
+        self._done()
         game = self._pgame
         self._pgame = None
         if game is not None:
@@ -593,11 +604,43 @@ class Store:
                 self._snapshot(game)
         if self._pfin:
             self._pfin = False
-            self._mark(True)
-            self._archive()
-            self._mark(True)
-            self._prune()
+            spread = getattr(self.fs, "drain", None) is not None  # the journal on FAT; littlefs: one erase, at once (docs/storage.md)
+            self._job = self._finishing(spread)
+            if not spread:
+                self._done()
         self._mark(False)
+
+    def _finishing(self, spread):
+        """The finish, as pieces (a generator): the snapshot's removal, the
+        archive's copy one segment a piece, its summary, its rename (the
+        commit point), the pruning; spread (quiet), then the finished
+        game's segments, one a piece, the last first, unless something
+        else needs the flash first (_done)."""
+        self._mark(True)
+        gid = self.game_id
+        yield from self._archive()
+        self._mark(True)
+        self._prune()
+        if spread:
+            log = self._log(gid)
+            k = 0
+            while log._seg(k):
+                k += 1
+            while k:
+                yield 1  # committed: what is left may wait for the next new game or boot (_done stops here)
+                k -= 1
+                self._mark(True)
+                self.fs.remove(log.path(k, log._seg(k)))
+
+    def _done(self):
+        """The spread finish's pieces still to do, now, up to its leftover
+        segments (the next new game or boot deletes those, as on littlefs)."""
+        j = self._job
+        if j:
+            self._job = None
+            for x in j:
+                if x:
+                    break
 
     def quiet(self):
         """The flash work no event should wait for, done while the buttons
@@ -609,14 +652,27 @@ class Store:
         now, not in the write of the next event (docs/storage.md "Flash
         work per event"). On CircuitPython's FAT drive there is no
         littlefs to compact: the quiet work is the journal's drain onto
-        FAT (firmware/journal_cp.py) and the segment's move."""
+        FAT (firmware/journal_cp.py) a file a call, then the segment's
+        move and one piece of a finish (flush): True while pieces remain
+        (tidy calls again next turn, unless a button has moved)."""
         log = self.log
         drain = getattr(self.fs, "drain", None)
         if drain is not None:
-            drain()
+            if drain(True):  # the journal onto FAT, a file a turn
+                return True
             if log is not None and log.moving >= 0:
-                log.move()
-            return
+                log.move()  # before a piece of the finish: not under the archive's reader
+            j = self._job
+            if j:
+                self._job = None  # while it runs (its pruning lists the archive)
+                try:
+                    next(j)
+                    self._job = j
+                except StopIteration:
+                    j = None
+                drain()  # that piece's own entries (one file's)
+            self._mark(False)
+            return j is not None
         if log is not None and log.live and self.clock:
             if log.moving >= 0:
                 self._commit(log.move)
@@ -678,7 +734,8 @@ class Store:
         log = self._log(gid)  # no file until its first frame
         game = Game(log)
         game.judge(start_record)  # judged once, first: EngineError, nothing written or archived
-        self._archive()
+        for _ in self._archive():
+            pass
         self._logs(self._names() + self._names(self.live))  # an archived game's segments go (wherever they are) before the new game's first frame
         self._buffer(0)  # the buffer holds the archived game's snapshot, if any
         self._next = n + 1
@@ -736,9 +793,10 @@ class Store:
         self._pfin = True
         if not later:
             self.flush()
+            self._done()  # spread or not: archived when this returns
 
     def _archive(self):
-        """The game in progress, if any, into one .fin file, written whole
+        """A generator (pieces: FlashLog.archive). The game in progress, if any, into one .fin file, written whole
         (FlashLog.archive), so that the directory's metadata holds no
         finished game's segments. The snapshot goes first (a cut between
         the two only costs one full refold at boot)."""
@@ -749,11 +807,13 @@ class Store:
             self.fs.remove(self._path(self.game_id, SNP, self.snaps))
         except OSError:  # no snapshot yet
             pass
-        log.archive(FIN, self._path(self.game_id, "", self.root + "-sum"))
+        yield
+        yield from log.archive(FIN, self._path(self.game_id, "", self.root + "-sum"))
         self.log = None
 
     def archived(self):
         """Finished games, oldest first: [(game_id, synced)]."""
+        self._done()  # a spread finish: that game is one of them
         out = []
         for n in sorted(self._names()):
             if n.endswith(FIN) or n.endswith(SYN):

@@ -14,7 +14,8 @@
 // page program), uart (collect UART0's output), ram_marker (report what
 // follows each copy of these bytes in RAM at the end: the heap probe), long_into_erase (0, or
 // the fraction of an erase's stall at which a long press that is next
-// begins: longIntoErase below), usb_console (diagnostics only).
+// begins: longIntoErase below), usb_console (diagnostics only), pio_step
+// (step the PIO with the CPU clock: CircuitPython, below).
 //
 // Emulator artifacts handled here (docs/chip-bench.md says why):
 // * USB is left unattached: rp2040js's CDC host completes an empty packet
@@ -27,6 +28,26 @@
 //   the job's erase/page time (rp2_flash.c runs them with interrupts off
 //   and XIP off: nothing else runs; button edges still land on their pins
 //   at their own times and their interrupts wait for the stall's end).
+// * rp2040js's WFI always sleeps, until an interrupt is newly raised. On the
+//   Cortex-M0+ a WFI does not sleep while an enabled interrupt is already
+//   pending, even with interrupts masked (PRIMASK): the pattern "mask, check
+//   for work, WFI, unmask" relies on it, and CircuitPython's idle
+//   (port_idle_until_interrupt) is that pattern. Without this, a timer
+//   interrupt that arrives between the mask and the WFI is never taken (its
+//   handler would arm the next one), and the board sleeps forever inside
+//   time.sleep. So the runner wakes a WFI that finds one pending.
+// * The QSPI pins read low in rp2040js: the BOOTSEL button on QSPI_SS is
+//   set released (high), as the Pico's pull-up holds it.
+// * rp2040js runs its PIO from a setTimeout (1000 instructions a call), which
+//   never fires inside this synchronous loop, and counts but never waits
+//   out an instruction's delay cycles or the clock divider. CircuitPython
+//   sends a NeoPixel frame through a PIO state machine (fed by DMA), so with
+//   pio_step the runner steps each enabled state machine itself, on the
+//   CPU's clock: one instruction every (1 + its delay) x (the machine's
+//   clock divider) CPU cycles, and a machine stalled on its FIFO (or a
+//   WAIT) resumes at the time the CPU or the DMA feeds it. The ring's pin
+//   changes at the PIO's own times, so the WS2812 decoder reads the real
+//   bitstream from the pin, as with MicroPython's CPU-timed bitstream.
 
 import fs from 'fs';
 import { RP2040, GPIOPinState, USBCDC } from 'rp2040js';
@@ -37,6 +58,7 @@ const CYCLE_NS = 8; // 125 MHz: MicroPython's clk_sys on the RP2040
 const FLASH_XIP = 0x10000000;
 const SECTOR = 4096;
 const PAGE = 256;
+const WFI = 0xbf30; // the Thumb WFI instruction
 const LONG_HOLD_MIN_MS = 600; // a hold this long is a long press (engine_lite/vocab.py LONG_PRESS_MS)
 
 export function loadBootrom(path) {
@@ -88,7 +110,43 @@ export function run(job) {
     out.frames.push({ start_ns: f.start_ns, end_ns: f.end_ns, hex: Buffer.from(f.bytes).toString('hex'), bits: f.bits, bad: f.bad });
     if (out.first_light_ns === null) out.first_light_ns = f.start_ns;
   });
-  mcu.gpio[job.pixel_pin].addListener((state) => decoder.edge(state === GPIOPinState.High ? 1 : 0, clock.nanos));
+  let pinTime = null; // set while a PIO state machine steps: its own time, not the CPU's
+  mcu.gpio[job.pixel_pin].addListener((state) => decoder.edge(state === GPIOPinState.High ? 1 : 0, pinTime === null ? clock.nanos : pinTime));
+  const pios = job.pio_step ? mcu.pio : [];
+  for (const p of pios) {
+    p.run = () => {}; // never rp2040js's own setTimeout loop: pioCatchUp steps it
+    for (const sm of p.machines) sm.atNs = 0;
+  }
+  // Every enabled state machine runs up to `now`: each step takes its
+  // instruction's cycles (1 + delay, counted by rp2040js in sm.cycles) times
+  // the clock divider (CLKDIV: 16.8 fixed point, 0 = 65536). A step that
+  // takes no cycle is a stall (an empty TX FIFO, a WAIT): the machine then
+  // waits at `now` for whatever feeds it. True while one is running.
+  function pioCatchUp(now) {
+    let active = false;
+    for (const p of pios) {
+      if (p.stopped) continue;
+      for (const sm of p.machines) {
+        if (!sm.enabled) { sm.atNs = now; continue; }
+        const period = ((sm.clockDivInt || 65536) + sm.clockDivFrac / 256) * CYCLE_NS;
+        if (sm.atNs < now - 1e6) sm.atNs = now; // enabled while we were not looking: starts now
+        while (sm.atNs + period <= now) {
+          const c0 = sm.cycles;
+          pinTime = sm.atNs;
+          sm.step();
+          p.checkChangedPins();
+          pinTime = null;
+          const used = sm.cycles - c0;
+          if (used <= 0) { sm.atNs = now; break; }
+          sm.atNs += used * period;
+        }
+        if (!sm.waiting) active = true;
+      }
+    }
+    return active;
+  }
+  out.pin_edges = []; // [gpio, level, ns] of the job's watch_pins (e.g. the Pico's LED, GP25: CircuitPython's status light)
+  for (const g of job.watch_pins || []) mcu.gpio[g].addListener((state) => out.pin_edges.length < 1000 && out.pin_edges.push([g, state === GPIOPinState.High ? 1 : 0, clock.nanos]));
   if (job.uart) mcu.uart[0].onByte = (b) => (out.uart += String.fromCharCode(b));
   out.usb = '';
   if (job.usb_console) {
@@ -96,8 +154,22 @@ export function run(job) {
     // host attached the timings are inflated (the header says why).
     const cdc = new USBCDC(mcu.usbCtrl);
     cdc.onSerialData = (bytes) => (out.usb += Buffer.from(bytes).toString('latin1'));
+    // rp2040js binds the LAST CDC interface of a composite device (CircuitPython's
+    // data channel when boot.py enables it, not its console): what the device
+    // sends on every other IN endpoint is kept too, by endpoint number.
+    out.usb_endpoints = {};
+    const hostWrite = mcu.usbCtrl.onEndpointWrite;
+    mcu.usbCtrl.onEndpointWrite = (ep, buf) => {
+      if (ep && ep !== cdc.inEndpoint) out.usb_endpoints[ep] = (out.usb_endpoints[ep] || '') + Buffer.from(buf).toString('latin1');
+      hostWrite(ep, buf);
+    };
   }
   for (const g of job.buttons) mcu.gpio[g].setInputValue(true); // released: the pull-up holds it high
+  // The BOOTSEL button, released: on a Pico it pulls the flash's chip select
+  // (QSPI_SS) low when pressed, and a pull-up holds it high otherwise.
+  // rp2040js reads every QSPI pin low, so CircuitPython 10 (which reads the
+  // button at start and waits for its release) would wait forever.
+  Object.defineProperty(mcu.qspi[1], 'inputValue', { get: () => true }); // whatever its pad and override registers say (rp2040js leaves IO_QSPI unmodelled)
 
   let endAt = job.boot_timeout_ms * MS;
   // The button timeline: edges at absolute times, known once first light is seen.
@@ -145,8 +217,10 @@ export function run(job) {
     while (next < edges.length && edges[next][0] < end) {
       clock.tick(Math.max(0, edges[next][0] - clock.nanos));
       edgesUntil(clock.nanos);
+      pioCatchUp(clock.nanos);
     }
     clock.tick(end - clock.nanos);
+    pioCatchUp(clock.nanos);
   }
   function flashOp(pc) {
     const t = clock.nanos;
@@ -171,6 +245,7 @@ export function run(job) {
   }
 
   let started = false;
+  let pioBusy = false;
   core.PC = FLASH_XIP; // boot2 at the start of flash, as rp2040js's MicroPython demo does
   while (clock.nanos < endAt) {
     if (!started && out.first_light_ns !== null) {
@@ -182,7 +257,9 @@ export function run(job) {
       let d = clock.nanosToNextAlarm;
       if (next < edges.length) d = Math.min(d || Infinity, edges[next][0] - clock.nanos);
       if (!(d > 0)) d = 1000;
+      if (pioBusy) d = Math.min(d, 1000); // a running state machine: small steps, so the DMA feeds it on time
       clock.tick(Math.min(d, endAt - clock.nanos + 1));
+      if (pios.length) pioBusy = pioCatchUp(clock.nanos);
       decoder.idle(clock.nanos);
       continue;
     }
@@ -191,13 +268,21 @@ export function run(job) {
       flashOp(pc);
       continue;
     }
+    const wfi = core.readUint16(pc & ~1) === WFI;
     const cycles = core.executeInstruction();
+    if (wfi && (core.pendingInterrupts & core.enabledInterrupts || core.pendingSystick || core.pendingPendSV)) core.waiting = false; // ARM: a WFI with an interrupt already pending does not sleep (below)
     out.cycles_busy += cycles;
     clock.tick(cycles * CYCLE_NS);
+    if (pios.length) pioBusy = pioCatchUp(clock.nanos);
     if (decoder.bits.length) decoder.idle(clock.nanos);
   }
   decoder.idle(clock.nanos + 1e9);
   out.end_ns = clock.nanos;
+  // What the ring's hardware was doing at the end (diagnostics: a board that
+  // stopped drawing inside a NeoPixel write shows a machine or a channel busy).
+  out.pio_end = pios.map((p) => p.machines.map((sm) => ({ enabled: sm.enabled, waiting: sm.waiting, pc: sm.pc, tx: sm.txFIFO.itemCount })));
+  out.dma_end = mcu.dma.channels.filter((c) => c.active).map((c) => ({ index: c.index, left: c.transCount, treq: c.treq }));
+  out.pc_end = core.PC >>> 0;
   out.started = started;
   out.errors = errors;
   if (job.ram_marker) {
@@ -206,7 +291,7 @@ export function run(job) {
     const m = Buffer.from(job.ram_marker, 'latin1');
     const ram = Buffer.from(mcu.sram.buffer, mcu.sram.byteOffset, mcu.sram.byteLength);
     out.ram_marks = [];
-    for (let i = ram.indexOf(m); i >= 0; i = ram.indexOf(m, i + 1)) out.ram_marks.push(ram.subarray(i + m.length, i + m.length + 16).toString('hex'));
+    for (let i = ram.indexOf(m); i >= 0; i = ram.indexOf(m, i + 1)) out.ram_marks.push(ram.subarray(i + m.length, i + m.length + (job.ram_marker_bytes || 24)).toString('hex'));
   }
   if (job.fs_out) fs.writeFileSync(job.fs_out, mcu.flash.subarray(job.fs_offset, job.fs_offset + job.fs_size));
   return out;

@@ -103,30 +103,41 @@ CP_BOOT_SRC = '''\
 #    is remounted writable for the code, and the computer sees it read-only.
 #    Hold MENU while pressing reset to keep the drive writable from the computer
 #    (to update the firmware); the app then cannot save games.
-#    The MENU button is this board's pinmap.json entry's, found by
-#    CircuitPython's board id (firmware/hw_cp.py board_entry). A board with
-#    no entry keeps the drive writable from the computer (to add its entry)
-#    and says so in boot_out.txt; code.py then blinks its LED.
+#    The MENU button is this board's, by CircuitPython's board id: MENU_PINS is
+#    firmware/pinmap.json's, written in by the build (each board's entry found
+#    as firmware/hw_cp.py board_entry finds it), so that boot.py reads no file
+#    and loads none of the app's modules (23 ms of the boot to the first light).
+#    A board with no entry keeps the drive writable from the computer (to add
+#    its entry) and says so in boot_out.txt; code.py then blinks its LED.
 import board
 import digitalio
-import json
 import storage
 import usb_cdc
 
-from firmware.hw_cp import board_entry
+MENU_PINS = %s
 
 usb_cdc.enable(console=True, data=True)
-with open("/firmware/pinmap.json") as f:
-    _entry = board_entry(board.board_id, json.load(f)["boards"])
-if _entry is None:
+_menu = MENU_PINS.get(board.board_id)
+if _menu is None:
     print("bloomkeeper: no pin map for board", board.board_id, "- CIRCUITPY stays writable")
 else:
-    _pin = digitalio.DigitalInOut(getattr(board, _entry[1]["buttons"]["menu"]))
+    _pin = digitalio.DigitalInOut(getattr(board, _menu))
     _pin.switch_to_input(pull=digitalio.Pull.UP)
     if _pin.value:  # released (pull-up): the app owns the flash
         storage.remount("/", readonly=False)
     _pin.deinit()
 '''
+
+
+def boot_source(pinmap_text):
+    """The CircuitPython bundle's boot.py for the boards of `pinmap_text`
+    (its pinmap.json): {board id: MENU pin name}, each board's entry found
+    by firmware/hw_cp.py board_entry, the code's own lookup."""
+    from firmware.hw_cp import board_entry
+
+    boards = json.loads(pinmap_text)["boards"]
+    ids = sorted(s["circuitpython"] for s in boards.values() if "circuitpython" in s)
+    return CP_BOOT_SRC % repr({i: board_entry(i, boards)[1]["buttons"]["menu"] for i in ids})
 
 
 class BundleError(Exception):
@@ -160,10 +171,12 @@ CP_MPY_CROSS_ENV = "BLOOMKEEPER_CP_MPY_CROSS"
 
 
 def cp_mpy_cross(path=None):
-    """The CircuitPython mpy-cross to compile its bundle with (`path`, else
-    $BLOOMKEEPER_CP_MPY_CROSS), or None: the bundle ships source. BundleError,
-    one line, if it is not there or is MicroPython's (CircuitPython refuses
-    MicroPython's .mpy files: "Incompatible .mpy file")."""
+    """The CircuitPython mpy-cross to compile its bundle with (`path`: `make
+    firmware CP_MPY_CROSS=...`, --cp-mpy-cross; else $BLOOMKEEPER_CP_MPY_CROSS),
+    or None: the bundle ships source. BundleError, one line, if one is named
+    but is not there, or is MicroPython's (CircuitPython refuses
+    MicroPython's .mpy files: "Incompatible .mpy file"), or emits a .mpy
+    format no CircuitPython this bundle supports loads (cp_mpy_format)."""
     path = path or os.environ.get(CP_MPY_CROSS_ENV)
     if not path:
         return None
@@ -173,7 +186,36 @@ def cp_mpy_cross(path=None):
         raise BundleError("CircuitPython mpy-cross %s: %s" % (path, e.strerror)) from None
     if not v.startswith("CircuitPython"):
         raise BundleError("%s is not CircuitPython's mpy-cross (it says %r)" % (path, v))
+    cp_mpy_format(v)
     return path
+
+
+# The .mpy format each CircuitPython release line loads (its py/persistentcode.h
+# MPY_VERSION.MPY_SUB_VERSION; a bytecode .mpy needs only the major to match).
+# 9.2.8's and 10.0.0's mpy-cross, built from their tags, wrote byte-identical
+# bundles (hardware/README.md): one .mpy bundle serves both lines.
+CP_MPY_FORMATS = {"6": "CircuitPython 9.x and 10.x"}
+
+
+def cp_mpy_format(version):
+    """(format "6.3", the CircuitPython lines that load it) from what a
+    CircuitPython mpy-cross says to --version ("CircuitPython 9.2.8 on
+    2025-05-28; mpy-cross emitting mpy v6.3"); BundleError, one line, for a
+    format no supported CircuitPython loads (CircuitPython 8's, 5.x) or a
+    line that names none."""
+    tail = version.rpartition("mpy v")[2]
+    major = tail[: len(tail) - len(tail.lstrip("0123456789"))]
+    if "mpy v" not in version or not major:
+        raise BundleError("cannot tell which .mpy format this mpy-cross writes (it says %r)" % version)
+    if major not in CP_MPY_FORMATS:
+        raise BundleError("this mpy-cross writes .mpy v%s, which CircuitPython 9 and 10 do not load (it says %r)" % (tail, version))
+    return tail, CP_MPY_FORMATS[major]
+
+
+# What `make firmware` says when it has no CircuitPython mpy-cross: the
+# bundle is then source, as it always was, and boots slowly.
+CP_SOURCE_NOTE = ("  .py source, compiled at every boot (no CircuitPython mpy-cross given: make firmware "
+                  "CP_MPY_CROSS=PATH, or --cp-mpy-cross PATH; `bloomkeeper docs hardware`, \"CircuitPython's mpy-cross\")\n")
 
 
 def compile_file(src, dst, march=None, source_name=None, binary=None):
@@ -311,14 +353,25 @@ def build(runtime, out_dir, root=ROOT, march=MARCH, version=None, manifest=MANIF
             files[dst_rel] = dst.stat().st_size
         else:
             put_text(rel, board_source(rel, root, version))
-    put_text(PINMAP, board_pinmap(runtime, Path(root, PINMAP).read_text()))
+    pins = board_pinmap(runtime, Path(root, PINMAP).read_text())
+    put_text(PINMAP, pins)
     if runtime == "micropython":
         put_text("main.py", ENTRY_SRC)
     else:
         put_text("code.py", ENTRY_SRC)
-        put_text("boot.py", CP_BOOT_SRC)
+        put_text("boot.py", boot_source(pins))
         for mod in CP_LIBS:
-            put_text("lib/%s.py" % mod, _library_source(mod))
+            rel = "lib/%s.py" % mod
+            if binary:  # Adafruit's own bundles ship it as .mpy too
+                with tempfile.TemporaryDirectory() as tmp:
+                    src = Path(tmp, mod + ".py")
+                    src.write_text(_library_source(mod))
+                    dst = out / ("lib/%s.mpy" % mod)
+                    dst.parent.mkdir(parents=True, exist_ok=True)
+                    compile_file(src, dst, source_name=rel, binary=binary)
+                files["lib/%s.mpy" % mod] = dst.stat().st_size
+            else:
+                put_text(rel, _library_source(mod))
     return dict(sorted(files.items()))
 
 
@@ -371,8 +424,11 @@ def report(runtime, out_dir, files, stream=None, cp_cross=None):
         w("  %7d  %s\n" % (n, rel))
     kind = ".mpy (%s, -march=%s)" % (mpy_cross_version(), MARCH) if runtime == "micropython" else ".py source"
     if runtime == "circuitpython" and cp_cross:
-        kind = ".mpy (%s)" % subprocess.run([cp_cross, "--version"], capture_output=True, text=True).stdout.strip()
+        v = subprocess.run([cp_cross, "--version"], capture_output=True, text=True).stdout.strip()
+        kind = ".mpy (%s: for %s)" % (v, cp_mpy_format(v)[1])
     w("  %7d  total; engine_lite + firmware %d bytes of %s\n" % (sum(files.values()), code, kind))
+    if runtime == "circuitpython" and not cp_cross:
+        w(CP_SOURCE_NOTE)
 
 
 def _rel(p):
@@ -397,10 +453,12 @@ def optional_missing(runtime):
     return None
 
 
-def make(runtimes=RUNTIMES, out=None, stream=None, skip_missing=False):
+def make(runtimes=RUNTIMES, out=None, stream=None, skip_missing=False, cp_cross=None):
     """`make firmware` and `bloomkeeper firmware`: build each runtime's bundle
     under `out` (default BUILD) and report its files, sizes and what was left
-    out. BundleError (one line) if a bundle cannot be built; with
+    out; `cp_cross`: CircuitPython's mpy-cross (cp_mpy_cross: else
+    $BLOOMKEEPER_CP_MPY_CROSS, else its bundle is source and the report says
+    so in one line). BundleError (one line) if a bundle cannot be built; with
     `skip_missing`, a bundle whose shipped driver is not installed is
     skipped with one line instead (an installed wheel has no CircuitPython
     driver unless asked for: the MicroPython bundle must not wait on it)."""
@@ -412,7 +470,7 @@ def make(runtimes=RUNTIMES, out=None, stream=None, skip_missing=False):
             w("%s bundle: skipped, %s\n" % (rt, why))
             continue
         out_dir = Path(out) / OUT_DIRS[rt]
-        cross = cp_mpy_cross() if rt == "circuitpython" else None
+        cross = cp_mpy_cross(cp_cross) if rt == "circuitpython" else None
         files = build(rt, out_dir, cp_cross=cross)
         report(rt, out_dir, files, stream, cross)
         w("  the modules %s lists, no other\n" % _rel(MANIFEST))
@@ -423,9 +481,10 @@ def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m host.build.bundle", description="Build the firmware bundles (make firmware).")
     ap.add_argument("--out", default=str(BUILD), help="build directory (default: %s)" % BUILD)
     ap.add_argument("--runtime", choices=RUNTIMES + ("all",), default="all")
+    ap.add_argument("--cp-mpy-cross", metavar="PATH", help="CircuitPython's own mpy-cross: its bundle as .mpy (hardware/README.md)")
     args = ap.parse_args(argv)
     try:
-        make(RUNTIMES if args.runtime == "all" else (args.runtime,), args.out)
+        make(RUNTIMES if args.runtime == "all" else (args.runtime,), args.out, cp_cross=args.cp_mpy_cross)
     except BundleError as err:
         sys.stderr.write("bundle: %s\n" % err)
         return 2

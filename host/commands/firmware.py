@@ -16,7 +16,7 @@ from host.errors import UserError
 def firmware_cmd(args):
     runtimes = bundle.RUNTIMES if args.runtime == "all" else (args.runtime,)
     try:
-        bundle.make(runtimes, args.out, skip_missing=args.runtime == "all")
+        bundle.make(runtimes, args.out, skip_missing=args.runtime == "all", cp_cross=args.cp_mpy_cross)
         if args.romfs:
             from host.build import romfs
 
@@ -37,5 +37,8 @@ def register(sub):
     p.add_argument("--runtime", choices=bundle.RUNTIMES + ("all",), default="all",
                    help="which bundle (default all: circuitpython is skipped, saying so, without Adafruit's "
                    "neopixel driver, the circuitpython extra)")
+    p.add_argument("--cp-mpy-cross", metavar="PATH",
+                   help="CircuitPython's own mpy-cross (built from its source: `bloomkeeper docs hardware`, \"CircuitPython's mpy-cross\"): the CircuitPython "
+                   "bundle as .mpy, which boots without compiling (default: $BLOOMKEEPER_CP_MPY_CROSS, else .py source)")
     p.add_argument("--romfs", action="store_true", help="also the MicroPython bundle as one ROMFS image (bloomkeeper.romfs)")
     p.set_defaults(func=firmware_cmd)

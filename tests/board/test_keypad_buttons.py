@@ -115,6 +115,32 @@ def _run(keys, T, b, ms, scan=True, poll=True):
     return got
 
 
+def test_no_quiet_spell_inside_a_press_until_its_long_or_its_release():
+    """tidy's quiet spell (the FAT work, a piece of a finish) waits for a
+    gesture's end: a hold is no quiet spell until its LONG fired, a tap
+    none until its release, then QUIET_MS of rest as after any edge."""
+    from firmware.main import QUIET_MS
+    from firmware.buttons import ticks_diff
+
+    keys, T, b = _rig()
+    _run(keys, T, b, 10)
+
+    def quiet():
+        return b.edge >= 0 and ticks_diff(b.clock(), b.edge) >= QUIET_MS
+
+    keys.level[6] = 0  # a hold long past its LONG
+    seen = []
+    for ms in range(1, 600 + QUIET_MS + 20):
+        seen += _run(keys, T, b, 1)
+        assert not quiet() or (seen == [(6, LONG)] and ms >= 600 + QUIET_MS)  # never while undecided
+    assert quiet()  # decided at 600 ms: the rest of the hold is inert, quiet once it has lasted QUIET_MS
+    keys.level[6] = 1
+    _run(keys, T, b, 10)
+    assert not quiet()  # the release moved
+    _run(keys, T, b, QUIET_MS)
+    assert quiet()
+
+
 def test_a_hold_taken_after_the_loop_was_away_is_long_and_a_tap_short():
     """The loop polls only once, 1.5 s after a 700 ms hold and an 80 ms tap
     ended: their true durations come from the scans' ticks."""

@@ -77,6 +77,39 @@ def test_tidy_does_the_quiet_work_once_per_quiet_spell_never_inside_a_gesture(mo
     assert b.store.quiet_spells == 4  # the Store's quiet work comes with each collection, never inside a gesture
 
 
+class PiecesStore(QuietStore):
+    """A Store with quiet work in `left` pieces (CircuitPython's spread
+    finish: Store.quiet answers True while pieces remain)."""
+
+    left = 0
+
+    def quiet(self):
+        QuietStore.quiet(self)
+        self.left = max(0, self.left - 1)
+        return self.left > 0
+
+
+def test_quiet_work_in_pieces_goes_on_one_a_turn_until_a_button_moves(monkeypatch):
+    monkeypatch.setattr(board_main.gc, "collect", lambda: None)
+    b = Board()
+    b.store = PiecesStore()
+    b.store.left = 6
+    b.run(QUIET_MS - 10, [])
+    assert b.store.quiet_spells == 0  # not quiet long enough yet
+    b.run(10, [])
+    b.run(5, [])
+    assert b.store.quiet_spells == 2  # quiet: a piece each turn
+    b.pins[2].v = 0  # a press: no piece while it lasts, nor until the buttons rest again
+    b.run(60, [])
+    b.pins[2].v = 1
+    b.run(QUIET_MS - 10, [])
+    assert b.store.quiet_spells == 2
+    b.run(40, [])  # rested: the remaining four, one a turn, then nothing more
+    assert b.store.quiet_spells == 6 and b.store.left == 0
+    b.run(1000, [])
+    assert b.store.quiet_spells == 6
+
+
 # An idle turn of the real loop, in the real MicroPython at the Pico's heap,
 # on the real Store (MemFS flash) and a NeoPixel-style strip: the setup screen, then a game's play
 # screen, each turn with the heap locked. The turns run through QUIET_MS,

@@ -8,6 +8,8 @@
 * bench/chip/ws2812.mjs: the WS2812 decoder, on a waveform made here with
   the datasheet's timings (run by node; skipped, saying so, without it).
 * bench/bench_chip.py: the reference ring a chip frame is checked against.
+* bench/bench_chip_cp.py: its heap probe (a code.py) hooks what
+  firmware/main.py has.
 """
 
 import json
@@ -148,3 +150,25 @@ def test_the_reference_knows_the_ring_a_frame_should_show():
     grb = bytes(x for i in range(0, 72, 3) for x in (rgb[i + 1], rgb[i], rgb[i + 2]))
     assert rgb_hex({"hex": grb.hex()}, "GRB") in ring  # the chip's frame, decoded in the strip's order
     assert rgb_hex({"hex": bytes(72).hex()}, "GRB") not in ring  # a dark ring is not what setup shows
+
+
+# ------------------------------------------------------- the CircuitPython heap probe
+
+
+def test_the_circuitpython_heap_probe_hooks_what_firmware_main_has():
+    # bench_chip_cp.PROBE (the heap runs' code.py) replaces firmware.main's
+    # run and tidy and reads the quiet spell as tidy does: if main.py renames
+    # or reshapes them, the probe would stop the board at boot, not measure it
+    import inspect
+
+    import firmware.main as m
+    from bench import bench_chip_cp
+
+    code = compile(bench_chip_cp.PROBE, "code.py", "exec")
+    used = set(code.co_names) | {n for c in code.co_consts if inspect.iscode(c) for n in c.co_names}
+    for name in ("tidy", "run", "loop_step", "QUIET_MS", "ticks_diff", "main"):
+        assert name in used and hasattr(m, name), name
+    assert list(inspect.signature(m.run).parameters)[:2] == ["app", "sleep_ms"]
+    assert "step" in inspect.signature(m.run).parameters  # the probe passes main()'s turn on
+    assert bench_chip_cp.MARKER.encode() not in code.co_consts  # written byte by byte: no literal copy in RAM
+    assert str(tuple(bench_chip_cp.MARKER.encode())) in bench_chip_cp.PROBE  # the bytes it writes are the marker the runner looks for

@@ -84,13 +84,17 @@ def test_circuitpython_bundle_is_source_with_boot_and_neopixel(built):
         ast.parse((out / rel).read_text(), rel)
     boot = (out / "boot.py").read_text()
     assert "usb_cdc.enable(console=True, data=True)" in boot and 'storage.remount("/", readonly=False)' in boot
-    assert "board_entry(board.board_id," in boot and "feather_rp2040" not in boot  # the board names itself
+    assert "MENU_PINS.get(board.board_id)" in boot  # the board names itself
+    assert "import firmware" not in boot and "open(" not in boot  # no module of the app, no file: the boot's time
     pinmap = json.loads((out / bundle.PINMAP).read_text())["boards"]
     from firmware.hw_cp import board_entry
 
+    table = next(ast.literal_eval(n.value) for n in ast.parse(boot).body if isinstance(n, ast.Assign) and n.targets[0].id == "MENU_PINS")
     for board_id, name, menu in (("raspberry_pi_pico", "pico", "GP9"), ("adafruit_feather_rp2040", "feather_rp2040", "D11")):
-        assert board_entry(board_id, pinmap) == (name, pinmap[name]) and pinmap[name]["buttons"]["menu"] == menu  # what boot.py finds
-    assert board_entry("OS_AGNOSTIC_BOARD", pinmap) is None
+        assert board_entry(board_id, pinmap) == (name, pinmap[name]) and pinmap[name]["buttons"]["menu"] == menu
+        assert table[board_id] == menu  # what boot.py finds
+    assert set(table) == {s["circuitpython"] for s in pinmap.values()}  # every board the code knows, no other
+    assert board_entry("OS_AGNOSTIC_BOARD", pinmap) is None and "OS_AGNOSTIC_BOARD" not in table
 
 
 def test_pinmap_ships_each_runtimes_boards_with_their_wiring_unchanged(built):
@@ -268,13 +272,43 @@ def test_micropythons_mpy_cross_is_refused_for_the_circuitpython_bundle(tmp_path
         bundle.make(("circuitpython",), tmp_path)
 
 
+def test_without_circuitpythons_mpy_cross_the_bundle_is_source_and_says_so_in_one_line(tmp_path, monkeypatch):
+    """No CircuitPython mpy-cross (CI never has one: it is on no registry):
+    the CircuitPython bundle is the .py source it always was, and the
+    report says why in one line, naming the make variable."""
+    import io
+
+    monkeypatch.delenv(bundle.CP_MPY_CROSS_ENV, raising=False)
+    out = io.StringIO()
+    bundle.make(("circuitpython",), tmp_path, stream=out)
+    lines = [ln for ln in out.getvalue().splitlines() if "mpy-cross" in ln]
+    assert len(lines) == 1 and "CP_MPY_CROSS=" in lines[0] and ".py source" in lines[0]
+    root = tmp_path / "firmware-circuitpython"
+    assert (root / "firmware" / "app.py").is_file() and not list(root.rglob("*.mpy"))
+    assert (root / "lib" / "neopixel.py").is_file()
+
+
+def test_the_mpy_format_a_circuitpython_mpy_cross_writes_decides_which_releases_load_it():
+    """What CircuitPython's mpy-cross says to --version (the lines of the
+    9.2.8 and 10.0.0 builds of hardware/README.md, and 8.2.10's source,
+    main.c) names its .mpy format: 6.x loads on 9.x and 10.x, 5 (8.x) on
+    neither, and a line with no format is refused in one line."""
+    assert bundle.cp_mpy_format("CircuitPython 9.2.8 on 2026-12-04; mpy-cross emitting mpy v6.3") == ("6.3", "CircuitPython 9.x and 10.x")
+    assert bundle.cp_mpy_format("CircuitPython 10.0.0 on 2026-12-04; mpy-cross emitting mpy v6.3")[0] == "6.3"
+    with pytest.raises(bundle.BundleError, match="writes .mpy v5-CircuitPython, which CircuitPython 9 and 10 do not load"):
+        bundle.cp_mpy_format("CircuitPython 8.2.10 on 2024-01-10; mpy-cross emitting mpy v5-CircuitPython")
+    with pytest.raises(bundle.BundleError, match="cannot tell which .mpy format"):
+        bundle.cp_mpy_format("CircuitPython 9.2.8")
+
+
 @pytest.mark.slow
-@pytest.mark.skipif(not os.environ.get("BLOOMKEEPER_CP_MPY_CROSS"), reason="CircuitPython's mpy-cross is built outside the repo (docs/design.md): set BLOOMKEEPER_CP_MPY_CROSS")
+@pytest.mark.skipif(not os.environ.get("BLOOMKEEPER_CP_MPY_CROSS"), reason="CircuitPython's mpy-cross is built outside the repo (hardware/README.md): set BLOOMKEEPER_CP_MPY_CROSS (make firmware's CP_MPY_CROSS)")
 def test_with_circuitpythons_mpy_cross_the_circuitpython_bundle_is_its_mpy(tmp_path):
     files = bundle.build("circuitpython", tmp_path / "cp", cp_cross=bundle.cp_mpy_cross())
     mods = bundle.shipped("circuitpython")
-    assert sorted(r for r in files if r.endswith(".mpy")) == sorted(r[:-3] + ".mpy" for r in mods)
+    assert sorted(r for r in files if r.endswith(".mpy")) == sorted([r[:-3] + ".mpy" for r in mods] + ["lib/neopixel.mpy"])
     for rel in files:
         if rel.endswith(".mpy"):
             assert (tmp_path / "cp" / rel).read_bytes()[:2] == b"C\x06", rel  # CircuitPython's magic, format 6
-    assert {"code.py", "boot.py", "lib/neopixel.py", bundle.PINMAP} <= set(files)
+    assert {"code.py", "boot.py", bundle.PINMAP} <= set(files)  # CircuitPython runs only a .py code.py and boot.py
+    assert not [r for r in files if r.endswith(".py") and r not in ("code.py", "boot.py")]

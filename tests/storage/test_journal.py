@@ -103,3 +103,126 @@ def test_the_journal_runs_in_real_micropython():
     ) % (list(STEPS[0][1]), [list(r) for _, r in STEPS[1:5]])
     r = run_mpy(code)
     assert r.stdout.splitlines() == ["[] 1", "['/bk-live/0001.log'] 255", "True"]
+
+
+def _played_to_the_finish(store):
+    """The session up to its finish, a quiet spell after each event (FAT
+    in step with the journal, as in play); its game."""
+    game = None
+    for kind, rec in STEPS:
+        if kind == "finish":
+            return game
+        if kind == "new":
+            game = store.new_game(rec)
+        elif kind == "apply":
+            store.apply(game, rec)
+        elif kind == "undo":
+            store.undo(game)
+        store.quiet()
+
+
+def _spread_finish(store, fs):
+    """finish(later=True), its flush (the press's step), then quiet spells
+    until none is due: the flash ops of each, the step's first."""
+    n = len(fs.trace)
+    store.finish(later=True)
+    store.flush()
+    pieces = [fs.trace[n:]]
+    more = True
+    while more:
+        n = len(fs.trace)
+        more = store.quiet()
+        pieces.append(fs.trace[n:])
+    return pieces
+
+
+def test_a_finish_on_the_journal_is_pieces_one_a_quiet_spell():
+    """On CircuitPython the end of a game is no burst of FAT work: the press
+    that finishes writes nothing, and each quiet spell does one piece (the
+    snapshot's removal, one segment of the archive's copy, its summary,
+    its rename, the pruning, one leftover segment's removal), each at
+    most one FAT file written, renamed or removed and one nvm erase. The
+    archive is the one a finish at once writes, byte for byte."""
+    fs = MemFS(trace=True)
+    store = Store(fs=JournalFS(fs, NorNvm(fs)))
+    game = _played_to_the_finish(store)
+    pieces = _spread_finish(store, fs)
+    assert pieces[0] == []  # the finishing press's step: no flash work at all
+    for p in pieces[1:]:
+        kinds = [k for k, _, _ in p]
+        assert kinds.count("open-wb") + kinds.count("open-ab") + kinds.count("rename") + kinds.count("remove") <= 2, kinds
+        assert kinds.count("nvm-erase") <= 1
+        assert len([k for k in kinds if k in ("rename", "remove")]) <= 1
+    copies = [p for p in pieces if any(k == "write" for k, _, _ in p)]
+    assert len(copies) >= 4  # the copy is a segment a piece
+    assert store.archived() == [("0001", False)] and not [n for n in fs.files if n.endswith(".log") or ".l" in n.rsplit("/", 1)[1]]
+
+    once = MemFS()
+    store2 = Store(fs=JournalFS(once, NorNvm(once)))
+    _played_to_the_finish(store2)
+    store2.finish()
+    assert {p: bytes(d) for p, d in once.files.items() if p.endswith(".fin") or "-sum/" in p} == {
+        p: bytes(d) for p, d in fs.files.items() if p.endswith(".fin") or "-sum/" in p}
+    assert store.records("0001") == list(game.log.records())
+
+
+def test_any_other_store_call_ends_a_spread_finish_first():
+    """A spread finish under way when the board needs the flash for
+    something else (a new game, a sync's listing, a late record): the
+    remaining pieces run first, so nothing reads a half-made archive."""
+    fs = MemFS()
+    store = Store(fs=JournalFS(fs, NorNvm(fs)))
+    _played_to_the_finish(store)
+    store.finish(later=True)
+    store.flush()
+    assert store.quiet() is True  # one piece, more to come
+    assert store.archived() == [("0001", False)]  # the rest, at once, before the listing
+    assert store.quiet() is False
+    assert store.new_game(STEPS[0][1]) is not None and store.game_id == "0002"
+
+
+def test_a_backlog_drains_a_file_a_quiet_spell():
+    """Events with no quiet spell between them (a fast player) leave the
+    journal a backlog: the segment's frames, snapshots between them. The
+    quiet spells put it on FAT a file a call (Store.quiet answers True
+    while some remain, and tidy calls again next turn), not in one call;
+    the journal is erased once, after the last; FAT ends as one whole
+    drain leaves it."""
+    fs = MemFS(trace=True)
+    nvm = NorNvm(fs)
+    store = Store(fs=JournalFS(fs, nvm), snapshot_every=4)
+    game = _play(store, 14)
+    once = fs.survivor()
+    j2 = JournalFS(once, nvm.survivor(once))  # the same flash, the journal drained whole (as at a boot)
+    pieces = []
+    more = True
+    while more:
+        n = len(fs.trace)
+        more = store.quiet()
+        pieces.append(fs.trace[n:])
+    written = [{p for k, p, _ in piece if k in ("open-wb", "open-ab")} for piece in pieces]
+    assert len(pieces) >= 2 and all(len(w) <= 1 for w in written), written
+    assert [k for piece in pieces for k, _, _ in piece].count("nvm-erase") == 1
+    assert {p: bytes(d) for p, d in fs.files.items()} == {p: bytes(d) for p, d in once.files.items()}
+    assert j2.end == 0 and Store(fs=JournalFS(fs, nvm)).boot().events() == game.events()
+
+
+def test_a_journal_half_full_drains_whole_in_one_quiet_spell():
+    """Pieces are erased only with the last; a journal past half full is
+    drained whole by the next quiet call, so that it never fills up inside
+    an event (which then waits for the whole backlog)."""
+    fs = MemFS()
+    nvm = NorNvm(fs, size=1024)
+    store = Store(fs=JournalFS(fs, nvm), snapshot_every=4)
+    game = None
+    for kind, rec in STEPS:
+        if kind == "new":
+            game = store.new_game(rec)
+        elif kind == "apply":
+            store.apply(game, rec)
+        elif kind == "undo":
+            store.undo(game)
+        if store.fs.end * 2 > store.fs.size:
+            break
+    assert store.fs.end * 2 > store.fs.size
+    assert store.quiet() is False and store.fs.end == 0
