@@ -108,16 +108,22 @@ def run_all(only=None):
     moves one part's figures reruns that part, not the 20-minute whole."""
     results = json.loads(RESULTS.read_text()) if only else {}
     timings = results.get("bench_seconds", {})
+    keys = results.get("bench_keys", {})  # each module's figure names, so a rerun drops the ones it no longer makes
     for name, what in MODULES:
         if only and name not in only:
             continue
         t0 = time.monotonic()
         mod = importlib.import_module(name)
         print("== %s (%s)" % (name, what), flush=True)
-        results.update(mod.measure())
+        figures = mod.measure()
+        for k in keys.get(name, ()):
+            results.pop(k, None)
+        results.update(figures)
+        keys[name] = sorted(figures)
         timings[name] = round(time.monotonic() - t0, 1)
     results["machine"] = machine()
     results["bench_seconds"] = timings
+    results["bench_keys"] = keys
     return results
 
 
