@@ -12,17 +12,22 @@ from tests.kit.nvm_flash import NorNvm
 from tests.kit.powercut_session import STEPS
 
 
-def _play(store, n):
+def _play(store, n=None, quiet=False):
     """The session's first n steps (a new game, events, undos, a refused
-    one) on `store`; its game."""
+    one) on `store`, up to its finish at most, a quiet spell after each if
+    `quiet` (FAT in step with the journal, as in play); its game."""
     game = None
     for kind, rec in STEPS[:n]:
+        if kind == "finish":
+            break
         if kind == "new":
             game = store.new_game(rec)
         elif kind == "apply":
             store.apply(game, rec)
         elif kind == "undo":
             store.undo(game)
+        if quiet:
+            store.quiet()
     return game
 
 
@@ -105,22 +110,6 @@ def test_the_journal_runs_in_real_micropython():
     assert r.stdout.splitlines() == ["[] 1", "['/bk-live/0001.log'] 255", "True"]
 
 
-def _played_to_the_finish(store):
-    """The session up to its finish, a quiet spell after each event (FAT
-    in step with the journal, as in play); its game."""
-    game = None
-    for kind, rec in STEPS:
-        if kind == "finish":
-            return game
-        if kind == "new":
-            game = store.new_game(rec)
-        elif kind == "apply":
-            store.apply(game, rec)
-        elif kind == "undo":
-            store.undo(game)
-        store.quiet()
-
-
 def _spread_finish(store, fs):
     """finish(later=True), its flush (the press's step), then quiet spells
     until none is due: the flash ops of each, the step's first."""
@@ -145,7 +134,7 @@ def test_a_finish_on_the_journal_is_pieces_one_a_quiet_spell():
     archive is the one a finish at once writes, byte for byte."""
     fs = MemFS(trace=True)
     store = Store(fs=JournalFS(fs, NorNvm(fs)))
-    game = _played_to_the_finish(store)
+    game = _play(store, quiet=True)
     pieces = _spread_finish(store, fs)
     assert pieces[0] == []  # the finishing press's step: no flash work at all
     for p in pieces[1:]:
@@ -159,7 +148,7 @@ def test_a_finish_on_the_journal_is_pieces_one_a_quiet_spell():
 
     once = MemFS()
     store2 = Store(fs=JournalFS(once, NorNvm(once)))
-    _played_to_the_finish(store2)
+    _play(store2, quiet=True)
     store2.finish()
     assert {p: bytes(d) for p, d in once.files.items() if p.endswith(".fin") or "-sum/" in p} == {
         p: bytes(d) for p, d in fs.files.items() if p.endswith(".fin") or "-sum/" in p}
@@ -172,7 +161,7 @@ def test_any_other_store_call_ends_a_spread_finish_first():
     remaining pieces run first, so nothing reads a half-made archive."""
     fs = MemFS()
     store = Store(fs=JournalFS(fs, NorNvm(fs)))
-    _played_to_the_finish(store)
+    _play(store, quiet=True)
     store.finish(later=True)
     store.flush()
     assert store.quiet() is True  # one piece, more to come
