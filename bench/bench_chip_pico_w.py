@@ -38,9 +38,12 @@ bench_chip's heap probe: no output channel is needed):
 * ``stage``: how far it got: 1 boot.py ran, 2 the board was built, 3
   ``with_table`` returned, 4 the loop turned ``LOOP_TURNS`` times;
 * ``radio``: what the access point interface says once ``with_table``
-  returned: 1 + ``active()`` + 2 x ``isconnected()`` (0: not asked).
+  returned: 1 + ``active()`` + 2 x ``isconnected()`` + 4 x (``status()`` +
+  3) (0: not asked; ``radio_status``, ``radio_active`` decode it).
   MicroPython's ``active()`` is its own flag, set by ``active(True)``
   whatever the driver's bring-up returned (extmod/network_cyw43.c);
+  ``status()`` is the access point's link (3: up), what firmware/wifi.py
+  asks;
 * ``ms_boot``, ``ms_board``, ``ms_wifi``: ``time.ticks_ms()`` (ms since
   reset) at the start of boot.py, before ``with_table`` and after it: the
   last minus the middle is what asking the radio cost the boot.
@@ -102,7 +105,7 @@ def with_table(app):
     put(6, 0 if turn is w.board.loop_step else 1)
     import network
     nic = network.WLAN(network.AP_IF)
-    put(7, 1 + nic.active() + 2 * nic.isconnected())
+    put(7, 1 + nic.active() + 2 * nic.isconnected() + 4 * (nic.status() + 3))
     put(5, 3)
     n = [0]
     def counted(app, sleep_ms):
@@ -188,6 +191,9 @@ def measure(uf2, work=None):
     r = readings(out.get("ram_marks"))
     if r.get("ms_wifi"):
         r["wifi_bringup_ms"] = r["ms_wifi"] - r["ms_board"]
+    if r.get("radio"):
+        r["radio_active"] = bool((r["radio"] - 1) & 1)
+        r["radio_status"] = (r["radio"] - 1) // 4 - 3
     r["first_light_ms"] = None if out.get("first_light_ns") is None else round(out["first_light_ns"] / 1e6, 1)
     r["emulated_ms"] = round(out["end_ns"] / 1e6, 1)
     r["fault_log"] = faults((work / "fs-after.img").read_bytes()).strip()

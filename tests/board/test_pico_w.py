@@ -43,7 +43,9 @@ def test_settings_choose_the_access_point_or_the_network():
 
 class Radio:
     """The radio's two answers firmware/wifi.py asks (network.WLAN's
-    isconnected and active): the chip's, which no test here can ask."""
+    isconnected, joined, and status, the access point's link): the chip's,
+    which no test here can ask (bench/bench_chip_pico_w.py asks the real
+    image on the emulated chip, which has no radio: status 0)."""
 
     def __init__(self):
         self.up = False
@@ -51,8 +53,10 @@ class Radio:
     def isconnected(self):
         return self.up
 
-    def active(self):
-        return self.up
+    def status(self):
+        from firmware.wifi import LINK_UP
+
+        return LINK_UP if self.up else 0
 
 
 def test_a_change_of_the_link_is_said_once_and_the_radio_asked_twice_a_second():
@@ -67,3 +71,29 @@ def test_a_change_of_the_link_is_said_once_and_the_radio_asked_twice_a_second():
     assert net.changed(2 * CHECK_MS) is False  # once
     net.nic.up = False
     assert net.changed(3 * CHECK_MS) is True and not net.is_up
+
+
+def test_the_access_point_is_up_only_when_its_link_is():
+    """MicroPython's active() is its own flag, True after active(True) even
+    if the radio never answered: the ring would say WiFi is up with no page
+    to reach. The access point's link status is the radio's answer."""
+    from firmware.wifi import CHECK_MS
+
+    net = Wifi({}, "e6614c311b7a8d2f")
+    net.nic = Radio()
+    net.nic.active = lambda: True  # asked for, whatever the radio did
+    assert net.changed(0) is False and not net.is_up
+    net.nic.up = True  # the radio brought the access point's link up
+    assert net.changed(CHECK_MS) is True and net.is_up
+
+
+def test_a_radio_that_never_comes_up_is_said_once_after_the_grace():
+    """The emulated Pico W (no radio: bench/bench_chip_pico_w.py) answers
+    status 0 and active() True: the ring says WiFi is down, once, after
+    GRACE_MS, not up and not nothing."""
+    from firmware.wifi import CHECK_MS, GRACE_MS
+
+    net = Wifi({}, "e6614c311b7a8d2f")
+    net.nic = Radio()
+    said = [t for t in range(0, GRACE_MS + 4 * CHECK_MS, CHECK_MS) if net.changed(t)]
+    assert said == [GRACE_MS] and net.is_up is False
