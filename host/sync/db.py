@@ -933,14 +933,7 @@ class Database:
                 continue
             date, est = _date(started, first, est)
             p = play_of(board, gid, date, [bytes(r) for r in recs[:good]])
-            p.update({"play": pid, "ident": _text(ident), "board_type": _text(btype), "date_estimated": est,
-                      "synced": _text(first), "abandoned": bool(archived) and not p["over"]})
-            q = by_play.get(pid)
-            if why is not None:
-                p["problem"] = "damaged: %s" % why
-            elif q is not None:
-                p["problem"] = "quarantined from record %d: %s" % (q["index"], q["reason"])
-            plays.append(p)
+            plays.append(_stored(p, pid, ident, btype, est, first, archived, why, by_play.get(pid)))
         problems.extend(quarantined.values())
         return plays, problems
 
@@ -1058,14 +1051,7 @@ class Database:
              "event_count": events, "over": bool(over)}
         if final is not None:
             p["final"] = json.loads(final)
-        p.update({"play": pid, "ident": _text(ident), "board_type": _text(btype), "date_estimated": bool(est),
-                  "synced": _text(first), "abandoned": bool(archived) and not p["over"]})
-        q = by_play.get(pid)
-        if problem is not None:
-            p["problem"] = "damaged: %s" % problem
-        elif q is not None:
-            p["problem"] = "quarantined from record %d: %s" % (q["index"], q["reason"])
-        return p
+        return _stored(p, pid, ident, btype, est, first, archived, problem, by_play.get(pid))
 
     def _s_page(self, limit=None, offset=0, since=None, log=False):
         """(plays, total): the readable plays started at or after `since`
@@ -1151,6 +1137,21 @@ def _text(value):
     if isinstance(value, (bytes, bytearray, memoryview)):
         return bytes(value).decode("utf-8", "replace")
     return "" if value is None else str(value)
+
+
+def _stored(p, pid, ident, btype, est, first, archived, problem, q):
+    """Play dict `p` (replayed, or read from its summary) with what the
+    database knows of it besides its records: its id, identity, board type,
+    whether its date is estimated, its first sync, whether it was abandoned,
+    and its problem line (a damaged tail `problem`, else the quarantine `q`):
+    one wording for both readings."""
+    p.update({"play": pid, "ident": _text(ident), "board_type": _text(btype), "date_estimated": bool(est),
+              "synced": _text(first), "abandoned": bool(archived) and not p["over"]})
+    if problem is not None:
+        p["problem"] = "damaged: %s" % problem
+    elif q is not None:
+        p["problem"] = "quarantined from record %d: %s" % (q["index"], q["reason"])
+    return p
 
 
 def _date(started, first, est):
