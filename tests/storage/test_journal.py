@@ -12,10 +12,11 @@ from tests.kit.nvm_flash import NorNvm
 from tests.kit.powercut_session import STEPS
 
 
-def _play(store, n=None, quiet=False):
+def _play(store, n=None, quiet=False, until=None):
     """The session's first n steps (a new game, events, undos, a refused
     one) on `store`, up to its finish at most, a quiet spell after each if
-    `quiet` (FAT in step with the journal, as in play); its game."""
+    `quiet` (FAT in step with the journal, as in play), and none after the
+    one that made `until()` true; its game."""
     game = None
     for kind, rec in STEPS[:n]:
         if kind == "finish":
@@ -28,6 +29,8 @@ def _play(store, n=None, quiet=False):
             store.undo(game)
         if quiet:
             store.quiet()
+        if until is not None and until():
+            break
     return game
 
 
@@ -203,15 +206,6 @@ def test_a_journal_half_full_drains_whole_in_one_quiet_spell():
     fs = MemFS()
     nvm = NorNvm(fs, size=1024)
     store = Store(fs=JournalFS(fs, nvm), snapshot_every=4)
-    game = None
-    for kind, rec in STEPS:
-        if kind == "new":
-            game = store.new_game(rec)
-        elif kind == "apply":
-            store.apply(game, rec)
-        elif kind == "undo":
-            store.undo(game)
-        if store.fs.end * 2 > store.fs.size:
-            break
+    _play(store, until=lambda: store.fs.end * 2 > store.fs.size)
     assert store.fs.end * 2 > store.fs.size
     assert store.quiet() is False and store.fs.end == 0
