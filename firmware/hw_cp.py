@@ -171,6 +171,24 @@ def _machine_id():
         return "%012x" % uuid.getnode()
 
 
+def _pio_watch(names, clock):
+    """A PIO state machine on the buttons (firmware/keys_cp.py), where the
+    board has rp2pio and its eight buttons on consecutive GPIOs (the Pico's
+    GP2-GP9); else None, and keypad scans them (the Feather RP2040's are
+    spread over its header)."""
+    try:
+        import board
+        import microcontroller
+
+        from firmware.keys_cp import PioWatch, consecutive, pin_numbers
+
+        if not consecutive(pin_numbers(names, board, microcontroller.pin)):
+            return None
+        return PioWatch(getattr(board, names[0]), clock)
+    except ImportError:  # no rp2pio (not an RP2040)
+        return None
+
+
 class CircuitPythonHW:
     def __init__(self, spec):
         import board
@@ -180,20 +198,34 @@ class CircuitPythonHW:
 
         from firmware.hw import button_pins, WallClock
 
+        self._last = 0
+        self._hi = 0
+        try:
+            import supervisor
+
+            self._ticks = supervisor.ticks_ms
+        except ImportError:  # Blinka (CPython)
+            import time
+
+            self._ticks = lambda: time.monotonic_ns() // 1000000 & 0x1FFFFFFF  # same period
         self.pins = []
         names = button_pins(spec)
-        if sys.implementation.name == "circuitpython":  # keypad scans the buttons in C (firmware/keys_cp.py)
-            import keypad
-
-            from firmware.keys_cp import SCAN_MS, KeyPin
-
-            self.keys = keypad.Keys([getattr(board, n) for n in names], value_when_pressed=False, pull=True, interval=SCAN_MS / 1000)
-            self.pins = [KeyPin() for _ in names]
+        if sys.implementation.name == "circuitpython":  # a PIO state machine or keypad watches the buttons (firmware/keys_cp.py)
             import microcontroller
 
+            from firmware.keys_cp import KeyPin
+
+            self.pins = [KeyPin() for _ in names]
+            self.watch = _pio_watch(names, self.ticks_ms)
+            if self.watch is None:
+                import keypad
+
+                from firmware.keys_cp import SCAN_MS
+
+                self.keys = keypad.Keys([getattr(board, n) for n in names], value_when_pressed=False, pull=True, interval=SCAN_MS / 1000)
             if microcontroller.nvm is not None and len(microcontroller.nvm) >= 1024:
                 self.journal = self._journal  # main.py puts the Store's files behind it
-            self.buttons = self._keypad_buttons  # App makes its Buttons with it
+            self.buttons = self._fed_buttons  # App makes its Buttons with it
         else:  # Blinka (its keypad is a Python thread without timestamps): the loop samples the pins
             for name in names:
                 dio = digitalio.DigitalInOut(getattr(board, name))
@@ -203,24 +235,19 @@ class CircuitPythonHW:
         px = neopixel.NeoPixel(getattr(board, spec["pixel_pin"]), self.count, auto_write=False, pixel_order=spec.get("pixel_order", "GRB"))
         self.neopixel = px
         self.strip = _Strip(px)
-        self._last = 0
-        self._hi = 0
         self.uid, rtc = _identity()
         c = WallClock(rtc)
         self.utc = c.utc
         self.set_utc = c.set_utc
         self.uptime = c.uptime
-        try:
-            import supervisor
 
-            self._ticks = supervisor.ticks_ms
-        except ImportError:  # Blinka (CPython)
-            import time
+    def _fed_buttons(self, pins, clock):
+        """firmware.buttons.Buttons fed by the PIO's words or by keypad (App
+        calls hw.buttons(pins, clock) where it exists)."""
+        if self.watch is not None:
+            from firmware.keys_cp import PioButtons
 
-            self._ticks = lambda: time.monotonic_ns() // 1000000 & 0x1FFFFFFF  # same period
-
-    def _keypad_buttons(self, pins, clock):
-        """firmware.buttons.Buttons fed by keypad (App calls hw.buttons(pins, clock) where it exists)."""
+            return PioButtons(self.watch, pins, clock)
         import keypad
 
         from firmware.keys_cp import KeypadButtons

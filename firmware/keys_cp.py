@@ -1,11 +1,20 @@
-"""CircuitPython's buttons: `keypad.Keys` scans them in C, the edges go into
-Buttons' ring of latched edges at the instant the scan saw them.
+"""CircuitPython's buttons, fed into firmware/buttons.py's ring of latched
+edges with their true times: on an RP2040 whose eight buttons sit on
+consecutive GPIOs (the Pico's GP2-GP9), by a PIO state machine and DMA
+(`PioWatch`, `PioButtons`); elsewhere (the Feather RP2040's buttons are
+spread over its header) by `keypad.Keys` (`KeypadButtons`).
+`hw_cp.CircuitPythonHW` picks. One module: on CircuitPython each module
+file costs ~7 ms of the boot to open, whatever its size.
 
-Why: CircuitPython has no pin interrupts in Python, and the loop samples
-its pins once a turn; a save on CircuitPython's FAT drive holds the loop for
-up to ~470 ms (several 4 KB erases and their programs, each with interrupts
-off), so a tap inside it was missed and a hold's release was timed at the
-loop's next turn. `keypad.Keys` scans the pins from the supervisor's 1 ms
+Why either: CircuitPython has no pin interrupts in Python, and the loop
+samples its pins once a turn; a save on CircuitPython's FAT drive holds
+the loop for up to ~470 ms (several 4 KB erases and their programs, each
+with interrupts off), so a tap inside it was missed and a hold's release
+was timed at the loop's next turn.
+
+## keypad
+
+`keypad.Keys` scans the pins from the supervisor's 1 ms
 tick interrupt (shared-module/keypad/__init__.c keypad_tick), every
 `SCAN_MS`, whatever Python is doing, and queues each change with
 `supervisor.ticks_ms()` at that scan (`Event.timestamp`, CircuitPython 8+).
@@ -21,13 +30,49 @@ turns them off (45 ms typical for a 4 KB erase, 400 ms at the W25Q16JV
 datasheet's maximum). An edge inside one stall is seen at the first scan
 after it, so a hold that began inside it is timed from the stall's end
 (up to one stall shorter), and a press whose fall and rise both fell
-inside one stall is not seen at all (MicroPython's edge latch still counts
-it as one short press). At a player's pace no tap fits inside a 45 ms
-erase (docs/controls.md).
+inside one stall is not seen at all (the chip bench misread taps at
+45/70 ms and at the datasheet's maximum: docs/controls.md). That is what
+the PIO watch is for.
+
+## The PIO watch
+
+A PIO state machine and the DMA run on their own while the core waits
+for the flash, and the PIO's own clock times each change: the gesture
+keeps its true start and duration, however long the loop was held.
+
+The program (firmware/keys_cp.pio, assembled into `PROGRAM`; tests
+assemble it with adafruit_pioasm and run it on rp2040js's PIO; the bundle
+carries only the words): every `SAMPLE_CYCLES` PIO cycles it reads the eight pins; when they differ from the last word
+it pushes one word, the new levels and how many samples went by since the
+last change:
+
+    bits 29..22  the eight levels (1 released), button i at bit 22 + i
+    bit  21      0 (so no word equals EMPTY)
+    bits 20..0   a count down from 0x1FFFFF, one a sample since the last
+                 change; 0: unknown (the first word, or 2.8 h went by)
+
+At `FREQUENCY` (8 kHz: 125 MHz / 15625, an exact divider) a sample is
+39 cycles, 4.875 ms: a button's bounce settles within it, as keypad's
+5 ms scan did, and a 45 ms tap spans nine samples. The words stay under
+2**30, so reading one allocates nothing. From one change's sample to the
+next's: (n + 1) * 39 + 3 cycles, n the samples counted (a change's
+path takes 7 cycles where a sample's count takes 4).
+
+The DMA writes the words into `ring` (background_read's loop: it starts
+over at the ring's end, from the DMA interrupt). The loop takes each word
+that is not EMPTY and writes EMPTY back. A stall holds the DMA's restart
+too, so at the ring's end the PIO's FIFO (4 words, 8 when joined) is
+what one stall can hold. The ring is 512 words (2 KB): 256 taps, 30 s
+of tapping at 45/70 ms. Why so many: the loop takes the words between
+its turns, and on CircuitPython's FAT drive one turn's flash work can
+last seconds at the datasheet's maximum erase time (a new game's files:
+22 erases, 10 s; a finish: 34 erases, 15 s, on the emulated Pico). A word
+the full FIFO dropped is counted as a dropped event (`rxstall`).
 
 Buttons themselves (debounce, SHORT/LONG, the event queue) are
 firmware/buttons.py's, unchanged: this only feeds them. No allocation in
-poll(): one keypad.Event is reused (EventQueue.get_into).
+poll(): one keypad.Event is reused (EventQueue.get_into); a PIO word is a
+small int.
 """
 
 from engine_lite import const
@@ -42,7 +87,7 @@ class KeyPin:
     """One button as Buttons sees it: its level as the last edge left it
     (1 released, 0 pressed). Having `irq` is what makes Buttons keep its ring
     of latched edges and time the pins from it instead of sampling them;
-    KeypadButtons fills the ring, so the handler is not kept."""
+    KeypadButtons or PioButtons fills the ring, so the handler is not kept."""
 
     def __init__(self):
         self.level = 1
@@ -54,25 +99,31 @@ class KeyPin:
         return None
 
 
-class KeypadButtons(Buttons):
-    """Buttons fed by a `keypad.Keys` (or anything with its `events` queue:
-    `get_into(event)`, `overflowed`, `clear()`, and `reset()` on the
-    scanner). `pins` are KeyPins, one a key; `clock` the board's ticks_ms,
-    whose low 29 bits are supervisor.ticks_ms() (hw_cp.CircuitPythonHW)."""
-
-    def __init__(self, keys, pins, clock, event, **kw):
-        self.keys = keys
-        self.kev = event  # the one keypad.Event, reused
-        self.stamped = hasattr(event, "timestamp")  # CircuitPython 8+; else the edge is timed when the loop takes it
-        for p in pins:  # keys already held at start (the scan at Keys() queued them): Buttons ignores them until released
-            p.level = 1
-        while keys.events.get_into(event):
-            pins[event.key_number].level = 0 if event.pressed else 1
-        Buttons.__init__(self, pins, clock, **kw)
+class FedButtons(Buttons):
+    """Buttons whose edges a scanner in C or in hardware latches with their
+    times (`_feed`, each subclass's own): poll() takes them, then lets
+    Buttons replay them, then holds the quiet work off an undecided press."""
 
     def poll(self):
-        self._feed()
-        Buttons.poll(self)
+        """Take the latched edges (`_feed`), replay them, then time the held
+        buttons up to when their levels are known: now, or, while edges
+        still wait behind the full ring (a backlog after seconds of flash
+        work), the last edge taken (`_feed` returns which). Why: a press
+        whose release still waits was held, for all anyone knows, only
+        until then; timed to now it read LONG (on the emulated Pico, taps
+        read long after a 10 s stretch of erases at the datasheet's
+        maximum). The pins are latched, never sampled (Buttons.poll's
+        loop, for them)."""
+        now = self._feed()
+        self.busy = -1
+        if self.r != self.w:
+            self._replay()
+        raw = self.raw
+        i = 0
+        while i < len(raw):
+            if not (raw[i] or self.done[i]):
+                self._see(i, 0, now)
+            i += 1
         self._held()
 
     def _held(self):
@@ -91,6 +142,22 @@ class KeypadButtons(Buttons):
                 return
             i += 1
 
+class KeypadButtons(FedButtons):
+    """Buttons fed by a `keypad.Keys` (or anything with its `events` queue:
+    `get_into(event)`, `overflowed`, `clear()`, and `reset()` on the
+    scanner). `pins` are KeyPins, one a key; `clock` the board's ticks_ms,
+    whose low 29 bits are supervisor.ticks_ms() (hw_cp.CircuitPythonHW)."""
+
+    def __init__(self, keys, pins, clock, event, **kw):
+        self.keys = keys
+        self.kev = event  # the one keypad.Event, reused
+        self.stamped = hasattr(event, "timestamp")  # CircuitPython 8+; else the edge is timed when the loop takes it
+        for p in pins:  # keys already held at start (the scan at Keys() queued them): Buttons ignores them until released
+            p.level = 1
+        while keys.events.get_into(event):
+            pins[event.key_number].level = 0 if event.pressed else 1
+        Buttons.__init__(self, pins, clock, **kw)
+
     def _feed(self):
         """Each queued keypad event into the ring of latched edges, at its
         scan's tick, while the ring has room (the rest wait in keypad's own
@@ -100,7 +167,11 @@ class KeypadButtons(Buttons):
         ev = self.kev
         q = self.keys.events
         now = self.clock()
-        while (self.w + 1) & 31 != self.r and q.get_into(ev):
+        t = now
+        while (self.w + 1) & 31 != self.r:
+            if not q.get_into(ev):
+                t = now  # all taken: the levels are known until now
+                break
             i = ev.key_number
             t = (now - ((now - ev.timestamp) & _T29)) & _MASK if self.stamped else now
             j = self.w
@@ -112,3 +183,146 @@ class KeypadButtons(Buttons):
             self.dropped += 1
             q.clear()
             self.keys.reset()
+        return t
+
+
+# The PIO watch
+
+PROGRAM = (
+    0xA0E3, 0xA0C3, 0x4008, 0xA046, 0x000D,
+    0xBFC3, 0x4008, 0xA046, 0x00AD, 0xA047, 0x0065, 0x008C, 0xA0E2,
+    0xA022, 0x4061, 0x40F5, 0x8000, 0xA0EB, 0x606B, 0x0005,
+)
+WRAP_TARGET = 5
+WRAP = 12
+FREQUENCY = 8000  # the PIO's clock, Hz: 125 MHz / 15625
+SAMPLE_CYCLES = 39  # a sample's loop: 8 instructions and a delay of 31
+CHANGE_CYCLES = 3  # from one change's `in pins` to the next's, beyond (n + 1) samples: a change's path (7) where a sample's count is 4
+EMPTY = const(0x3FFFFFFF)  # a ring slot with no word (bit 21 set: never a word)
+_COUNT = const(0x1FFFFF)
+RING = 512  # words: a power of two
+
+
+def pin_numbers(names, board, pin_module):
+    """The GPIO number of each board pin name, or None where it is not the
+    GPIO its digits say (board.GP2 is microcontroller.pin.GPIO2 on a Pico;
+    the Feather's A0 is GPIO26, so None). Eight lookups: no list of every
+    pin at boot."""
+    out = []
+    for name in names:
+        i = len(name)
+        while i and name[i - 1] in "0123456789":
+            i -= 1
+        k = int(name[i:]) if i < len(name) else -1
+        out.append(k if getattr(pin_module, "GPIO%d" % k, None) is getattr(board, name) else None)
+    return out
+
+
+def consecutive(numbers):
+    """True when the buttons are GPIOs n, n+1, ... in button order: one
+    state machine reads them all (`in pins, 8`)."""
+    return len(numbers) == 8 and None not in numbers and numbers == list(range(numbers[0], numbers[0] + 8))
+
+
+class PioWatch:
+    """The state machine and its ring (CircuitPython: rp2pio, array)."""
+
+    def __init__(self, first_pin, clock):
+        import rp2pio
+        from array import array
+
+        self.ring = array("L", [EMPTY] * RING)
+        self.sm = rp2pio.StateMachine(
+            array("H", PROGRAM),
+            frequency=FREQUENCY,
+            first_in_pin=first_pin,
+            in_pin_count=8,
+            pull_in_pin_up=0xFF,
+            in_shift_right=False,
+            out_shift_right=True,
+            wrap_target=WRAP_TARGET,
+            wrap=WRAP,
+        )
+        self.t0 = clock()  # the first word's time: the machine started just now
+        self.hz = self.sm.frequency
+        self.sm.background_read(loop=self.ring)
+
+
+class PioButtons(FedButtons):
+    """Buttons fed by PioWatch's words: each change of levels becomes one
+    latched edge a button (firmware/buttons.py's ring), at the time the
+    PIO's count gives it.
+
+    Times: the first word is the machine's start (`t0`); each later word
+    is the one before plus its count's samples, in microseconds carried
+    over (`us`), so no word is ever dated from when the loop read it. A
+    word whose count ran out (0) is dated when it is read. A time past the
+    loop's clock is clamped to it."""
+
+    def __init__(self, watch, pins, clock, **kw):
+        self.watch = watch
+        self.i = 0  # the next ring slot to read
+        self.t = watch.t0
+        self.us = 0  # microseconds past self.t, carried
+        self.p_us = SAMPLE_CYCLES * 1000000 // watch.hz  # a sample
+        self.c_us = CHANGE_CYCLES * 1000000 // watch.hz
+        self.levels = 0xFF
+        for p in pins:
+            p.level = 1
+        ring = watch.ring
+        n = 0
+        while ring[0] == EMPTY and n < 1000:  # the first word: the levels at start (written within microseconds)
+            n += 1
+        if ring[0] != EMPTY:
+            self.levels = ring[0] >> 22
+            ring[0] = EMPTY
+            self.i = 1
+            for k in range(len(pins)):
+                pins[k].level = self.levels >> k & 1  # held at start: Buttons ignores it until released
+        FedButtons.__init__(self, pins, clock, **kw)
+
+    def _feed(self):
+        """Each word in the ring, in order, while the latch ring has room
+        for eight edges (the rest wait in the ring for the next poll); the
+        time the levels are known until (FedButtons.poll): now, or the
+        last word's while words wait."""
+        ring = self.watch.ring
+        now = self.clock()
+        while (self.r - self.w - 1) & 31 >= 8:
+            v = ring[self.i]
+            if v == EMPTY:
+                break
+            ring[self.i] = EMPTY
+            self.i = self.i + 1 & RING - 1
+            self._word(v, now)
+        if self.watch.sm.rxstall:  # the FIFO was full: a word is lost
+            self.dropped += 1
+            self.watch.sm.clear_rxfifo()
+        return now if ring[self.i] == EMPTY else self.t
+
+    def _word(self, v, now):
+        """One word: its time, then an edge for each button it changed."""
+        c = v & _COUNT
+        if c:
+            n = _COUNT - c + 1  # samples from the last change's to this one's
+            us = self.us + (n % 1000) * self.p_us + self.c_us
+            self.t = (self.t + (n // 1000) * self.p_us + us // 1000) & 0x3FFFFFFF
+            self.us = us % 1000
+        else:
+            self.t = now
+            self.us = 0
+        if ((now - self.t) & 0x3FFFFFFF) > 0x20000000:  # ahead of the loop's clock
+            self.t = now
+        x = (v >> 22) ^ self.levels
+        self.levels = v >> 22
+        k = 0
+        while x:
+            if x & 1:
+                lv = self.levels >> k & 1
+                j = self.w
+                self.lat[j] = k << 4 | 8 | 1 if lv else k << 4 | 4  # type: ignore[index]  # KeyPins have irq: the ring exists
+                self.at[j] = self.t
+                self.w = j + 1 & 31
+                self.pins[k].level = lv
+            x >>= 1
+            k += 1

@@ -48,7 +48,8 @@ package("engine_lite", files=(
 
 # The board application, with the one hardware backend of its runtime
 # (firmware/hw.py make_hw imports it lazily; CircuitPython's brings its
-# keypad feed, keys_cp.py, and its flash journal, journal_cp.py).
+# button feeds, keys_cp.py (a PIO state machine or keypad),
+# and its flash journal, journal_cp.py).
 package("firmware", files=(
     "__init__.py",
     "app.py",
@@ -61,7 +62,7 @@ package("firmware", files=(
     "ring.py",
     "screens.py",
     "storage.py",
-) + (() if options.runtime == "micropython" else ("journal_cp.py", "keys_cp.py")), base_path=options.base, opt=3)  # CircuitPython's journal and keypad feed
+) + (() if options.runtime == "micropython" else ("journal_cp.py", "keys_cp.py")), base_path=options.base, opt=3)  # CircuitPython's journal and button feeds
 
 # The Pico W's set (`wifi=True`, host/build/uf2.py for board pico_w): its
 # entry (the board's loop with the table page polled in it), WiFi, the

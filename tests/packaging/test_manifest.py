@@ -40,7 +40,7 @@ RUNTIME_MODULES = {
     "micropython": _COMMON | {"machine", "neopixel", "rp2", "vfs", "uctypes", "asyncio", "framebuf",
                               "network", "socket"},  # the last two: the Pico W's port (its image alone imports them)
     "circuitpython": _COMMON | {"board", "digitalio", "neopixel", "supervisor", "usb_cdc", "storage",
-                                "microcontroller", "busio", "keypad", "adafruit_pixelbuf", "neopixel_write", "rtc"},
+                                "microcontroller", "busio", "keypad", "rp2pio", "adafruit_pixelbuf", "neopixel_write", "rtc"},
 }
 # A frozen firmware image's own facts (host/build/uf2.py): firmware/hw.py
 # image() imports it where it exists and reads files where it does not.
