@@ -80,7 +80,8 @@ LONG_MS = 700  # a long press (firmware LONG_PRESS_MS is 600)
 GAP_MS = 220  # released between two gestures
 LONG_INTO_ERASE = 0.5  # a long press that is next when an erase starts comes down halfway into its stall (run.mjs longIntoErase)
 SETTLE_MS = 1000  # first light -> first press: boot's own flash work is done
-END_MS = 1500  # after the last gesture: the loop's flash work finishes
+END_MS = 1500  # after the last gesture, and after the board's last flash operation: the loop's flash work finishes
+END_CAP_MS = 60000  # ...but no run goes on more than this after its last gesture (a finish at datasheet-maximum flash: ~20 s)
 
 # W25Q16JV datasheet: 4 KiB sector erase and 256-byte page program, typical and maximum.
 FLASH = {"typical": (45e6, 0.4e6), "max": (400e6, 3e6)}
@@ -220,6 +221,7 @@ def run_chip(uf2, files, plan, flash, work, boot_only=False, usb_console=False, 
         "gestures": [] if boot_only else [[b, hold, gap_ms] if b >= 0 else [-1, hold, 0] for b, _k, hold in plan],
         "settle_ms": SETTLE_MS,
         "end_ms": 300 if boot_only else END_MS,
+        "end_cap_ms": 300 if boot_only else END_CAP_MS,
         "boot_timeout_ms": boot_timeout_ms,
         "erase_ns": erase_ns,
         "page_ns": page_ns,
@@ -280,7 +282,8 @@ for t in range(max(queries) + after + 1):
     while qi < len(queries) and queries[qi] - before <= t:
         seen[qi].add(bytes(app.ring.render(app.view, epoch + t)).hex())
         qi += 1
-json.dump([sorted(s) for s in seen], sys.stdout)
+from bench.bench_chip import game_records
+json.dump({"rings": [sorted(s) for s in seen], "games": game_records(app.store)}, sys.stdout)
 """
 
 
@@ -297,20 +300,56 @@ def source_tree(spec, dst):
     return dst
 
 
-def reference_rings(presses, queries, src=ROOT, epoch=0):
+def reference_rings(presses, queries, src=ROOT, epoch=0, games=None):
     """For each query ms (ascending), the rings the reference draws within
     TOL_MS before to 5 ms after it (REFERENCE), as a set of hex strings.
     `epoch`: the board's ticks_ms at reset (the reference's clock reads
     epoch + the chip's ms, so an animation is drawn at the chip's phase):
     0 on MicroPython, whose ticks_ms counts from reset; on CircuitPython
     supervisor.ticks_ms() starts 65,536 ms before its 2**29 wrap
-    (CP_EPOCH_MS)."""
+    (CP_EPOCH_MS). `games`, a list: the reference's finished games
+    (game_records) are added to it."""
     with tempfile.TemporaryDirectory(prefix="bk-chip-ref-") as tmp:
         arg = Path(tmp) / "job.json"
         arg.write_text(json.dumps([presses, queries, TOL_MS, 5, epoch]))
         env = dict(os.environ, PYTHONPATH=str(src), PYTHONDONTWRITEBYTECODE="1")
+        env["PYTHONPATH"] += os.pathsep + str(ROOT)  # bench.bench_chip's game_records, beside a source tree of another revision
         p = subprocess.run([sys.executable, "-c", REFERENCE, str(arg)], cwd=tmp, env=env, check=True, capture_output=True, text=True)
-    return [set(r) for r in json.loads(p.stdout)]
+    out = json.loads(p.stdout)
+    if games is not None:
+        games.extend(out["games"])
+    return [set(r) for r in out["rings"]]
+
+
+def game_records(store):
+    """Every finished game in `store` as its effective records (hex), the
+    start record reduced to what the players chose (its opcode, title,
+    players, flags and names: not the board's nonce and clock)."""
+    from engine_lite.record import start_names
+
+    out = []
+    for gid, _synced in store.archived():
+        recs = store.records(gid)
+        start = recs[0]
+        out.append([bytes(start[:3]).hex() + "%02x" % (start[3] & 7) + "|" + ",".join(start_names(start))] + [bytes(r).hex() for r in recs[1:]])
+    return out
+
+
+def drive_games(files, root="/bk"):
+    """game_records of the Store a board left in `files` ({path: bytes}, a
+    drive's files: chip_fat.read)."""
+    from boardkit.memfs import MemFS
+    from firmware.storage import Store
+
+    fs = MemFS()
+    for path, data in files.items():
+        parts = path.split("/")
+        for i in range(2, len(parts)):
+            fs.dirs["/".join(parts[:i])] = 1
+        fs.files[path] = bytearray(data)
+    store = Store(root, fs=fs)
+    store.boot()
+    return game_records(store)
 
 
 TOL_MS = 25  # the chip's frame against the reference's rings this many ms before it: the 20 ms frame cadence, a press handled late by a loop turn
@@ -330,8 +369,12 @@ def pct(xs, q):
     return xs[min(len(xs) - 1, int(round(q / 100 * (len(xs) - 1))))]
 
 
-def figures(out, plan, order="GRB", src=ROOT, epoch=0):
-    """The run's figures (module docstring); `epoch`: reference_rings'."""
+def figures(out, plan, order="GRB", src=ROOT, epoch=0, drive=None):
+    """The run's figures (module docstring); `epoch`: reference_rings'.
+    `drive`: the files the board left on its drive (chip_fat.read), whose
+    finished games are compared, record by record, with the reference's
+    (`record_equal`: the board read every gesture as the player made it,
+    however late it drew them)."""
     from engine_lite.vocab import LONG_PRESS_MS
 
     frames = out["frames"]
@@ -387,7 +430,14 @@ def figures(out, plan, order="GRB", src=ROOT, epoch=0):
         for t in [p["down_ns"] for p in presses[1:]] + [out["end_ns"]]:
             checks.append(bisect.bisect_left(starts, t) - 1)
         queries = [int(frames[j]["start_ns"] // 1e6) if j >= 0 else 0 for j in checks]
-        refs = reference_rings(presses, queries, src, epoch)
+        ref_games = []
+        refs = reference_rings(presses, queries, src, epoch, games=ref_games)
+        if drive is not None:
+            board = drive_games(drive)
+            fig["games_finished"] = len(board)
+            fig["record_equal"] = board == ref_games
+            diff = [i for g, r in zip(board, ref_games) for i in range(max(len(g), len(r))) if g[i:i + 1] != r[i:i + 1]]
+            fig["record_first_diff"] = diff[0] if diff else None
         misread = [i for i, (j, ref) in enumerate(zip(checks, refs)) if j < 0 or rgb_hex(frames[j], order) not in ref]
         fig["misread"] = len(misread)
         fig["misread_first"] = misread[:5]

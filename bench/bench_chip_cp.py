@@ -148,9 +148,22 @@ def heap_readings(marks):
     return {}
 
 
+def drive_files(image):
+    """The files on the drive a run left (chip_fat.read), or None where it
+    cannot be read."""
+    try:
+        return chip_fat.read(image)
+    except RuntimeError:
+        return None
+
+
 def faults(image):
-    """The fault log the board left on CIRCUITPY (App.recover), or ''."""
-    files = chip_fat.read(image)
+    """The fault log the board left on CIRCUITPY (App.recover), or '' (or
+    why the drive could not be read)."""
+    try:
+        files = chip_fat.read(image)
+    except RuntimeError as e:
+        return "drive unreadable at the run's end: %s" % e
     return b"".join(v for k, v in files.items() if k.endswith("/faults.txt")).decode("utf-8", "replace")
 
 
@@ -189,12 +202,14 @@ def bench(uf2, titles, flashes, keep=None, heap=False, paces=((bench_chip.SHORT_
                 for flash in flashes:
                     key = "%s/%s" % (title, flash) if (tap, gap) == (bench_chip.SHORT_MS, bench_chip.GAP_MS) else "%s/%s/%d-%d" % (title, flash, tap, gap)
                     out = bench_chip.run_chip(uf2, None, plan, flash, work, image=drive, cp=True, boot_timeout_ms=BOOT_TIMEOUT_MS, gap_ms=gap)
-                    fig = res[key] = bench_chip.figures(out, plan, epoch=CP_EPOCH_MS)
-                    fig["tap_gap_ms"] = [tap, gap]
-                    fig["faults"] = faults((work / "fs-after.img").read_bytes())[-300:]
                     if keep:
                         Path(keep).mkdir(parents=True, exist_ok=True)
                         shutil.copy(work / "out.json", Path(keep) / ("cp-%s-%s.json" % (name, key.replace("/", "-"))))
+                        shutil.copy(work / "fs-after.img", Path(keep) / ("cp-%s-%s.img" % (name, key.replace("/", "-"))))
+                    left = (work / "fs-after.img").read_bytes()
+                    fig = res[key] = bench_chip.figures(out, plan, epoch=CP_EPOCH_MS, drive=drive_files(left))
+                    fig["tap_gap_ms"] = [tap, gap]
+                    fig["faults"] = faults(left)[-300:]
                     print("  %s %s" % (name, key), json.dumps(fig), flush=True)
             if heap:
                 res["heap/" + title] = h = heap_run(uf2, drive, title, work)
@@ -250,13 +265,15 @@ def main(argv=None):
     ap.add_argument("--pace", default="%d/%d" % (bench_chip.SHORT_MS, bench_chip.GAP_MS), help="tap hold/gap ms of the whole games, comma-separated (e.g. 80/220,45/70); long presses are held %d ms" % bench_chip.LONG_MS)
     ap.add_argument("--heap", action="store_true", help="also a heap run per title (typical flash, the probe's code.py)")
     ap.add_argument("--json", help="write the figures here")
-    ap.add_argument("--keep", help="a directory for the runs' raw timelines")
+    ap.add_argument("--keep", help="a directory for the runs' raw timelines and the drives they left")
     ap.add_argument("--refigure", metavar="TIMELINE", help="only the figures of a kept timeline (--keep's cp-IMAGE-TITLE-FLASH.json; --titles: its title), no run")
     a = ap.parse_args(argv)
     if a.refigure:
         out = json.loads(Path(a.refigure).read_text())
         holds = [p["hold_ms"] for p in out["presses"] if p["hold_ms"] < bench_chip.LONG_MS]
-        fig = bench_chip.figures(out, bench_chip.gestures(a.titles.split(",")[0], holds[0] if holds else bench_chip.SHORT_MS), epoch=CP_EPOCH_MS)
+        img = Path(a.refigure).with_suffix(".img")  # the drive the run left, kept beside its timeline
+        drive = drive_files(img.read_bytes()) if img.is_file() else None
+        fig = bench_chip.figures(out, bench_chip.gestures(a.titles.split(",")[0], holds[0] if holds else bench_chip.SHORT_MS), epoch=CP_EPOCH_MS, drive=drive)
         print(json.dumps(fig))
         return 0
     uf2s = a.uf2 or [str(CACHE / n) for n in IMAGES]

@@ -9,7 +9,10 @@
 // into flash at that offset), fs_out (the flash's file-system area after
 // the run), pixel_pin, buttons (GPIO numbers), gestures ([button index,
 // hold ms, gap ms after the release]), settle_ms (from first light to the
-// first press), end_ms (after the last gesture), boot_timeout_ms,
+// first press), end_ms (after the last gesture; while the board still
+// works its flash, the run goes on until it has left the flash alone for
+// end_ms, up to end_cap_ms after the last gesture, so the drive it leaves
+// is never cut inside a sector's rewrite), boot_timeout_ms,
 // erase_ns / page_ns (the stall of one 4 KiB sector erase / one 256-byte
 // page program), uart (collect UART0's output), ram_marker (report what
 // follows each copy of these bytes in RAM at the end: the heap probe), long_into_erase (0, or
@@ -127,9 +130,8 @@ export function run(job) {
     for (const p of pios) {
       if (p.stopped) continue;
       for (const sm of p.machines) {
-        if (!sm.enabled) { sm.atNs = now; continue; }
+        if (!sm.enabled) { sm.atNs = now; continue; } // so a machine enabled since the last call starts from then
         const period = ((sm.clockDivInt || 65536) + sm.clockDivFrac / 256) * CYCLE_NS;
-        if (sm.atNs < now - 1e6) sm.atNs = now; // enabled while we were not looking: starts now
         while (sm.atNs + period <= now) {
           const c0 = sm.cycles;
           pinTime = sm.atNs;
@@ -172,6 +174,7 @@ export function run(job) {
   Object.defineProperty(mcu.qspi[1], 'inputValue', { get: () => true }); // whatever its pad and override registers say (rp2040js leaves IO_QSPI unmodelled)
 
   let endAt = job.boot_timeout_ms * MS;
+  let lastGestureEnd = null; // the last gesture's release, once the schedule is made
   // The button timeline: edges at absolute times, known once first light is seen.
   let edges = [];
   let next = 0;
@@ -210,20 +213,22 @@ export function run(job) {
     }
     out.presses[p].into_erase = true;
     endAt += delta;
+    if (lastGestureEnd !== null) lastGestureEnd += delta;
   }
   // Advance the clock to `t` with the core stopped (a flash stall), edges on time.
   function stall(ns) {
     const end = clock.nanos + ns;
     while (next < edges.length && edges[next][0] < end) {
       clock.tick(Math.max(0, edges[next][0] - clock.nanos));
+      pioCatchUp(clock.nanos); // the state machines run up to the edge with the pins as they were
       edgesUntil(clock.nanos);
-      pioCatchUp(clock.nanos);
     }
     clock.tick(end - clock.nanos);
     pioCatchUp(clock.nanos);
   }
   function flashOp(pc) {
     const t = clock.nanos;
+    if (lastGestureEnd !== null && t >= lastGestureEnd) endAt = Math.min(Math.max(endAt, t + job.end_ms * MS), lastGestureEnd + (job.end_cap_ms || job.end_ms) * MS);
     if (pc === RE) {
       const addr = core.registers[0] >>> 0;
       const count = core.registers[1] >>> 0;
@@ -250,7 +255,8 @@ export function run(job) {
   while (clock.nanos < endAt) {
     if (!started && out.first_light_ns !== null) {
       started = true;
-      endAt = schedule(out.first_light_ns + job.settle_ms * MS) + job.end_ms * MS;
+      lastGestureEnd = schedule(out.first_light_ns + job.settle_ms * MS);
+      endAt = lastGestureEnd + job.end_ms * MS;
     }
     if (next < edges.length && edges[next][0] <= clock.nanos) edgesUntil(clock.nanos);
     if (core.waiting) {
