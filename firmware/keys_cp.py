@@ -42,21 +42,24 @@ keeps its true start and duration, however long the loop was held.
 
 The program (firmware/keys_cp.pio, assembled into `PROGRAM`; tests
 assemble it with adafruit_pioasm and run it on rp2040js's PIO; the bundle
-carries only the words): every `SAMPLE_CYCLES` PIO cycles it reads the eight pins; when they differ from the last word
-it pushes one word, the new levels and how many samples went by since the
-last change:
+carries only the words) reads the eight pins once a sample, every
+`SAMPLE_CYCLES` PIO cycles whether they changed or not, and counts the
+samples; when the pins differ from the last word it pushes one word:
 
     bits 29..22  the eight levels (1 released), button i at bit 22 + i
     bit  21      0 (so no word equals EMPTY)
-    bits 20..0   a count down from 0x1FFFFF, one a sample since the last
-                 change; 0: unknown (the first word, or 2.8 h went by)
+    bits 20..0   the sample's count, running down from 0 at the start
+                 (-k for sample k) and never reset: it wraps every
+                 2**21 samples (3.06 h)
 
 At `FREQUENCY` (8 kHz: 125 MHz / 15625, an exact divider) a sample is
-39 cycles, 4.875 ms: a button's bounce settles within it, as keypad's
-5 ms scan did, and a 45 ms tap spans nine samples. The words stay under
-2**30, so reading one allocates nothing. From one change's sample to the
-next's: (n + 1) * 39 + 3 cycles, n the samples counted (a change's
-path takes 7 cycles where a sample's count takes 4).
+42 cycles, 5.25 ms: a button's bounce settles within it, as keypad's
+5 ms scan did, and a 45 ms tap spans eight samples. The words stay under
+2**30, so reading one allocates nothing. Why a count that is never
+reset: each word then carries its own time, so a word lost to a full
+FIFO shifts no later one (a count since the last change, tried first,
+dated every later press early by the lost word's gap, and a tap then
+read LONG).
 
 The DMA writes the words into `ring` (background_read's loop: it starts
 over at the ring's end, from the DMA interrupt). The loop takes each word
@@ -189,17 +192,17 @@ class KeypadButtons(FedButtons):
 # The PIO watch
 
 PROGRAM = (
-    0xA0E3, 0xA0C3, 0x4008, 0xA046, 0x000D,
-    0xBFC3, 0x4008, 0xA046, 0x00AD, 0xA047, 0x0065, 0x008C, 0xA0E2,
-    0xA022, 0x4061, 0x40F5, 0x8000, 0xA0EB, 0x606B, 0x0005,
+    0xA0E3, 0xA0C3, 0x4008, 0xA046, 0x000A,
+    0xBFC3, 0x4008, 0xA046, 0x00AA, 0x030E,
+    0xA022, 0x4061, 0x40F5, 0x8000,
+    0xA047, 0x0090, 0xA0E2,
 )
 WRAP_TARGET = 5
-WRAP = 12
+WRAP = 16
 FREQUENCY = 8000  # the PIO's clock, Hz: 125 MHz / 15625
-SAMPLE_CYCLES = 39  # a sample's loop: 8 instructions and a delay of 31
-CHANGE_CYCLES = 3  # from one change's `in pins` to the next's, beyond (n + 1) samples: a change's path (7) where a sample's count is 4
+SAMPLE_CYCLES = 42  # a sample, either path: a delay of 31 and 10 instructions (the quiet path's 4 in one with a delay of 3)
 EMPTY = const(0x3FFFFFFF)  # a ring slot with no word (bit 21 set: never a word)
-_COUNT = const(0x1FFFFF)
+_COUNT = const(0x1FFFFF)  # the sample count's 21 bits
 RING = 512  # words: a power of two
 
 
@@ -253,33 +256,31 @@ class PioButtons(FedButtons):
     latched edge a button (firmware/buttons.py's ring), at the time the
     PIO's count gives it.
 
-    Times: the first word is the machine's start (`t0`); each later word
-    is the one before plus its count's samples, in microseconds carried
-    over (`us`), so no word is ever dated from when the loop read it. A
-    word whose count ran out (0) is dated when it is read. A time past the
-    loop's clock is clamped to it."""
+    Times: the first word is sample 0, the machine's start (`t0`); a word
+    is its sample's (`k`, from its count) samples after the word before,
+    in microseconds carried over (`us`), so no word is ever dated from
+    when the loop read it, and one lost word (a full FIFO) shifts no later
+    one. The count wraps every 2**21 samples (3.06 h): a word read more
+    than half a wrap after the one before, by the loop's clock, gets the
+    wraps that clock says went by. A time past the loop's clock is clamped
+    to it."""
 
     def __init__(self, watch, pins, clock, **kw):
         self.watch = watch
         self.i = 0  # the next ring slot to read
+        self.k = -1  # the last word's sample (its count's 21 bits), -1: none yet
         self.t = watch.t0
         self.us = 0  # microseconds past self.t, carried
-        self.p_us = SAMPLE_CYCLES * 1000000 // watch.hz  # a sample
-        self.c_us = CHANGE_CYCLES * 1000000 // watch.hz
+        self.p_us = SAMPLE_CYCLES * 1000000 // watch.hz  # a sample: 5,250 us
+        self.wrap = (_COUNT + 1) * self.p_us // 1000  # ms the count takes to wrap: 11,010,048 (3.06 h)
         self.levels = 0xFF
         for p in pins:
             p.level = 1
-        ring = watch.ring
-        n = 0
-        while ring[0] == EMPTY and n < 1000:  # the first word: the levels at start (written within microseconds)
-            n += 1
-        if ring[0] != EMPTY:
-            self.levels = ring[0] >> 22
-            ring[0] = EMPTY
-            self.i = 1
-            for k in range(len(pins)):
-                pins[k].level = self.levels >> k & 1  # held at start: Buttons ignores it until released
         FedButtons.__init__(self, pins, clock, **kw)
+        n = 0
+        while watch.ring[0] == EMPTY and n < 1000:  # the first word, the levels at start: DMA writes it within microseconds
+            n += 1
+        self._feed()
 
     def _feed(self):
         """Each word in the ring, in order, while the latch ring has room
@@ -294,25 +295,42 @@ class PioButtons(FedButtons):
                 break
             ring[self.i] = EMPTY
             self.i = self.i + 1 & RING - 1
-            self._word(v, now)
-        if self.watch.sm.rxstall:  # the FIFO was full: a word is lost
+            if self.k < 0:
+                self._first(v)
+            else:
+                self._word(v, now)
+        if self.watch.sm.rxstall:  # the FIFO was full: a word is lost (and its edges); the next words keep their times
             self.dropped += 1
             self.watch.sm.clear_rxfifo()
         return now if ring[self.i] == EMPTY else self.t
 
+    def _first(self, v):
+        """The levels at the machine's start: a button held then is ignored
+        until released, as Buttons does at its start."""
+        self.k = 0
+        self.levels = v >> 22
+        i = 0
+        while i < 8:
+            if not self.levels >> i & 1:
+                self.pins[i].level = self.raw[i] = 0
+                self.done[i] = 1
+            i += 1
+
     def _word(self, v, now):
         """One word: its time, then an edge for each button it changed."""
-        c = v & _COUNT
-        if c:
-            n = _COUNT - c + 1  # samples from the last change's to this one's
-            us = self.us + (n % 1000) * self.p_us + self.c_us
-            self.t = (self.t + (n // 1000) * self.p_us + us // 1000) & 0x3FFFFFFF
-            self.us = us % 1000
-        else:
-            self.t = now
-            self.us = 0
-        if ((now - self.t) & 0x3FFFFFFF) > 0x20000000:  # ahead of the loop's clock
-            self.t = now
+        k = -v & _COUNT  # its sample: the count runs down from 0
+        n = k - self.k & _COUNT  # samples since the last word
+        self.k = k
+        us = self.us + (n % 1000) * self.p_us
+        t = self.t + (n // 1000) * self.p_us + us // 1000
+        self.us = us % 1000
+        d = (now - t) & 0x3FFFFFFF
+        if d <= 0x20000000 and d > self.wrap >> 1:  # read hours after the word before: the count wrapped meanwhile
+            t += (d + (self.wrap >> 1)) // self.wrap * self.wrap
+            d = (now - t) & 0x3FFFFFFF
+        if d > 0x20000000:  # ahead of the loop's clock
+            t = now
+        self.t = t & 0x3FFFFFFF
         x = (v >> 22) ^ self.levels
         self.levels = v >> 22
         k = 0
