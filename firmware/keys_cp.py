@@ -227,6 +227,13 @@ def consecutive(numbers):
     return len(numbers) == 8 and None not in numbers and numbers == list(range(numbers[0], numbers[0] + 8))
 
 
+def _ticks_add(t, d):
+    """(t + d) mod 2**30 for 0 <= t, d < 2**30, with no value past a
+    32-bit port's small ints (2**30 - 1): a sum past them would be a long
+    int, allocated, in the loop's poll."""
+    return (t - (_MASK - d) - 1) & _MASK
+
+
 class PioWatch:
     """The state machine and its ring (CircuitPython: rp2pio, array)."""
 
@@ -242,7 +249,6 @@ class PioWatch:
             in_pin_count=8,
             pull_in_pin_up=0xFF,
             in_shift_right=False,
-            out_shift_right=True,
             wrap_target=WRAP_TARGET,
             wrap=WRAP,
         )
@@ -299,9 +305,10 @@ class PioButtons(FedButtons):
                 self._first(v)
             else:
                 self._word(v, now)
-        if self.watch.sm.rxstall:  # the FIFO was full: a word is lost (and its edges); the next words keep their times
+        sm = self.watch.sm
+        if sm.rxstall and not sm.in_waiting:  # the FIFO was full: a word is lost (and its edges); the next words keep their times
             self.dropped += 1
-            self.watch.sm.clear_rxfifo()
+            sm.clear_rxfifo()  # only once the DMA has emptied it: clearing it reads away what it holds
         return now if ring[self.i] == EMPTY else self.t
 
     def _first(self, v):
@@ -317,20 +324,21 @@ class PioButtons(FedButtons):
             i += 1
 
     def _word(self, v, now):
-        """One word: its time, then an edge for each button it changed."""
+        """One word: its time, then an edge for each button it changed,
+        latched at that time or, were it ahead of the loop's clock, now
+        (the chain itself keeps the word's own time)."""
         k = -v & _COUNT  # its sample: the count runs down from 0
         n = k - self.k & _COUNT  # samples since the last word
         self.k = k
         us = self.us + (n % 1000) * self.p_us
-        t = self.t + (n // 1000) * self.p_us + us // 1000
+        t = _ticks_add(self.t, (n // 1000) * self.p_us + us // 1000)
         self.us = us % 1000
-        d = (now - t) & 0x3FFFFFFF
+        d = (now - t) & _MASK
         if d <= 0x20000000 and d > self.wrap >> 1:  # read hours after the word before: the count wrapped meanwhile
-            t += (d + (self.wrap >> 1)) // self.wrap * self.wrap
-            d = (now - t) & 0x3FFFFFFF
-        if d > 0x20000000:  # ahead of the loop's clock
+            t = _ticks_add(t, (d + (self.wrap >> 1)) // self.wrap * self.wrap)
+        self.t = t
+        if (now - t) & _MASK > 0x20000000:  # ahead of the loop's clock
             t = now
-        self.t = t & 0x3FFFFFFF
         x = (v >> 22) ^ self.levels
         self.levels = v >> 22
         k = 0
@@ -339,7 +347,7 @@ class PioButtons(FedButtons):
                 lv = self.levels >> k & 1
                 j = self.w
                 self.lat[j] = k << 4 | 8 | 1 if lv else k << 4 | 4  # type: ignore[index]  # KeyPins have irq: the ring exists
-                self.at[j] = self.t
+                self.at[j] = t
                 self.w = j + 1 & 31
                 self.pins[k].level = lv
             x >>= 1
