@@ -26,7 +26,8 @@ python-floor: $(STAMP)
 		--target $$(mktemp -d) --python-version $(FLOOR) --only-binary=:all: -c constraints.txt '.[test]'
 	@echo "python-floor: the pinned set resolves on Python $(FLOOR)"
 
-test: $(STAMP)
+# rp2040js (bench/chip's pin) runs the buttons' PIO program in tests/board/test_keys_pio.py.
+test: $(STAMP) bench/chip/node_modules/rp2040js/package.json
 	$(VENV)/bin/python -m pytest -q
 
 # The edit-run loop: every test not marked slow, browser, tmux or mpy (the
