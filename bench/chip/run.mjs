@@ -128,9 +128,8 @@ export function run(job) {
   function pioCatchUp(now) {
     let active = false;
     for (const p of pios) {
-      if (p.stopped) continue;
       for (const sm of p.machines) {
-        if (!sm.enabled) { sm.atNs = now; continue; } // so a machine enabled since the last call starts from then
+        if (p.stopped || !sm.enabled) { sm.atNs = now; continue; } // so a machine enabled since the last call starts from then (a block never used before too)
         const period = ((sm.clockDivInt || 65536) + sm.clockDivFrac / 256) * CYCLE_NS;
         while (sm.atNs + period <= now) {
           const c0 = sm.cycles;
