@@ -1,8 +1,8 @@
 """CircuitPython / Raspberry Pi (Adafruit Blinka) backend.
 
-`board` pins by name; on CircuitPython the buttons are scanned by
-`keypad.Keys` (firmware/keys_cp.py), under Blinka `digitalio` inputs with
-Pull.UP sampled by the loop; and the `neopixel`
+`board` pins by name; on CircuitPython the buttons are watched by a PIO
+state machine or scanned by `keypad.Keys` (firmware/keys_cp.py), under
+Blinka `digitalio` inputs with Pull.UP sampled by the loop; and the `neopixel`
 library with auto_write=False (the ring changes only on write(), like the
 MicroPython driver). DigitalInOut has a `.value` property, not a method,
 so each pin gets a one-method adapter. The board's id is
@@ -186,6 +186,9 @@ def _pio_watch(names, clock):
             return None
         return PioWatch(getattr(board, names[0]), clock)
     except ImportError:  # no rp2pio (not an RP2040)
+        return None
+    except (ValueError, RuntimeError) as e:  # no state machine, DMA channel or pin free: keypad still works
+        print("buttons: keypad, no PIO watch:", e)
         return None
 
 
