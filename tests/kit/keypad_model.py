@@ -16,14 +16,17 @@ after it scans.
 player's gestures (key, hold), the board's loop polling every `turn_ms`
 except while it saves, and each event the loop takes starting a save made
 of flash stalls with interrupts off. It returns the gestures Buttons
-reported, for KeypadButtons (fed by this model) or for the Buttons that
-samples its pins once a loop turn (the CircuitPython backend before).
+reported, for KeypadButtons (fed by this model), for PioButtons (fed by
+the shipped PIO program run on rp2040js for the same script:
+tests/kit/pio_script.py) or for the Buttons that samples its pins once a
+loop turn (the CircuitPython backend before). The loop is the same for
+all three, so their figures compare.
 """
 
 from collections import deque
 
 from firmware.buttons import Buttons, ButtonEvent
-from firmware.keys_cp import KeyPin, KeypadButtons
+from firmware.keys_cp import KeyPin, KeypadButtons, PioButtons
 
 T29 = 0x1FFFFFFF
 
@@ -106,10 +109,17 @@ def gestures_script(gestures, gap, start=0):
 
 
 def play(edges, end, feed, stall_ms, stalls_per_save=2, cpu_ms=3, turn_ms=2, t0=0):
-    """Run the script; `feed`: "keypad" (KeypadButtons) or "sampled" (pins
-    read once a turn). Each event the loop takes starts a save: `cpu_ms` of
+    """Run the script; `feed`: "keypad" (KeypadButtons), "pio" (PioButtons,
+    its ring written with rp2040js's words for the script at their push
+    times, stalls or not: the DMA does not stop) or "sampled" (pins read
+    once a turn). Each event the loop takes starts a save: `cpu_ms` of
     work, then `stalls_per_save` stalls of `stall_ms` with interrupts off,
     each followed by `cpu_ms` with them on; the loop polls again after it.
+    The loop runs until 2 s after the script's `end`, and on while a save
+    is under way then, until the poll after it: why, a save of six 400 ms
+    stalls (2.4 s) outlasts those 2 s, and the gestures whose edges wait
+    through it (in keypad's queue, in the PIO's ring) would be cut off
+    unread and counted lost, though the board reads them at that poll.
     `t0`: the clock's start (29-bit timestamps wrap inside the game when near
     2**29). Returns [(button, kind)]."""
     keys = ScriptedKeys()
@@ -119,8 +129,15 @@ def play(edges, end, feed, stall_ms, stalls_per_save=2, cpu_ms=3, turn_ms=2, t0=
         return T[0] & 0x3FFFFFFF
 
     keys.tick(t0)
+    watch = None
     if feed == "keypad":
         b = KeypadButtons(keys, [KeyPin() for _ in range(8)], clock, Event())
+    elif feed == "pio":
+        from tests.kit.pio_script import ScriptWatch, script_words
+
+        watch = ScriptWatch(script_words(edges, end + 2000), t0)
+        watch.dma(0)
+        b = PioButtons(watch, [KeyPin() for _ in range(8)], clock)
     else:
         b = Buttons([_SampledPin(keys, i) for i in range(8)], clock)
     ev = ButtonEvent()
@@ -129,12 +146,18 @@ def play(edges, end, feed, stall_ms, stalls_per_save=2, cpu_ms=3, turn_ms=2, t0=
     k = 0
     next_turn = 0
     save = []  # the save in progress: [(start, end, interrupts_off)]
-    for dt in range(end + 2000):
+    dt = -1
+    while True:
+        dt += 1
+        if dt >= end + 2000 and not save:  # a save under way then: on until it ends and the loop has polled after it
+            break
         t = t0 + dt
         T[0] = t
         while k < len(todo) and todo[k][0] <= dt:
             keys.level[todo[k][1]] = todo[k][2]
             k += 1
+        if watch:
+            watch.dma(dt)
         while save and save[0][1] <= dt:
             save.pop(0)
         off = bool(save) and save[0][0] <= dt and save[0][2]
@@ -152,4 +175,5 @@ def play(edges, end, feed, stall_ms, stalls_per_save=2, cpu_ms=3, turn_ms=2, t0=
                     save.append((s, s + stall_ms, True))
                     save.append((s + stall_ms, s + stall_ms + cpu_ms, False))
                     s += stall_ms + cpu_ms
+    assert not watch or watch.n == len(watch.words)  # every word was written
     return got
