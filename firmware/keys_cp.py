@@ -116,7 +116,16 @@ class FedButtons(Buttons):
         until then; timed to now it read LONG (on the emulated Pico, taps
         read long after a 10 s stretch of erases at the datasheet's
         maximum). The pins are latched, never sampled (Buttons.poll's
-        loop, for them)."""
+        loop, for them).
+
+        A press still undecided after that (held, neither its LONG nor its
+        release yet) counts as the buttons moving (`edge`): the loop's
+        quiet spell (the journal's drain onto FAT, a piece of a finish, a
+        collection: firmware/main.py tidy) waits for the gesture's end.
+        Why: a hold is still for 300 ms before its LONG at 600, and
+        CircuitPython's FAT work then (several 45 ms erases) came inside
+        the gesture: on the emulated Pico a LONG lit 185 ms late and the
+        next tap was misread."""
         now = self._feed()
         self.busy = -1
         if self.r != self.w:
@@ -126,24 +135,10 @@ class FedButtons(Buttons):
         while i < len(raw):
             if not (raw[i] or self.done[i]):
                 self._see(i, 0, now)
+                if not self.done[i]:
+                    self.edge = self.clock()
             i += 1
-        self._held()
 
-    def _held(self):
-        """A press not yet decided (held, neither its LONG nor its release
-        yet) counts as the buttons moving: the loop's quiet spell (the
-        journal's drain onto FAT, a piece of a finish, a collection:
-        firmware/main.py tidy) waits for the gesture's end. Why: a hold is
-        still for 300 ms before its LONG at 600, and CircuitPython's FAT
-        work then (several 45 ms erases) came inside the gesture: on the
-        emulated Pico a LONG lit 185 ms late and the next tap was misread."""
-        raw = self.raw
-        i = 0
-        while i < len(raw):
-            if not (raw[i] or self.done[i]):
-                self.edge = self.clock()
-                return
-            i += 1
 
 class KeypadButtons(FedButtons):
     """Buttons fed by a `keypad.Keys` (or anything with its `events` queue:
