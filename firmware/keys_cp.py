@@ -68,9 +68,11 @@ too, so at the ring's end the PIO's FIFO (4 words, 8 when joined) is
 what one stall can hold. The ring is 512 words (2 KB): 256 taps, 30 s
 of tapping at 45/70 ms. Why so many: the loop takes the words between
 its turns, and on CircuitPython's FAT drive one turn's flash work can
-last seconds at the datasheet's maximum erase time (a new game's files:
-22 erases, 10 s; a finish: 34 erases, 15 s, on the emulated Pico). A word
-the full FIFO dropped is counted as a dropped event (`rxstall`).
+last seconds at the datasheet's maximum erase time (the nvm journal
+drained onto FAT inside an event in nonstop play: up to 36 erases, 16 s,
+on the emulated Pico: docs/storage.md). A word the full FIFO dropped is
+counted as a dropped event (`rxstall`); the words after it keep their
+times.
 
 Buttons themselves (debounce, SHORT/LONG, the event queue) are
 firmware/buttons.py's, unchanged: this only feeds them. No allocation in
