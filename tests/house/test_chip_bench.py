@@ -152,6 +152,61 @@ def test_the_reference_knows_the_ring_a_frame_should_show():
     assert rgb_hex({"hex": bytes(72).hex()}, "GRB") not in ring  # a dark ring is not what setup shows
 
 
+def _played(tap=80, gap=220):
+    """A whole Stalk Exchange game of the bench's script played through the
+    firmware on the simulated board at a player's pace, as the reference
+    plays it: (the board's MemFS, its App)."""
+    from bench.bench_chip import gestures
+    from boardkit.hw_sim import SimHW
+    from boardkit.memfs import MemFS
+    from firmware.app import App
+    from firmware.hw import make_hw
+    from firmware.storage import Store
+
+    hw = make_hw("pico", backend=SimHW)
+    fs = MemFS()
+    app = App(hw, Store(fs=fs))
+    t = 0
+
+    def run(ms):
+        nonlocal t
+        for _ in range(ms):
+            t += 1
+            hw.now = t
+            app.step()
+
+    run(500)
+    for b, _kind, hold in gestures("stalk", tap):
+        if b < 0:
+            run(hold)
+            continue
+        hw.press(b)
+        run(hold)
+        hw.release(b)
+        run(gap)
+    run(3000)
+    return fs, app
+
+
+@pytest.mark.slow
+def test_a_drive_reads_back_as_the_game_the_board_recorded():
+    """bench_chip.drive_games reads the Store a board left in a drive's
+    files (what chip_fat.read gives) as game_records reads the board's own
+    Store: the chip bench's "record as CPython's" compares those two. A
+    record lost from the drive makes them differ."""
+    from bench.bench_chip import drive_games, game_records
+
+    fs, app = _played()
+    mine = game_records(app.store)
+    assert len(mine) == 1 and len(mine[0]) > 50  # one finished game, its start and its events
+    files = {path: bytes(data) for path, data in fs.files.items()}
+    assert drive_games(files) == mine
+    fin = [p for p in files if p.endswith(".fin")][0]
+    cut = dict(files)
+    cut[fin] = files[fin][: len(files[fin]) - 40]  # its last records gone
+    assert drive_games(cut) != mine
+
+
 # ------------------------------------------------------- the CircuitPython heap probe
 
 
