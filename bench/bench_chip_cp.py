@@ -149,21 +149,19 @@ def heap_readings(marks):
 
 
 def drive_files(image):
-    """The files on the drive a run left (chip_fat.read), or None where it
-    cannot be read."""
+    """The files on the drive a run left (chip_fat.read), or None where
+    mtools cannot read it (a run cut inside a sector's rewrite)."""
     try:
         return chip_fat.read(image)
     except RuntimeError:
         return None
 
 
-def faults(image):
-    """The fault log the board left on CIRCUITPY (App.recover), or '' (or
-    why the drive could not be read)."""
-    try:
-        files = chip_fat.read(image)
-    except RuntimeError as e:
-        return "drive unreadable at the run's end: %s" % e
+def faults(files):
+    """The fault log the board left on CIRCUITPY (App.recover), from its
+    drive's files (drive_files), or '' (or that the drive was unreadable)."""
+    if files is None:
+        return "drive unreadable at the run's end"
     return b"".join(v for k, v in files.items() if k.endswith("/faults.txt")).decode("utf-8", "replace")
 
 
@@ -206,8 +204,8 @@ def bench(uf2, titles, flashes, keep=None, heap=False, paces=((bench_chip.SHORT_
                         Path(keep).mkdir(parents=True, exist_ok=True)
                         shutil.copy(work / "out.json", Path(keep) / ("cp-%s-%s.json" % (name, key.replace("/", "-"))))
                         shutil.copy(work / "fs-after.img", Path(keep) / ("cp-%s-%s.img" % (name, key.replace("/", "-"))))
-                    left = (work / "fs-after.img").read_bytes()
-                    fig = res[key] = bench_chip.figures(out, plan, epoch=CP_EPOCH_MS, drive=drive_files(left))
+                    left = drive_files((work / "fs-after.img").read_bytes())
+                    fig = res[key] = bench_chip.figures(out, plan, epoch=CP_EPOCH_MS, drive=left)
                     fig["tap_gap_ms"] = [tap, gap]
                     fig["faults"] = faults(left)[-300:]
                     print("  %s %s" % (name, key), json.dumps(fig), flush=True)
@@ -228,8 +226,8 @@ def heap_run(uf2, drive, title, work):
     plan = bench_chip.gestures(title)
     probe = chip_fat.add(drive, {"/code.py": PROBE.encode()})
     out = bench_chip.run_chip(uf2, None, plan, "typical", work, image=probe, cp=True, boot_timeout_ms=BOOT_TIMEOUT_MS, marker=MARKER)
-    left = (Path(work) / "fs-after.img").read_bytes()
-    fig = bench_chip.figures(out, plan, epoch=CP_EPOCH_MS, drive=drive_files(left))
+    left = drive_files((Path(work) / "fs-after.img").read_bytes())
+    fig = bench_chip.figures(out, plan, epoch=CP_EPOCH_MS, drive=left)
     log = faults(left)
     r = heap_readings(out.get("ram_marks"))
     r["finished"] = bool(fig.get("record_equal") and not log)  # the game the board recorded is CPython's (the probe's collections make its lights later: `misread`)
