@@ -32,9 +32,14 @@ between gestures, and no one call does a whole backlog's FAT work. A journal too
 entry drains first (inside that event's write: at about a hundred events
 without a quiet spell).
 
-An entry: kind (1 append, 2 whole file), path length, data length (2
-bytes), the file offset it was written at (4 bytes), the path, the data,
-crc32 of all that. A power cut in a program leaves a torn entry: its crc
+An entry: kind (4 append, 5 whole file), the path's number, data length
+(2 bytes), the file offset it was written at (3 bytes), the data, crc32 of
+all that: 11 bytes around an event's frame of 6 to 10. A path is numbered
+by an entry of its own (kind 3, its bytes as data) before its first entry,
+so that a whole 5-player game fits the 4 KB between two quiet spells (it
+took 4.5 to 5.8 KB with each entry naming its path; docs/storage.md).
+Entries of the first layout (kind 1 or 2, the path's bytes in each) are
+still read: a bundle copied over a journal that still held some. A power cut in a program leaves a torn entry: its crc
 fails, and it and everything after it are not the journal (the write had
 not returned: the event was not acknowledged). Replaying is idempotent, so
 a cut during a drain only replays again at the next boot: an append whose
@@ -54,9 +59,11 @@ import binascii
 
 from engine_lite import const
 
-_APPEND = const(1)
-_WHOLE = const(2)
-_HEAD = const(8)  # kind, path length, data length (2 B LE), offset (4 B LE)
+_APPEND = const(1)  # what _entries() gives for an append (kind 4; 1 in the first layout)
+_WHOLE = const(2)  # and for a whole file (5; 2)
+_NAME = const(3)  # numbers a path: the next number, the path's bytes as data
+_HEAD1 = const(8)  # the first layout's: kind, path length, data length (2 B LE), offset (4 B LE), then the path
+_HEAD = const(7)  # kind, path number, data length (2 B LE), offset (3 B LE)
 
 
 def _u16(b, i):
@@ -124,7 +131,8 @@ class JournalFS:
         self.nvm = nvm
         self.size = len(nvm)
         self.sizes = {}  # path -> its length with its journaled bytes (paths the journal appended to)
-        self.buf = bytearray(_HEAD + 48 + 260 + 4)  # one event's entry (a path, a frame)
+        self.buf = bytearray(_HEAD + 260 + 4)  # one event's entry (a frame), or a path's
+        self.ids = {}  # path -> its number in the journal (_NAME entries)
         self.end = 0  # the journal's first free byte
         self.done = 0  # the entries before this byte are on FAT (drain(piece=True) put them there)
         self.next = 0  # where the entry after the one _entries() just gave begins
@@ -138,25 +146,39 @@ class JournalFS:
 
     def _entries(self):
         """(kind, path, offset, data) of each intact entry, in order; sets
-        `end` and `dirty`."""
+        `end` and `dirty`, and once read to the end, `ids`."""
         nvm = self.nvm
+        names = []
         pos = 0
-        while pos + _HEAD + 4 <= self.size:
-            h = nvm[pos : pos + _HEAD]
-            if h[0] == 0xFF:
+        while pos + _HEAD1 + 4 <= self.size:
+            h = nvm[pos : pos + _HEAD1]
+            k = h[0]
+            if k == 0xFF:
                 break
-            n = _HEAD + h[1] + _u16(h, 2)
-            if pos + n + 4 > self.size:
+            if k < _NAME:  # the first layout: the path in the entry
+                at = _HEAD1 + h[1]
+                off = _u16(h, 4) | _u16(h, 6) << 16
+            else:
+                at = _HEAD
+                off = _u16(h, 4) | h[6] << 16
+            n = at + _u16(h, 2)
+            if pos + n + 4 > self.size or k > _NAME and h[1] >= len(names):
                 break
             e = nvm[pos : pos + n + 4]
             if binascii.crc32(e[:n]) & 0xFFFFFFFF != e[n] | e[n + 1] << 8 | e[n + 2] << 16 | e[n + 3] << 24:
                 break
-            self.next = pos + n + 4
-            yield h[0], str(bytes(e[_HEAD : _HEAD + h[1]]), "utf-8"), _u16(h, 4) | _u16(h, 6) << 16, e[_HEAD + h[1] : n]
             pos += n + 4
+            self.next = pos
+            if k == _NAME:
+                names.append(str(bytes(e[at:n]), "utf-8"))
+            elif k < _NAME:
+                yield k, str(bytes(e[_HEAD1:at]), "utf-8"), off, e[at:n]
+            else:
+                yield k - _NAME, names[h[1]], off, e[at:n]
         if self.dirty:  # at boot: anything a torn entry left past the end must be erased before the next entry
             self.dirty = pos < self.size and nvm[pos : self.size] != b"\xff" * (self.size - pos)
         self.end = pos
+        self.ids = {p: i for i, p in enumerate(names)}
 
     def _entries_end(self):
         """Find the journal's end without replaying it."""
@@ -164,31 +186,43 @@ class JournalFS:
             pass
 
     def _put(self, kind, path, off, data, buf=None):
-        """Program one entry at the end (draining first if it does not fit);
-        False if it can never fit (then the caller writes FAT itself)."""
+        """Program one entry at the end, after its path's number if the
+        journal has none yet (draining first if they do not fit); False if
+        it can never fit (then the caller writes FAT itself)."""
         p = path.encode()
-        n = _HEAD + len(p) + len(data)
-        if n + 4 > self.size:
+        n = _HEAD + len(data) + 4
+        name = _HEAD + len(p) + 4
+        if n + name > self.size or off >> 24:
             return False
-        if self.dirty or self.end + n + 4 > self.size:
+        i = self.ids.get(path)
+        if self.dirty or self.end + n + (0 if i is not None else name) > self.size or i is None and len(self.ids) > 255:
             self.drain()
+            i = self.ids.get(path)
+        if i is None:
+            i = len(self.ids)
+            self._program(_NAME, i, 0, p, self.buf)
+            self.ids[path] = i
+        self._program(kind + _NAME, i, off, data, buf)
+        return True
+
+    def _program(self, kind, i, off, data, buf):
+        """One entry, in one program of nvm at the journal's end."""
+        n = _HEAD + len(data)
         if buf is None or len(buf) < n + 4:
             buf = bytearray(n + 4)
         b = buf
         b[0] = kind
-        b[1] = len(p)
+        b[1] = i
         b[2] = len(data) & 255
         b[3] = len(data) >> 8
-        for i in range(4):
-            b[4 + i] = off >> 8 * i & 255
-        b[_HEAD : _HEAD + len(p)] = p
-        b[_HEAD + len(p) : n] = data
+        for k in range(3):
+            b[4 + k] = off >> 8 * k & 255
+        b[_HEAD:n] = data
         c = binascii.crc32(memoryview(b)[:n]) & 0xFFFFFFFF
-        for i in range(4):
-            b[n + i] = c >> 8 * i & 255
+        for k in range(4):
+            b[n + k] = c >> 8 * k & 255
         self.nvm[self.end : self.end + n + 4] = memoryview(b)[: n + 4]
         self.end += n + 4
-        return True
 
     def append(self, path, data):
         off = self.sizes.get(path)
@@ -216,7 +250,9 @@ class JournalFS:
         """Replay the journal on FAT, in order, then erase it (the part
         written: one erase of nvm's sector). Appends that continue one
         another go through one open file, so FAT writes each sector once.
-        `piece` (the loop's quiet spells, Store.quiet): only the next
+        A file written whole more than once (the snapshot) is written
+        once, its last, with the appends after it. `piece` (the loop's
+        quiet spells, Store.quiet): only the next
         file's entries (a run of its appends, or its whole writes), the
         rest left for the next call, so that no one call holds the board
         for the whole backlog's FAT work; True while entries remain (all
@@ -230,14 +266,20 @@ class JournalFS:
         if self.end * 2 > self.size:  # half full: all of it now, between gestures
             piece = False
         fs = self.fs
+        last = {}  # path -> where its last whole write begins: its entries before that are replaced by it, never replayed
+        begin = 0  # where the entry at hand begins (after the one before: a path's number may lie between)
+        for kind, path, off, data in self._entries():
+            if kind == _WHOLE:
+                last[path] = begin
+            begin = self.next
         f = None  # the FAT file a run of appends goes on into (one open: FAT's sectors written once)
         at = 0  # where that run has got to
         first = None  # the one file this piece replays
-        begin = 0  # where the entry at hand begins
+        begin = 0
         more = False
         for kind, path, off, data in self._entries():
             b, begin = begin, self.next
-            if b < self.done:  # a piece put it on FAT already
+            if b < self.done or b < last.get(path, 0):  # a piece put it on FAT already, or a whole write after it replaces it
                 continue
             if piece and path != first:
                 if first is not None:
@@ -268,6 +310,7 @@ class JournalFS:
         self.done = 0
         self.dirty = False
         self.sizes = {}
+        self.ids = {}
         return False
 
     def _landed(self, path, off, data):

@@ -48,6 +48,7 @@ SNAP_MAGIC = b"BKS1"
 PUMP = const(11)  # commits to the live directory since it compacted: at the next quiet spell, make it compact (Store.quiet)
 SCRATCH = "/scratch"  # the file in the live directory whose rewrites do that (boot ignores it: no game's name)
 SEG = 192  # bytes a live log's segment takes frames up to: littlefs keeps a file this small inline in the directory's metadata, so an append erases no block (docs/storage.md)
+_ONE_SEG = const(0xFFFF)  # FlashLog.seg on the journal: a segment as long as an offset reaches
 _STALL_MS = const(20)  # a write this long erased a block (docs/storage.md)
 _OP_UNDO = const(11)  # record.OP_UNDO, folded (tests/house/test_folded_consts.py holds it equal)
 _TICKS_MASK = const(0x3FFFFFFF)  # ticks_ms() wraps at 2**30 (buttons.ticks_diff's mask, folded here: an import of it costs the bundle 43 B)
@@ -158,7 +159,14 @@ class FlashLog:
     RAM holds no records, only: `base` effective records lie before offset
     `base_off` (known from the snapshot), and `tail` lists the offsets of
     the effective records after it (a few dozen at most between
-    snapshots)."""
+    snapshots).
+
+    On CircuitPython's journal (firmware/journal_cp.py) a live log is one
+    segment (`seg`: as far as an offset's 16 bits reach): FAT gains nothing
+    from small files, and each segment's move is a rename, which drains the
+    journal inside the event that begins the next segment."""
+
+    seg = SEG  # bytes a segment takes frames up to
 
     def __init__(self, fs, stem, ext=LOG, live=None):
         self.fs = fs
@@ -173,6 +181,7 @@ class FlashLog:
         self.since = 0  # frames written since the snapshot's point
         self.pend = None  # a record appended, indexed, not yet on flash (flush)
         self.moving = -1  # the full segment still in the live directory (move), or -1
+        self.first = None  # the start record, once written or read: a snapshot asks for it, and on the journal a read of the file would drain it (records)
 
     def __len__(self):
         return self.base + len(self.tail)
@@ -326,7 +335,9 @@ class FlashLog:
         would take its segment past SEG bytes starts the next segment."""
         self.flush()
         n = len(rec) + 5  # its frame: length byte, record, crc32
-        if self.live and self.end & 0xFFFF and (self.end & 0xFFFF) + n > SEG:
+        if not self.end:
+            self.first = bytes(rec)
+        if self.live and self.end & 0xFFFF and (self.end & 0xFFFF) + n > self.seg:
             self.tip = self.live
             self.end = ((self.end >> 16) + 1) << 16
         self.tail.append(self.end)
@@ -406,11 +417,13 @@ class FlashLog:
         self.flush()
         if start == 0 and len(self):
             # the start record, never undone: reading it (snapshot and
-            # restore do) needs no walk of the log
-            w = self._walk(0)
-            n = next(w)[1]
-            w.close()
-            yield bytes(self.buf[1 : n + 1])
+            # restore do) needs no walk of the log, and once read, no file
+            if self.first is None:
+                w = self._walk(0)
+                n = next(w)[1]
+                w.close()
+                self.first = bytes(self.buf[1 : n + 1])
+            yield self.first
             start = 1
         if start < self.base:
             offs = self._index(0)
@@ -460,7 +473,10 @@ class Store:
         return "%s/%s%s" % (d or self.root, gid, ext)
 
     def _log(self, gid, ext=LOG):
-        return FlashLog(self.fs, self._path(gid, ""), ext, self._path(gid, "", self.live) if ext == LOG else None)
+        log = FlashLog(self.fs, self._path(gid, ""), ext, self._path(gid, "", self.live) if ext == LOG else None)
+        if getattr(self.fs, "drain", None) is not None:  # the journal on FAT: a game's log in one file (FlashLog)
+            log.seg = _ONE_SEG
+        return log
 
     def _names(self, d=None):
         d = d or self.root

@@ -171,8 +171,8 @@ def test_cut_at_every_flash_op_of_the_journal_and_fat(cls, junk):
             _session(cls, fs, nvm, shadow)
         s = fs.survivor()
         finishing.append(_check(s, nvm.survivor(s), shadow))
-    if cls is SpreadStore:  # cuts fell in the pieces on both sides of the commit point
-        assert finishing.count("in progress") > 20 and finishing.count("finished") >= 5, finishing.count("finished")
+    if cls is SpreadStore:  # cuts fell in the pieces on both sides of the commit point (after it: the log's one file removed)
+        assert finishing.count("in progress") > 20 and finishing.count("finished") >= 1, finishing.count("finished")
 
 
 @pytest.mark.slow

@@ -341,7 +341,7 @@ def test_a_game_in_progress_written_by_the_old_firmware_boots_and_goes_on(monkey
     segment: boot reads it where it is (no migration), appends go to the
     next segment, in the live directory, finish archives it as usual. A
     snapshot in the root is dropped (one full refold)."""
-    monkeypatch.setattr(storage, "SEG", 1 << 15)  # one file, snapshots naming its byte offsets: the old layout
+    monkeypatch.setattr(storage.FlashLog, "seg", 1 << 15)  # one file, snapshots naming its byte offsets: the old layout
     fs, store, game = played(n=80, snapshot_every=8)
     monkeypatch.undo()
     fs.files["/bk/0001.log"] = fs.files.pop("/bk-live/0001.log")  # where the older firmware kept them
