@@ -452,6 +452,21 @@ def figures(out, plan, order="GRB", src=ROOT, epoch=0, drive=None):
         stale = [i for i, (j, ref) in enumerate(zip(checks, now)) if j >= 0 and i not in misread and rgb_hex(frames[j], order) not in ref]
         fig["stale"] = len(stale)
         fig["stale_first"] = stale[:5]
+        # every tap that changes the ring (CPython's ring just before it
+        # and just before the next press share no frame), lit whenever its
+        # first frame came, before the next press or after it: the budget's
+        # press-to-light with no tap left out for being late.
+        before = reference_rings(presses, [max(0, int(presses[0]["down_ns"] // 1e6) - 6)], src, epoch) + now[:-1]
+        lit = []
+        for i, p in enumerate(presses):
+            if kinds[i] != 2 and not before[i] & now[i]:
+                f = first_frame_after(p["up_ns"])
+                lit.append((f["start_ns"] - p["up_ns"]) / 1e6 if f else float("inf"))
+        fig["changing_taps"] = len(lit)
+        fig["changing_taps_ms_p50"] = _r(pct(lit, 50))
+        fig["changing_taps_ms_p90"] = _r(pct(lit, 90))
+        fig["changing_taps_ms_max"] = _r(max(lit) if lit else None)
+        fig["changing_taps_over_25ms"] = sum(1 for x in lit if x > 25)
         fig["final_ring_equal"] = fig["final_ring_equal"] and stale[-1:] != [len(checks) - 1]
     return fig
 
