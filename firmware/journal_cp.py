@@ -24,22 +24,26 @@ journal entries. A call that reads, renames or removes a file the journal
 holds bytes of first `drain()`s the journal (replays its entries on FAT,
 in order, then erases it: one erase); `stat` answers with the journaled
 length; every other call goes to FAT as it is (no entry names its file,
-so the order of the two cannot matter). The Store calls
-`drain(piece=True)` in each quiet spell (Store.quiet, firmware/main.py
-tidy): one file's entries a call, one a loop turn while the buttons rest,
-so the journal seldom holds more than a few entries, FAT's erases fall
-between gestures, and no one call does a whole backlog's FAT work. A journal too full for an
-entry drains first (inside that event's write: at about a hundred events
-without a quiet spell).
+so the order of the two cannot matter). The Store calls `drain(True)` in
+each quiet spell (Store.quiet, firmware/main.py tidy), which drains only a
+journal seven eighths full: a drain costs FAT a few sector erases however
+few entries it holds, so the fewer the better. A whole 5-player game
+fits with room to spare (2.2 KB of Stalk Exchange, 3.1 KB of Oh My.
+Orchids!: a game's log is one file, FlashLog.seg, and the Store snapshots
+every `snapshot_every` frames), so its FAT work is one drain, at its
+finish (which reads the log back); a journal too full for an entry
+drains first, inside that event's write.
 
 An entry: kind (4 append, 5 whole file), the path's number, data length
 (2 bytes), the file offset it was written at (3 bytes), the data, crc32 of
 all that: 11 bytes around an event's frame of 6 to 10. A path is numbered
 by an entry of its own (kind 3, its bytes as data) before its first entry,
-so that a whole 5-player game fits the 4 KB between two quiet spells (it
-took 4.5 to 5.8 KB with each entry naming its path; docs/storage.md).
+so that a whole 5-player game fits nvm's 4 KB (it took 4.5 to 5.8 KB
+with each entry naming its path; docs/storage.md).
 Entries of the first layout (kind 1 or 2, the path's bytes in each) are
-still read: a bundle copied over a journal that still held some. A power cut in a program leaves a torn entry: its crc
+still read: a bundle copied over a journal that still held some.
+
+A power cut in a program leaves a torn entry: its crc
 fails, and it and everything after it are not the journal (the write had
 not returned: the event was not acknowledged). Replaying is idempotent, so
 a cut during a drain only replays again at the next boot: an append whose
@@ -50,7 +54,8 @@ Boot (`JournalFS()`) drains what a cut left.
 
 Durability window: an event is durable when its journal entry is
 programmed (the Store's flush returns), as before; FAT holds it after the
-next quiet spell. What FAT itself risks in a cut (an erase of a sector
+next drain (the finish, a read of its file, a sync, a full journal, the
+next boot). What FAT itself risks in a cut (an erase of a sector
 holding directory entries, cut before its program) is the FAT drive's,
 journal or not: docs/storage.md.
 """
@@ -61,6 +66,7 @@ from engine_lite import const
 
 _APPEND = const(1)  # what _entries() gives for an append (kind 4; 1 in the first layout)
 _WHOLE = const(2)  # and for a whole file (5; 2)
+FULL = const(7)  # eighths of nvm the journal fills before a quiet spell drains it (JournalFS.drain): a 5-player game takes 4.5-6.1 of them; the last eighth (512 B, ~25 events) is room for play with no rest
 _NAME = const(3)  # numbers a path: the next number, the path's bytes as data
 _HEAD1 = const(8)  # the first layout's: kind, path length, data length (2 B LE), offset (4 B LE), then the path
 _HEAD = const(7)  # kind, path number, data length (2 B LE), offset (3 B LE)
@@ -126,6 +132,8 @@ class JournalFS:
     bytearray-like of flash: `nvm[a:b]` reads, `nvm[a:b] = data` programs;
     microcontroller.nvm). Construction drains what a cut left."""
 
+    snapshot_every = 32  # the Store's, on the journal: a whole 5-player game's entries fit nvm's 4 KB (16: Oh My. Orchids! took 3.8 KB)
+
     def __init__(self, fs, nvm):
         self.fs = fs
         self.nvm = nvm
@@ -134,7 +142,6 @@ class JournalFS:
         self.buf = bytearray(_HEAD + 260 + 4)  # one event's entry (a frame), or a path's
         self.ids = {}  # path -> its number in the journal (_NAME entries)
         self.end = 0  # the journal's first free byte
-        self.done = 0  # the entries before this byte are on FAT (drain(piece=True) put them there)
         self.next = 0  # where the entry after the one _entries() just gave begins
         self.dirty = True  # unknown until read: bytes past `end` may not be erased (a torn entry)
         try:
@@ -246,25 +253,24 @@ class JournalFS:
         self.sizes[path] = len(data)
         return len(data)
 
-    def drain(self, piece=False):
+    def drain(self, quiet=False):
         """Replay the journal on FAT, in order, then erase it (the part
         written: one erase of nvm's sector). Appends that continue one
-        another go through one open file, so FAT writes each sector once.
-        A file written whole more than once (the snapshot) is written
-        once, its last, with the appends after it. `piece` (the loop's
-        quiet spells, Store.quiet): only the next
-        file's entries (a run of its appends, or its whole writes), the
-        rest left for the next call, so that no one call holds the board
-        for the whole backlog's FAT work; True while entries remain (all
-        at once when the journal is half full: the entries drained by
-        pieces are erased only with the last, and a journal that fills up
-        drains inside the event that finds it full). The journal is
-        erased only once FAT has them all: a cut between pieces replays
-        them all again, as a cut in a whole drain does."""
-        if not (self.end or self.dirty):
-            return False
-        if self.end * 2 > self.size:  # half full: all of it now, between gestures
-            piece = False
+        another go through one open file, so FAT writes each sector once;
+        a file written whole more than once (the snapshot) is written once,
+        its last, with the appends after it. `quiet` (the loop's quiet
+        spells, Store.quiet): only once the journal is seven eighths full
+        (FULL). Why so late: the entries are durable already, and a drain
+        costs a few erases however few entries it holds (the file's data,
+        the FAT, the directory entry, nvm), 45 ms each, 400 ms at the
+        datasheet's maximum, which a press made meanwhile waits for. So
+        the FAT work of a whole game is one drain, most often at its
+        finish (whose reads drain it), and a journal that fills up without
+        a rest drains inside the event that finds it full. The journal is
+        erased only once FAT has every entry: a cut in a drain replays
+        them all again at boot."""
+        if not (self.end or self.dirty) or quiet and self.end < FULL * self.size // 8:
+            return
         fs = self.fs
         last = {}  # path -> where its last whole write begins: its entries before that are replaced by it, never replayed
         begin = 0  # where the entry at hand begins (after the one before: a path's number may lie between)
@@ -274,19 +280,11 @@ class JournalFS:
             begin = self.next
         f = None  # the FAT file a run of appends goes on into (one open: FAT's sectors written once)
         at = 0  # where that run has got to
-        first = None  # the one file this piece replays
         begin = 0
-        more = False
         for kind, path, off, data in self._entries():
             b, begin = begin, self.next
-            if b < self.done or b < last.get(path, 0):  # a piece put it on FAT already, or a whole write after it replaces it
+            if b < last.get(path, 0):  # a whole write after it replaces it
                 continue
-            if piece and path != first:
-                if first is not None:
-                    self.done = b
-                    more = True
-                    break
-                first = path
             if f is not None and (kind != _APPEND or path != f.path or off != at):
                 f.f.close()
                 f = None
@@ -301,17 +299,13 @@ class JournalFS:
                 at = off + len(data)
         if f is not None:
             f.f.close()
-        if more:
-            return True
         n = self.size if self.dirty else self.end
         if n:
             self.nvm[0:n] = b"\xff" * n
         self.end = 0
-        self.done = 0
         self.dirty = False
         self.sizes = {}
         self.ids = {}
-        return False
 
     def _landed(self, path, off, data):
         """True if FAT holds this append already (a drain a cut stopped);

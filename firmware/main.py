@@ -148,7 +148,7 @@ def main(board=None, root="/bk", turn=None):
     journal = getattr(hw, "journal", None)  # CircuitPython: each event's write to nvm first, FAT in quiet spells
     if journal is not None:
         store.fs = journal(store.fs)
-        store.snapshot_every = 32  # so that a whole game's entries fit nvm's 4 KB between quiet spells (docs/storage.md)
+        store.snapshot_every = store.fs.snapshot_every
     app = App(hw, store)
     store.mark = app.buttons  # told when each piece of flash work begins: a press latched in a stall is dated by it
     if cp:

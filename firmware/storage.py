@@ -108,7 +108,14 @@ class _OsFS:
 
 
 def _write_file(fs, path, data):
-    """Write a whole file atomically: temp file, then rename over `path`."""
+    """Write a whole file atomically: temp file, then rename over `path`.
+    On CircuitPython's journal a whole file is one entry, replayed whole
+    after a cut, so it is written in place: a rename would drain the
+    journal onto FAT inside the press that saved it (firmware/journal_cp.py)."""
+    if getattr(fs, "drain", None) is not None:
+        with fs.open(path, "wb") as f:
+            f.write(data)
+        return
     tmp = path + TMP
     with fs.open(tmp, "wb") as f:  # close commits it
         f.write(data)
@@ -668,14 +675,14 @@ class Store:
         now, not in the write of the next event (docs/storage.md "Flash
         work per event"). On CircuitPython's FAT drive there is no
         littlefs to compact: the quiet work is the journal's drain onto
-        FAT (firmware/journal_cp.py) a file a call, then the segment's
-        move and one piece of a finish (flush): True while pieces remain
-        (tidy calls again next turn, unless a button has moved)."""
+        FAT once it is seven eighths full (firmware/journal_cp.py), the
+        segment's move and one piece of a finish (flush): True while
+        pieces remain (tidy calls again next turn, unless a button has
+        moved)."""
         log = self.log
         drain = getattr(self.fs, "drain", None)
         if drain is not None:
-            if drain(True):  # the journal onto FAT, a file a turn
-                return True
+            drain(True)  # the journal onto FAT, if seven eighths full
             if log is not None and log.moving >= 0:
                 log.move()  # before a piece of the finish: not under the archive's reader
             j = self._job
@@ -686,7 +693,7 @@ class Store:
                     self._job = j
                 except StopIteration:
                     j = None
-                drain()  # that piece's own entries (one file's)
+                drain()  # that piece's own entries (the first piece's: the game's too)
             self._mark(False)
             return j is not None
         if log is not None and log.live and self.clock:
