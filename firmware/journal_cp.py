@@ -23,8 +23,9 @@ write (`open(path, "wb")` and one write: the snapshot, settings) become
 journal entries. A call that reads, renames or removes a file the journal
 holds bytes of first `drain()`s the journal (replays its entries on FAT,
 in order, then erases it: one erase); `stat` answers with the journaled
-length; every other call goes to FAT as it is (no entry names its file,
-so the order of the two cannot matter). The Store calls `drain(True)` in
+length, `listdir` with the files the journal made too; every other call
+goes to FAT as it is (no entry names its file, so the order of the two
+cannot matter). The Store calls `drain(True)` in
 each quiet spell (Store.quiet, firmware/main.py tidy), which drains only a
 journal seven eighths full: a drain costs FAT a few sector erases however
 few entries it holds, so the fewer the better. A whole 5-player game
@@ -339,11 +340,15 @@ class JournalFS:
         return self.fs.open(path, mode)
 
     def listdir(self, path):
+        """FAT's names, and those of the files in `path` the journal made
+        that FAT does not have yet: no drain (a new game lists the games'
+        directory, which holds the settings the same press saved)."""
+        names = self.fs.listdir(path)
         for p in self.sizes:
-            if p.startswith(path + "/"):  # a file the journal holds may not be on FAT yet
-                self.drain()
-                break
-        return self.fs.listdir(path)
+            i = p.rfind("/")
+            if p[:i] == path and p[i + 1 :] not in names:
+                names.append(p[i + 1 :])
+        return names
 
     def stat(self, path):
         n = self.sizes.get(path)

@@ -333,3 +333,22 @@ def test_settings_saved_on_the_journal_are_one_entry_and_drain_nothing():
     again = Store(fs=JournalFS(s, NorNvm(s, mem=nvm.mem)))
     assert bytes(s.files["/bk/settings.json"]) == b'{"brightness": 5}'  # the boot's drain put it on the drive
     assert again.settings()["brightness"] == 5 and again.boot().events() == game.events()
+
+
+def test_a_directory_lists_the_files_the_journal_made_without_draining():
+    """A new game lists the games' directory right after the same press
+    saved the settings there: the listing has the journal's new file, and
+    FAT is not written (a drain there cost that press 5 erases on the
+    emulated Pico)."""
+    fs = MemFS(trace=True)
+    nvm = NorNvm(fs)
+    store = Store(fs=JournalFS(fs, nvm))
+    store.boot()
+    n = len(fs.trace)
+    store.save_settings({"brightness": 4})
+    game = store.new_game(STEPS[0][1])
+    assert "settings.json" in store.fs.listdir("/bk") and "settings.json" not in fs.listdir("/bk")
+    assert [k for k, _, _ in fs.trace[n:] if not k.startswith("nvm-program")] == []
+    assert store.fs.listdir("/bk-live") == ["0001.log"]  # the first frame's file, in the journal only
+    s = fs.survivor()
+    assert Store(fs=JournalFS(s, NorNvm(s, mem=nvm.mem))).boot().events() == game.events()
