@@ -452,14 +452,17 @@ def figures(out, plan, order="GRB", src=ROOT, epoch=0, drive=None):
         stale = [i for i, (j, ref) in enumerate(zip(checks, now)) if j >= 0 and i not in misread and rgb_hex(frames[j], order) not in ref]
         fig["stale"] = len(stale)
         fig["stale_first"] = stale[:5]
-        # every tap that changes the ring (CPython's ring just before it
-        # and just before the next press share no frame), lit whenever its
-        # first frame came, before the next press or after it: the budget's
-        # press-to-light with no tap left out for being late.
-        before = reference_rings(presses, [max(0, int(presses[0]["down_ns"] // 1e6) - 6)], src, epoch) + now[:-1]
+        # every tap that changes the ring (the frame the board showed at
+        # its release is not what CPython shows just before the next
+        # press), lit whenever its first frame came, before the next press
+        # or after it: the budget's press-to-light with no tap left out for
+        # being late. (Not CPython's ring before the tap: that can be a
+        # transient, e.g. the last frame of a long press's hold, which the
+        # board had already drawn over.)
         lit = []
         for i, p in enumerate(presses):
-            if kinds[i] != 2 and not before[i] & now[i]:
+            j = bisect.bisect_left(starts, p["up_ns"]) - 1
+            if kinds[i] != 2 and (j < 0 or rgb_hex(frames[j], order) not in now[i]):
                 f = first_frame_after(p["up_ns"])
                 lit.append((f["start_ns"] - p["up_ns"]) / 1e6 if f else float("inf"))
         fig["changing_taps"] = len(lit)

@@ -227,3 +227,34 @@ def test_the_circuitpython_heap_probe_hooks_what_firmware_main_has():
     assert "step" in inspect.signature(m.run).parameters  # the probe passes main()'s turn on
     assert bench_chip_cp.MARKER.encode() not in code.co_consts  # written byte by byte: no literal copy in RAM
     assert str(tuple(bench_chip_cp.MARKER.encode())) in bench_chip_cp.PROBE  # the bytes it writes are the marker the runner looks for
+
+
+def test_a_tap_lit_only_after_the_next_press_counts_in_the_press_to_light_of_every_tap():
+    """bench_chip.figures on a timeline whose frames are the reference's own
+    rings, drawn 8 ms after each tap, but one tap's light held back until
+    50 ms after the next press (as FAT work inside an event did): the
+    press-to-light over taps lit before the next press leaves that tap out
+    (`unlit`), the one over every tap that changes the ring counts it,
+    with its true wait."""
+    from bench.bench_chip import figures, gestures, reference_rings
+
+    plan = gestures("stalk")[:8]
+    presses, t = [], 1000
+    for b, _kind, hold in plan:
+        presses.append({"button": b, "down_ns": t * 10**6, "up_ns": (t + hold) * 10**6, "hold_ms": hold})
+        t += hold + 220
+    end = t
+    nexts = [p["down_ns"] for p in presses[1:]] + [end * 10**6]
+    rings = reference_rings(presses, [n // 10**6 - 6 for n in nexts])
+    first = sorted(reference_rings([], [900])[0])[0]
+    late = next(i for i in range(3, 7) if rings[i] != rings[i - 1])  # a tap that changes the ring
+    frames = [{"start_ns": 900 * 10**6, "hex": first, "bad": False}]
+    for i, p in enumerate(presses):
+        at = nexts[i] + 50 * 10**6 if i == late else p["up_ns"] + 8 * 10**6
+        frames.append({"start_ns": at, "hex": sorted(rings[i])[0], "bad": False})
+    frames.sort(key=lambda f: f["start_ns"])
+    out = {"frames": frames, "presses": presses, "flash": [], "end_ns": end * 10**6, "first_light_ns": 900 * 10**6, "cycles_busy": 0}
+    fig = figures(out, plan, order="RGB")
+    wait = (nexts[late] + 50 * 10**6 - presses[late]["up_ns"]) / 1e6
+    assert fig["changing_taps_over_25ms"] == 1 and fig["changing_taps_ms_max"] == round(wait, 2)
+    assert fig["press_to_light_ms_max"] == 8 and fig["unlit"] >= 1
