@@ -68,9 +68,10 @@ too, so at the ring's end the PIO's FIFO (4 words, 8 when joined) is
 what one stall can hold. The ring is 512 words (2 KB): 256 taps, 30 s
 of tapping at 45/70 ms. Why so many: the loop takes the words between
 its turns, and on CircuitPython's FAT drive one turn's flash work can
-last seconds at the datasheet's maximum erase time (the nvm journal
-drained onto FAT inside an event in nonstop play: up to 36 erases, 16 s,
-on the emulated Pico: docs/storage.md). A word the full FIFO dropped is
+last seconds at the datasheet's maximum erase time (a drain of the nvm
+journal onto FAT: a few erases, 400 ms each; before the journal held a
+whole game, up to 36 in one event, 16 s, on the emulated Pico:
+docs/storage.md). A word the full FIFO dropped is
 counted as a dropped event (`rxstall`); the words after it keep their
 times.
 
