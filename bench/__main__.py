@@ -35,6 +35,7 @@ MODULES = (
     ("bench.bench_speed", "board speed: redraw, event, press-to-light (instructions counted in the Unix port, RP2040 estimates)"),
     ("bench.bench_path", "the path the board really runs: its loop, littlefs, flash stalls, polling, on a modeled RP2040"),
     ("bench.bench_table", "the Pico W's table page: heap with six phones, push cost, page latency, bytes per page load"),
+    ("bench.bench_fat_cp", "CircuitPython's FAT drive, modeled: sector erases of the nvm journal's drains"),
 )
 
 # The headline figures: a row each in the table, with its unit; a run that lacks one exits 1.

@@ -125,9 +125,9 @@ class _Run:
     """A run of appends that continue one another in one file, written to
     FAT at its end in one write(): FAT then allocates the file's clusters
     with fewer reads of its table, and on CircuitPython each read writes
-    the cache sector back (an erase). A whole game's log (2.1 KB) cost 12
-    erases written frame by frame, 6 in one write (the FAT drive's model
-    in the Unix port's VfsFat, docs/storage.md)."""
+    the cache sector back (an erase). 2.1 KB of frames cost 12 erases
+    written frame by frame, 5 in one write (bench/bench_fat_cp.py: the
+    drive modeled on the Unix port's VfsFat)."""
 
     def __init__(self, fs, path):
         self.fs = fs

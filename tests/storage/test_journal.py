@@ -352,3 +352,18 @@ def test_a_directory_lists_the_files_the_journal_made_without_draining():
     assert store.fs.listdir("/bk-live") == ["0001.log"]  # the first frame's file, in the journal only
     s = fs.survivor()
     assert Store(fs=JournalFS(s, NorNvm(s, mem=nvm.mem))).boot().events() == game.events()
+
+
+@pytest.mark.mpy
+def test_on_the_modeled_fat_drive_one_write_a_run_costs_fewer_erases():
+    """bench/bench_fat_cp.py: CircuitPython's drive modeled (the Unix
+    port's VfsFat through one 4 KB cache sector that any read or sync
+    writes back). A run of appends written in one write() (journal_cp._Run)
+    costs FAT fewer erases than frame by frame; whole games of both titles
+    drain and finish through the real Store and JournalFS onto it with
+    every record kept (the guest checks them)."""
+    from bench.bench_fat_cp import measure
+
+    fig = measure()
+    assert fig["fat_append_2100b_erases_one_write"] < fig["fat_append_2100b_erases_frame_by_frame"]
+    assert all(fig["fat_erases_game_drain_" + t] > 0 for t in ("stalk", "orchids"))
