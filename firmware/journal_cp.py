@@ -20,11 +20,12 @@ write returns: durable as soon as it was on FAT before.
 `JournalFS` wraps the os-like FAT filesystem the Store is given
 (firmware/storage.py): an append (`open(path, "ab")`) and a whole-file
 write (`open(path, "wb")` and one write: the snapshot, settings) become
-journal entries. A call that reads, renames or removes a file the journal
-holds bytes of first `drain()`s the journal (replays its entries on FAT,
-in order, then erases it: one erase); `stat` answers with the journaled
-length, `listdir` with the files the journal made too; every other call
-goes to FAT as it is (no entry names its file, so the order of the two
+journal entries. A call that renames or removes a file the journal holds
+bytes of first `drain()`s the journal (replays its entries on FAT, in
+order, then erases it: one erase); a read of one goes through the journal
+(firmware/journal_read_cp.py), `stat` answers with the journaled length,
+`listdir` with the files the journal made too; every other call goes to
+FAT as it is (no entry names its file, so the order of the two
 cannot matter). The Store calls `drain(True)` in
 each quiet spell (Store.quiet, firmware/main.py tidy), which drains only a
 journal seven eighths full: a drain costs FAT a few sector erases however
@@ -32,7 +33,7 @@ few entries it holds, so the fewer the better. A whole 5-player game
 fits with room to spare (2.2 KB of Stalk Exchange, 3.1 KB of Oh My.
 Orchids!: a game's log is one file, FlashLog.seg, and the Store snapshots
 every `snapshot_every` frames), so its FAT work is one drain, at its
-finish (which reads the log back); a journal too full for an entry
+finish (whose first piece removes the snapshot); a journal too full for an entry
 drains first, inside that event's write.
 
 An entry: kind (4 append, 5 whole file), the path's number, data length
@@ -122,20 +123,22 @@ class _Whole(_Append):
 
 
 class _Run:
-    """A run of appends that continue one another in one file, written to
+    """A run of appends that continue one another in one file (or a whole
+    write and the appends after it), written to
     FAT at its end in one write(): FAT then allocates the file's clusters
     with fewer reads of its table, and on CircuitPython each read writes
     the cache sector back (an erase). 2.1 KB of frames cost 12 erases
     written frame by frame, 5 in one write (bench/bench_fat_cp.py: the
     drive modeled on the Unix port's VfsFat)."""
 
-    def __init__(self, fs, path):
+    def __init__(self, fs, path, mode):
         self.fs = fs
         self.path = path
+        self.mode = mode  # "ab", or "wb": a whole write, and the appends after it
         self.data = bytearray()
 
     def close(self):
-        with self.fs.open(self.path, "ab") as f:
+        with self.fs.open(self.path, self.mode) as f:
             f.write(self.data)
 
 
@@ -266,52 +269,59 @@ class JournalFS:
         self.sizes[path] = len(data)
         return len(data)
 
-    def drain(self, quiet=False):
-        """Replay the journal on FAT, in order, then erase it (the part
-        written: one erase of nvm's sector). Appends that continue one
-        another go through one open file, so FAT writes each sector once;
-        a file written whole more than once (the snapshot) is written once,
-        its last, with the appends after it. `quiet` (the loop's quiet
-        spells, Store.quiet): only once the journal is seven eighths full
-        (FULL). Why so late: the entries are durable already, and a drain
-        costs a few erases however few entries it holds (the file's data,
-        the FAT, the directory entry, nvm), 45 ms each, 400 ms at the
-        datasheet's maximum, which a press made meanwhile waits for. So
-        the FAT work of a whole game is one drain, most often at its
-        finish (whose reads drain it), and a journal that fills up without
-        a rest drains inside the event that finds it full. The journal is
-        erased only once FAT has every entry: a cut in a drain replays
-        them all again at boot."""
+    def drain(self, quiet=False, gone=None):
+        """Replay the journal on FAT, then erase it (the part written: one
+        erase of nvm's sector). A file at a time, in the order they first
+        appear (no entry names another file, so their order across files
+        cannot matter), each file's entries in order: its appends that
+        continue one another in one write (_Run), a file written whole
+        more than once (the snapshot) once, its last, with the appends
+        after it; `gone`, a file about to be removed, not at all if the
+        journal wrote it whole (the snapshot). `quiet`
+        (the loop's quiet spells, Store.quiet): only once the journal is
+        seven eighths full (FULL). Why so late: the entries are durable
+        already, and a drain costs a few erases however few entries it
+        holds (the file's data, the FAT, the directory entry, nvm), 45 ms
+        each, 400 ms at the datasheet's maximum, which a press made
+        meanwhile waits for. So the FAT work of a whole game is one
+        drain, most often at its finish, and a journal that fills up
+        without a rest drains inside the event that finds it full. The
+        journal is erased only once FAT has every entry: a cut in a drain
+        replays them all again at boot."""
         if not (self.end or self.dirty) or quiet and self.end < FULL * self.size // 8:
             return
         fs = self.fs
+        paths = []  # each file once, in the order they first appear
         last = {}  # path -> where its last whole write begins: its entries before that are replaced by it, never replayed
         begin = 0  # where the entry at hand begins (after the one before: a path's number may lie between)
         for kind, path, off, data in self._entries():
+            if path not in paths:
+                paths.append(path)
             if kind == _WHOLE:
                 last[path] = begin
             begin = self.next
-        f = None  # the run of appends at hand (_Run: one open, one write)
-        at = 0  # where that run has got to
-        begin = 0
-        for kind, path, off, data in self._entries():
-            b, begin = begin, self.next
-            if b < last.get(path, 0):  # a whole write after it replaces it
-                continue
-            if f is not None and (kind != _APPEND or path != f.path or off != at):
-                f.close()
-                f = None
-            if kind == _WHOLE:
-                with fs.open(path, "wb") as w:
-                    w.write(data)
-                continue
-            if f is None and not self._landed(path, off, data):
-                f = _Run(fs, path)
+        if gone in last:  # written whole here: removed, it needs no FAT copy first
+            paths.remove(gone)
+        for p in paths:
+            f = None  # the run of appends at hand (_Run: one open, one write)
+            at = 0  # where that run has got to
+            begin = 0
+            for kind, path, off, data in self._entries():
+                b, begin = begin, self.next
+                if path != p or b < last.get(p, 0):  # another file's, or replaced by a whole write after it
+                    continue
+                if f is not None and (kind != _APPEND or off != at):
+                    f.close()
+                    f = None
+                if kind == _WHOLE:  # the appends after it (the archive's copy) join it
+                    f = _Run(fs, p, "wb")
+                elif f is None and not self._landed(p, off, data):
+                    f = _Run(fs, p, "ab")
+                if f is not None:
+                    f.data += data
+                    at = off + len(data)
             if f is not None:
-                f.data += data
-                at = off + len(data)
-        if f is not None:
-            f.close()
+                f.close()
         n = self.size if self.dirty else self.end
         if n:
             self.nvm[0:n] = b"\xff" * n
@@ -348,6 +358,10 @@ class JournalFS:
         if mode == "wb":
             return _Whole(self, path)
         if path in self.sizes:  # its newest bytes are in the journal
+            if mode == "rb":  # read through it, no drain (an undo reads the log back)
+                from firmware.journal_read_cp import JournalReader
+
+                return JournalReader(self, path)
             self.drain()
         return self.fs.open(path, mode)
 
@@ -372,9 +386,17 @@ class JournalFS:
         self.fs.mkdir(path)
 
     def remove(self, path):
-        if path in self.sizes:
-            self.drain()
-        self.fs.remove(path)
+        """Drains the journal first, but for a file it wrote whole (the
+        snapshot, at the finish): a cut before the removal leaves FAT's
+        older copy of it, or none, which the Store takes as it takes a
+        stale snapshot. A file the journal alone held is gone then."""
+        if path not in self.sizes:
+            return self.fs.remove(path)
+        self.drain(gone=path)
+        try:
+            self.fs.remove(path)
+        except OSError:  # it was on no FAT sector yet
+            pass
 
     def rename(self, old, new):
         if old in self.sizes or new in self.sizes:

@@ -49,7 +49,7 @@ package("engine_lite", files=(
 # The board application, with the one hardware backend of its runtime
 # (firmware/hw.py make_hw imports it lazily; CircuitPython's brings its
 # button feeds, keys_cp.py (a PIO state machine or keypad),
-# and its flash journal, journal_cp.py).
+# and its flash journal, journal_cp.py, with its reader, journal_read_cp.py).
 package("firmware", files=(
     "__init__.py",
     "app.py",
@@ -62,7 +62,7 @@ package("firmware", files=(
     "ring.py",
     "screens.py",
     "storage.py",
-) + (() if options.runtime == "micropython" else ("journal_cp.py", "keys_cp.py")), base_path=options.base, opt=3)  # CircuitPython's journal and button feeds
+) + (() if options.runtime == "micropython" else ("journal_cp.py", "journal_read_cp.py", "keys_cp.py")), base_path=options.base, opt=3)  # CircuitPython's journal and button feeds
 
 # The Pico W's set (`wifi=True`, host/build/uf2.py for board pico_w): its
 # entry (the board's loop with the table page polled in it), WiFi, the
