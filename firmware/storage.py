@@ -188,7 +188,7 @@ class FlashLog:
         self.since = 0  # frames written since the snapshot's point
         self.pend = None  # a record appended, indexed, not yet on flash (flush)
         self.moving = -1  # the full segment still in the live directory (move), or -1
-        self.first = None  # the start record, once written or read: a snapshot asks for it, and on the journal a read of the file would drain it (records)
+        self.first = None  # the start record, once written or read: every snapshot asks for it (records), and a read of the file costs more (a file open; on CircuitPython, nvm's entries walked)
 
     def __len__(self):
         return self.base + len(self.tail)
