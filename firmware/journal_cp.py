@@ -1,6 +1,6 @@
 """CircuitPython's flash: each event's write lands in a journal in
 `microcontroller.nvm` (programmed, never erased, while the buttons move),
-and the FAT drive gets it in the next quiet spell.
+and the FAT drive gets it in one drain, most often at the game's finish.
 
 Why: on CircuitPython the Store's files live on the CIRCUITPY FAT drive,
 and CircuitPython writes that drive through one 4 KB cache sector that it
@@ -21,32 +21,30 @@ write returns: durable as soon as it was on FAT before.
 (firmware/storage.py): an append (`open(path, "ab")`) and a whole-file
 write (`open(path, "wb")` and one write: the snapshot, settings) become
 journal entries. A call that renames or removes a file the journal holds
-bytes of first `drain()`s the journal (replays its entries on FAT, in
-order, then erases it: one erase); a read of one goes through the journal
+bytes of first `drain()`s the journal (replays its entries on FAT, then
+erases it: one erase); a read of one goes through the journal
 (firmware/journal_read_cp.py), `stat` answers with the journaled length,
 `listdir` with the files the journal made too; every other call goes to
-FAT as it is (no entry names its file, so the order of the two
-cannot matter). The Store calls `drain(True)` in
-each quiet spell (Store.quiet, firmware/main.py tidy), which drains only a
-journal seven eighths full: a drain costs FAT a few sector erases however
+FAT as it is (no entry names its file, so the order of the two cannot
+matter). The Store calls `drain(True)` in each quiet spell (Store.quiet,
+firmware/main.py tidy), which drains only a journal seven eighths full: a drain costs FAT a few sector erases however
 few entries it holds, so the fewer the better. A whole 5-player game
 fits with room to spare (2.2 KB of Stalk Exchange, 3.1 KB of Oh My.
 Orchids!: a game's log is one file, FlashLog.seg, and the Store snapshots
 every `snapshot_every` frames), so its FAT work is one drain, at its
-finish (whose first piece removes the snapshot); a journal too full for an entry
-drains first, inside that event's write.
+finish (whose first piece removes the snapshot); a journal too full for
+an entry drains first, inside that event's write.
 
 An entry: kind (4 append, 5 whole file), the path's number, data length
 (2 bytes), the file offset it was written at (3 bytes), the data, crc32 of
 all that: 11 bytes around an event's frame of 6 to 10. A path is numbered
 by an entry of its own (kind 3, its bytes as data) before its first entry,
 so that a whole 5-player game fits nvm's 4 KB (it took 4.5 to 5.8 KB
-with each entry naming its path; docs/storage.md).
-Entries of the first layout (kind 1 or 2, the path's bytes in each) are
-still read: a bundle copied over a journal that still held some.
+with each entry naming its path; docs/storage.md). Entries of the first
+layout (kind 1 or 2, the path's bytes in each) are still read: a bundle
+copied over a journal that still held some.
 
-A power cut in a program leaves a torn entry: its crc
-fails, and it and everything after it are not the journal (the write had
+A power cut in a program leaves a torn entry: its crc fails, and it and everything after it are not the journal (the write had
 not returned: the event was not acknowledged). Replaying is idempotent, so
 a cut during a drain only replays again at the next boot: an append whose
 bytes FAT already holds (read back and compared) is skipped, one that
@@ -56,8 +54,7 @@ Boot (`JournalFS()`) drains what a cut left.
 
 Durability window: an event is durable when its journal entry is
 programmed (the Store's flush returns), as before; FAT holds it after the
-next drain (the finish, a read of its file, a sync, a full journal, the
-next boot). What FAT itself risks in a cut (an erase of a sector
+next drain (the finish, a sync, a full journal, the next boot). What FAT itself risks in a cut (an erase of a sector
 holding directory entries, cut before its program) is the FAT drive's,
 journal or not: docs/storage.md.
 """
@@ -101,7 +98,7 @@ class _Append:
 class _Whole(_Append):
     """A file opened "wb" through the journal: its first write() is the whole
     file (one entry), each one after it an append (the archive's copy, frame
-    by frame: the drain writes such a run through one open file)."""
+    by frame: the drain writes them in one write, _Run)."""
 
     def __init__(self, j, path):
         _Append.__init__(self, j, path)
@@ -124,8 +121,8 @@ class _Whole(_Append):
 
 class _Run:
     """A run of appends that continue one another in one file (or a whole
-    write and the appends after it), written to
-    FAT at its end in one write(): FAT then allocates the file's clusters
+    write and the appends after it), written to FAT at its end in one
+    write(): FAT then allocates the file's clusters
     with fewer reads of its table, and on CircuitPython each read writes
     the cache sector back (an erase). 2.1 KB of frames cost 12 erases
     written frame by frame, 5 in one write (bench/bench_fat_cp.py: the
