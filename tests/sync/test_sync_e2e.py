@@ -53,6 +53,13 @@ class SimBoardProcess:
         self.p.wait(10)
 
 
+def _ctrl_c_as_in_a_terminal():
+    """Ctrl-C reaches a command started in a terminal; a suite run as a
+    background job (`make test &`) ignores SIGINT, and its children would
+    inherit that: follow then ran out its --seconds instead of stopping."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.fixture
 def sim(request):
     boards = []
@@ -191,7 +198,8 @@ def test_names_reach_the_board_through_a_follow_that_holds_the_port(sim, tmp_pat
     board = sim(os.path.join(RECORDS, "stalk-2p.jsonl"))
     env = dict(os.environ, XDG_RUNTIME_DIR=str(tmp_path))
     follow = subprocess.Popen([sys.executable, "-m", "host.cli", "follow", "--port", board.path, "--plain", "--seconds", "20"],
-                              cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                              cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                              preexec_fn=_ctrl_c_as_in_a_terminal)
     try:
         sock = tmp_path / "bloomkeeper"
         t0 = time.monotonic()
