@@ -34,7 +34,7 @@ CircuitPython's cache writes of its first boot):
 import json
 
 from tests.kit.mpy_harness import run_mpy
-from tests.kit.button_scripts import load_events
+from tests.kit.storage_script import records
 
 GAMES = {"stalk": "tests/records/stalk-5p-bag.jsonl", "orchids": "tests/records/orchids-5p.jsonl"}
 
@@ -90,21 +90,6 @@ def drive():
     d.erases = 0
     return d
 
-class Fat:
-    # The Store's os-like filesystem on the mounted drive (firmware/storage.py _OsFS, rooted at /fat).
-    def open(self, p, m="r"):
-        return open("/fat" + p, m)
-    def listdir(self, p):
-        return os.listdir("/fat" + p)
-    def stat(self, p):
-        return os.stat("/fat" + p)
-    def mkdir(self, p):
-        os.mkdir("/fat" + p)
-    def remove(self, p):
-        os.remove("/fat" + p)
-    def rename(self, a, b):
-        os.rename("/fat" + a, "/fat" + b)
-
 out = {}
 d = drive()
 with open("/fat/a", "ab") as f:
@@ -118,16 +103,14 @@ with open("/fat/a", "ab") as f:
 d.flush()
 out["one_write"] = d.erases
 
-from engine_lite import Game
 from firmware.journal_cp import JournalFS
 from firmware.storage import Store
 
 for title, recs in GAMES:
     d = drive()
-    fs = Fat()
-    st = Store(fs=fs)
+    st = Store(root="/fat/bk")  # the real flash's os calls (storage._OsFS), on the mounted drive
     st.boot()
-    st.fs = JournalFS(fs, bytearray(b"\\xff" * 4096))
+    st.fs = JournalFS(st.fs, bytearray(b"\\xff" * 4096))
     st.snapshot_every = st.fs.snapshot_every
     g = st.new_game(bytes(recs[0]))
     for r in recs[1:]:
@@ -146,20 +129,8 @@ print(repr(out))
 """
 
 
-def _records(path):
-    from engine_lite import Game
-
-    g = Game()
-    out = []
-    for ev in load_events(path):
-        rec = g.encode(ev)
-        g.apply_record(rec)
-        out.append(list(rec))
-    return out
-
-
 def measure():
-    games = [(t, _records(p)) for t, p in GAMES.items()]
+    games = [(t, [list(r) for r in records(p)]) for t, p in GAMES.items()]
     r = run_mpy("GAMES = %s\n" % json.dumps(games) + GUEST, heapsize_kb=4096)
     got = eval(r.stdout.strip().splitlines()[-1])
     fig = {

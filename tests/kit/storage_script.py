@@ -26,13 +26,24 @@ def load_events(path=RECORD):
         return [json.loads(line) for line in f if line.strip()]
 
 
-def session(events):
+def encode(events):
+    """The records of `events` (a game record's lines), in order."""
     g = engine_lite.Game()
     recs = []
     for ev in events:
         rec = g.encode(ev)
         g.apply_record(rec)
         recs.append(rec)
+    return recs
+
+
+def records(path=RECORD):
+    """Every record of the whole game in the record file `path`."""
+    return encode(load_events(path))
+
+
+def session(events):
+    recs = encode(events)
     steps = [("new", recs[0])]
     for i in range(1, len(recs)):
         steps.append(("apply", recs[i]))

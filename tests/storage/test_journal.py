@@ -14,6 +14,7 @@ from firmware.storage import Store
 from tests.kit.mpy_harness import run_mpy
 from tests.kit.nvm_flash import NorNvm
 from tests.kit.powercut_session import STEPS
+from tests.kit.storage_script import records
 
 
 def _play(store, n=None, quiet=False, until=None):
@@ -208,19 +209,6 @@ def test_a_quiet_spell_drains_the_journal_only_once_seven_eighths_full():
     assert Store(fs=JournalFS(fs.survivor(), NorNvm(fs, mem=nvm.mem))).boot().events() == game.events()
 
 
-def _records(path):
-    """Every record of a whole 5-player game (tests/records), in order."""
-    import engine_lite
-    from tests.kit.storage_script import load_events
-
-    g = engine_lite.Game()
-    out = []
-    for ev in load_events(path):
-        out.append(g.encode(ev))
-        g.apply_record(out[-1])
-    return out
-
-
 _FAT_WRITES = ("open-wb", "open-ab", "write", "rename", "remove", "mkdir")
 
 
@@ -234,7 +222,7 @@ def test_a_whole_game_played_without_a_rest_writes_no_fat_until_its_finish(game)
     event, and the entries' paths filled it at event 80-96. Then the quiet
     spells leave it in nvm (it is durable there), the finish puts it on
     FAT, and the next boot finds the game archived whole."""
-    recs = _records("tests/records/%s.jsonl" % game)
+    recs = records("tests/records/%s.jsonl" % game)
     fs = MemFS(trace=True)
     nvm = NorNvm(fs)
     store = Store(fs=JournalFS(fs, nvm), snapshot_every=JournalFS.snapshot_every)
@@ -307,7 +295,7 @@ def test_entries_the_earlier_firmware_left_in_nvm_are_replayed():
         fs.files[p] = bytearray(bytes.fromhex(h))
     nvm = NorNvm(fs, mem=bytes.fromhex(old["nvm"]).ljust(4096, b"\xff"))
     assert nvm.mem[0] == 2  # the first layout's whole file (the snapshot)
-    recs = _records(old["game"])
+    recs = records(old["game"])
     store = Store(fs=JournalFS(fs, nvm))
     game = store.boot()
     want = Game()
@@ -425,7 +413,7 @@ def test_an_undo_reads_the_log_back_through_the_journal_and_drains_nothing():
     fs = MemFS(trace=True)
     nvm = NorNvm(fs)
     store = Store(fs=JournalFS(fs, nvm), snapshot_every=JournalFS.snapshot_every)
-    recs = _records("tests/records/stalk-5p-bag.jsonl")
+    recs = records("tests/records/stalk-5p-bag.jsonl")
     game = store.new_game(recs[0])
     for rec in recs[1:45]:
         store.apply(game, rec)
